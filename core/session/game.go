@@ -1,0 +1,271 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// Info describes a registered game to rooms and clients.
+type Info struct {
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	RulesVersion string `json:"rulesVersion"`
+	Modes        []Mode `json:"modes"`
+	// ConfigSchema and CommandSchema are JSON Schemas (draft 2020-12) of the
+	// config a match starts from and of one command.
+	ConfigSchema  json.RawMessage `json:"configSchema"`
+	CommandSchema json.RawMessage `json:"commandSchema"`
+}
+
+// Mode is one way to play a game, with its seat limits.
+type Mode struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	MinSeats int    `json:"minSeats"`
+	MaxSeats int    `json:"maxSeats"`
+	// AI is true when seats of this mode can be filled with the game's AI.
+	AI bool `json:"ai"`
+}
+
+// Setup is what a room learns from a config before any match starts.
+type Setup struct {
+	Mode Mode
+	// Board names the leaderboard this config's results go to ("" for none),
+	// e.g. a Minesweeper level id.
+	Board string
+}
+
+// Game is the type-erased form of a game's rules, driven with JSON configs
+// and commands. It is safe for concurrent use; a Match is not.
+type Game interface {
+	Info() Info
+	// Configure validates a config and says how it is played.
+	Configure(config json.RawMessage) (Setup, error)
+	// New starts a match for seats players.
+	New(seed int64, config json.RawMessage, seats int) (Match, error)
+}
+
+// Match is one running game in erased form. It is owned by one goroutine.
+type Match interface {
+	// Apply decodes and plays one command for seat. The error is a
+	// *Rejection when the command is refused; the state is then unchanged.
+	Apply(seat Seat, command json.RawMessage) (Step, error)
+	Status() Status
+	Pending() []Seat
+	// View is viewer's projection, ready for json.Marshal.
+	View(viewer Seat) any
+	// Audience groups viewers that see the same thing right now.
+	Audience(viewer Seat) int
+	// AIMove chooses a command for seat from its own view; ok is false when
+	// the game has no AI or the seat has nothing to do.
+	AIMove(seat Seat) (command json.RawMessage, ok bool)
+}
+
+// Step is the outcome of one accepted command.
+type Step interface {
+	// Beats are the events viewer may see, ready for json.Marshal. Call it
+	// before the match's next Apply.
+	Beats(viewer Seat) any
+}
+
+// Definition ties typed rules to their erased form.
+type Definition[C, S, M, E, V any] struct {
+	Info  Info
+	Rules Rules[C, S, M, E, V]
+	// Setup reports how a decoded config is played.
+	Setup func(C) (Setup, error)
+}
+
+// Define returns the erased form of d. Configs and commands are decoded with
+// encoding/json; a config whose pointer implements Validator is validated.
+func Define[C, S, M, E, V any](d Definition[C, S, M, E, V]) Game { return &erased[C, S, M, E, V]{d: d} }
+
+type erased[C, S, M, E, V any] struct {
+	d Definition[C, S, M, E, V]
+}
+
+func (g *erased[C, S, M, E, V]) Info() Info { return g.d.Info }
+
+func (g *erased[C, S, M, E, V]) decodeConfig(raw json.RawMessage) (C, error) {
+	var c C
+	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		raw = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return c, fmt.Errorf("%s config: %w", g.d.Info.ID, err)
+	}
+	if v, ok := any(&c).(Validator); ok {
+		if err := v.Validate(); err != nil {
+			return c, fmt.Errorf("%s config: %w", g.d.Info.ID, err)
+		}
+	}
+	return c, nil
+}
+
+func (g *erased[C, S, M, E, V]) Configure(raw json.RawMessage) (Setup, error) {
+	c, err := g.decodeConfig(raw)
+	if err != nil {
+		return Setup{}, err
+	}
+	return g.d.Setup(c)
+}
+
+func (g *erased[C, S, M, E, V]) New(seed int64, raw json.RawMessage, seats int) (Match, error) {
+	c, err := g.decodeConfig(raw)
+	if err != nil {
+		return nil, err
+	}
+	setup, err := g.d.Setup(c)
+	if err != nil {
+		return nil, err
+	}
+	if seats < setup.Mode.MinSeats || seats > setup.Mode.MaxSeats {
+		return nil, fmt.Errorf("%s %s: %d seats, want %d to %d", g.d.Info.ID, setup.Mode.ID, seats, setup.Mode.MinSeats, setup.Mode.MaxSeats)
+	}
+	s, err := g.d.Rules.Init(seed, c, seats)
+	if err != nil {
+		return nil, err
+	}
+	return &match[C, S, M, E, V]{rules: g.d.Rules, state: s, seats: seats}, nil
+}
+
+type match[C, S, M, E, V any] struct {
+	rules Rules[C, S, M, E, V]
+	state S
+	seats int
+	step  step[C, S, M, E, V]
+}
+
+// DecodeMove decodes one JSON command strictly: null, empty and non-object
+// input, unknown fields of the wrong type and trailing data are malformed.
+func DecodeMove[M any](raw json.RawMessage) (M, error) {
+	var m M
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return m, Malformed(CodeMalformedInput, "a command must be a JSON object")
+	}
+	if err := json.Unmarshal(trimmed, &m); err != nil {
+		var rej *Rejection
+		if errors.As(err, &rej) {
+			return m, rej
+		}
+		return m, Malformed(CodeMalformedInput, "%v", err)
+	}
+	if v, ok := any(&m).(Validator); ok {
+		if err := v.Validate(); err != nil {
+			var rej *Rejection
+			if errors.As(err, &rej) {
+				return m, rej
+			}
+			return m, Malformed(CodeMalformedInput, "%v", err)
+		}
+	}
+	return m, nil
+}
+
+func (m *match[C, S, M, E, V]) Apply(seat Seat, raw json.RawMessage) (Step, error) {
+	if seat < 0 || seat >= m.seats {
+		return nil, Malformed(CodeNoSuchSeat, "seat %d is not in this match of %d", seat, m.seats)
+	}
+	mv, err := DecodeMove[M](raw)
+	if err != nil {
+		return nil, err
+	}
+	s, events, err := m.rules.Apply(m.state, seat, mv)
+	if err != nil {
+		return nil, err
+	}
+	m.state = s
+	m.step = step[C, S, M, E, V]{m: m, events: events}
+	return &m.step, nil
+}
+
+func (m *match[C, S, M, E, V]) Status() Status           { return m.rules.Status(m.state) }
+func (m *match[C, S, M, E, V]) Pending() []Seat          { return m.rules.Pending(m.state) }
+func (m *match[C, S, M, E, V]) View(viewer Seat) any     { return m.rules.Project(m.state, viewer) }
+func (m *match[C, S, M, E, V]) Audience(viewer Seat) int { return m.rules.Audience(m.state, viewer) }
+
+func (m *match[C, S, M, E, V]) AIMove(seat Seat) (json.RawMessage, bool) {
+	ai, ok := m.rules.(AI[M, V])
+	if !ok || seat < 0 || seat >= m.seats {
+		return nil, false
+	}
+	mv, ok := ai.Choose(m.rules.Project(m.state, seat), seat)
+	if !ok {
+		return nil, false
+	}
+	raw, err := json.Marshal(mv)
+	if err != nil {
+		return nil, false
+	}
+	return raw, true
+}
+
+// State exposes the typed state of an erased match made by Define, for tests
+// and tools in the same binary that know the game's types.
+func State[S any](m Match) (S, bool) {
+	type stater interface{ typedState() any }
+	if st, ok := m.(stater); ok {
+		s, ok := st.typedState().(S)
+		return s, ok
+	}
+	var zero S
+	return zero, false
+}
+
+func (m *match[C, S, M, E, V]) typedState() any { return m.state }
+
+type step[C, S, M, E, V any] struct {
+	m      *match[C, S, M, E, V]
+	events []E
+}
+
+func (s *step[C, S, M, E, V]) Beats(viewer Seat) any {
+	return s.m.rules.ProjectEvents(s.m.state, s.events, viewer)
+}
+
+// Registry maps game ids to games. It is safe for concurrent use.
+type Registry struct {
+	mu    sync.RWMutex
+	games map[string]Game
+}
+
+// NewRegistry returns a registry holding games.
+func NewRegistry(games ...Game) *Registry {
+	r := &Registry{games: make(map[string]Game)}
+	for _, g := range games {
+		r.Register(g)
+	}
+	return r
+}
+
+// Register adds g, replacing a game of the same id.
+func (r *Registry) Register(g Game) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.games[g.Info().ID] = g
+}
+
+// Lookup returns the game with id.
+func (r *Registry) Lookup(id string) (Game, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	g, ok := r.games[id]
+	return g, ok
+}
+
+// Games returns every registered game's info, sorted by id.
+func (r *Registry) Games() []Info {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Info, 0, len(r.games))
+	for _, g := range r.games {
+		out = append(out, g.Info())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}

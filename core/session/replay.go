@@ -1,0 +1,138 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Record is a recorded game as replay takes it: the JSON form of the
+// reference's {seed, config, log}, with an optional seat count (default 1).
+type Record struct {
+	Seed   int64           `json:"seed"`
+	Config json.RawMessage `json:"config"`
+	Seats  int             `json:"seats,omitempty"`
+	Log    []Entry         `json:"log"`
+}
+
+// Verdict is replay's answer, with the reference's key order.
+type Verdict struct {
+	Status string  `json:"status"`
+	Time   float64 `json:"time"`
+	Valid  bool    `json:"valid"`
+	Reason *string `json:"reason"`
+}
+
+// Reasons replay gives, beyond the per-entry ones.
+const (
+	ReasonNonMonotonic = "non-monotonic timestamps"
+	ReasonNotTerminal  = "log does not reach a terminal state"
+)
+
+// MaxRecordBytes bounds a record a decoder accepts.
+const MaxRecordBytes = 8 << 20
+
+// DecodeRecord parses a recorded game. It fails, naming the problem, when the
+// input is not a JSON object with an integer seed, a config and a log array.
+// A log entry without a timestamp still decodes (its T is NaN) so that
+// replay can refuse it with a verdict.
+func DecodeRecord(data []byte) (Record, error) {
+	var rec Record
+	if len(data) > MaxRecordBytes {
+		return rec, fmt.Errorf("record is %d bytes, more than %d", len(data), MaxRecordBytes)
+	}
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return rec, fmt.Errorf("record is not a JSON object: %w", err)
+	}
+	for _, k := range []string{"seed", "config", "log"} {
+		if _, ok := probe[k]; !ok {
+			return rec, fmt.Errorf("record has no %q", k)
+		}
+	}
+	if err := json.Unmarshal(probe["seed"], &rec.Seed); err != nil {
+		return rec, fmt.Errorf("record seed must be an integer: %s", probe["seed"])
+	}
+	rec.Config = probe["config"]
+	if s, ok := probe["seats"]; ok {
+		if err := json.Unmarshal(s, &rec.Seats); err != nil {
+			return rec, fmt.Errorf("record seats must be an integer: %s", s)
+		}
+	}
+	if bytes.Equal(bytes.TrimSpace(probe["log"]), []byte("null")) || bytes.TrimSpace(probe["log"])[0] != '[' {
+		return rec, errors.New("record log must be an array")
+	}
+	if err := json.Unmarshal(probe["log"], &rec.Log); err != nil {
+		return rec, fmt.Errorf("record log: %w", err)
+	}
+	return rec, nil
+}
+
+// Replay re-runs a recorded game from its inputs and returns the recomputed
+// verdict. It follows the reference (valid means monotonic timestamps and a
+// terminal state, won or lost; ineffective moves are skipped as no-ops) and
+// is stricter where the reference has holes: an invalid config, a missing or
+// non-finite timestamp, or a malformed move (unknown type, coordinates off
+// the board, a null move) make the verdict invalid with a reason naming the
+// entry, instead of being copied.
+func Replay(game Game, rec Record) Verdict {
+	seats := rec.Seats
+	if seats == 0 {
+		seats = 1
+	}
+	m, err := game.New(rec.Seed, rec.Config, seats)
+	if err != nil {
+		return invalid("", 0, fmt.Sprintf("invalid config: %v", err))
+	}
+	var (
+		monotonic        = true
+		prev             = math.Inf(-1)
+		t0, tEnd         float64
+		started, stopped bool
+	)
+	for i, e := range rec.Log {
+		if math.IsNaN(e.T) || math.IsInf(e.T, 0) {
+			return invalid(m.Status().Phase, 0, fmt.Sprintf("entry %d: missing or non-finite timestamp", i))
+		}
+		if e.T < prev {
+			monotonic = false
+		}
+		prev = e.T
+		if _, err := m.Apply(e.Seat, e.Move); err != nil {
+			var rej *Rejection
+			if errors.As(err, &rej) && !rej.Malformed {
+				continue // the reference's no-op: part of the timeline, no effect
+			}
+			return invalid(m.Status().Phase, 0, fmt.Sprintf("entry %d: malformed move: %v", i, err))
+		}
+		st := m.Status()
+		if st.Started && !started {
+			started, t0 = true, e.T
+		}
+		if st.Over && !stopped {
+			stopped, tEnd = true, e.T
+		}
+	}
+	st := m.Status()
+	v := Verdict{Status: st.Phase}
+	if started && stopped {
+		v.Time = tEnd - t0
+	}
+	switch {
+	case !monotonic:
+		v.Reason = ptr(ReasonNonMonotonic)
+	case !st.Over:
+		v.Reason = ptr(ReasonNotTerminal)
+	default:
+		v.Valid = true
+	}
+	return v
+}
+
+func invalid(status string, t float64, reason string) Verdict {
+	return Verdict{Status: status, Time: t, Valid: false, Reason: &reason}
+}
+
+func ptr(s string) *string { return &s }
