@@ -78,13 +78,20 @@ func DecodeRecord(data []byte) (Record, error) {
 // the board, a null move) make the verdict invalid with a reason naming the
 // entry, instead of being copied.
 func Replay(game Game, rec Record) Verdict {
+	v, _ := ReplayMatch(game, rec)
+	return v
+}
+
+// ReplayMatch is Replay that also returns the match as the log left it (nil
+// when the config is invalid), for callers that want its final view.
+func ReplayMatch(game Game, rec Record) (Verdict, Match) {
 	seats := rec.Seats
 	if seats == 0 {
 		seats = 1
 	}
 	m, err := game.New(rec.Seed, rec.Config, seats)
 	if err != nil {
-		return invalid("", 0, fmt.Sprintf("invalid config: %v", err))
+		return invalid("", 0, fmt.Sprintf("invalid config: %v", err)), nil
 	}
 	var (
 		monotonic        = true
@@ -94,7 +101,7 @@ func Replay(game Game, rec Record) Verdict {
 	)
 	for i, e := range rec.Log {
 		if math.IsNaN(e.T) || math.IsInf(e.T, 0) {
-			return invalid(m.Status().Phase, 0, fmt.Sprintf("entry %d: missing or non-finite timestamp", i))
+			return invalid(m.Status().Phase, 0, fmt.Sprintf("entry %d: missing or non-finite timestamp", i)), m
 		}
 		if e.T < prev {
 			monotonic = false
@@ -105,7 +112,7 @@ func Replay(game Game, rec Record) Verdict {
 			if errors.As(err, &rej) && !rej.Malformed {
 				continue // the reference's no-op: part of the timeline, no effect
 			}
-			return invalid(m.Status().Phase, 0, fmt.Sprintf("entry %d: malformed move: %v", i, err))
+			return invalid(m.Status().Phase, 0, fmt.Sprintf("entry %d: malformed move: %v", i, err)), m
 		}
 		st := m.Status()
 		if st.Started && !started {
@@ -128,7 +135,7 @@ func Replay(game Game, rec Record) Verdict {
 	default:
 		v.Valid = true
 	}
-	return v
+	return v, m
 }
 
 func invalid(status string, t float64, reason string) Verdict {

@@ -1,0 +1,60 @@
+package protocol
+
+// Notice codes. Game rejections use the game's own "game:" codes (for
+// example game:NotYourTurn); these are the room's and the connection's.
+const (
+	// Refusals of an action (in a receipt).
+	CodeWrongSeat          = "wrong-seat"          // the action needs a seat this connection does not hold
+	CodeStale              = "stale"               // the revision the client saw is not current enough; a snapshot follows
+	CodeRateLimited        = "rate-limited"        // too many actions; slow down (temporary)
+	CodeInvalidCommand     = "invalid-command"     // not a command of this game (bad JSON, wrong shape)
+	CodeInvalidControl     = "invalid-control"     // unknown control, or its arguments are wrong
+	CodeNotHost            = "not-host"            // only the host may do this
+	CodeWrongPhase         = "wrong-phase"         // not in this room phase (e.g. a command in the lobby)
+	CodeRoomFull           = "room-full"           // no free seat
+	CodeNotReady           = "not-ready"           // start refused: seats not ready or too few
+	CodeInvalidSettings    = "invalid-settings"    // the game refused the settings
+	CodeStorageUnavailable = "storage-unavailable" // could not be stored; resend the same action later (temporary)
+	CodeOffline            = "offline"             // (client side) not connected; the action was not sent
+
+	// Notices of their own.
+	CodeInvalidMessage = "invalid-message" // a frame that is not a valid message
+	CodeUnknownType    = "unknown-type"    // a message type this server does not know
+	CodeNameReplaced   = "name-replaced"   // the name was taken; the message says the name given
+	CodeUpdateRequired = "update-required" // the client's rules version differs from the room's
+	CodeBadToken       = "bad-token"       // the seat token is not one of this room's
+	CodeNoRoom         = "no-room"         // no room with this code
+	CodeHelloFirst     = "hello-first"     // the first message must be a hello
+	CodeSeatRemoved    = "seat-removed"    // the host removed this seat
+	CodeHostChanged    = "host-changed"    // the host left; another seat hosts now
+	CodeEpochChanged   = "epoch-changed"   // the room came back with less than the client saw
+)
+
+// Close codes. 4001, 4002, 4003 and 4004 are terminal: a client must not
+// reconnect on its own. 4000, 4008 and 4029 ask it to come back, after
+// retryAfterMs or its backoff.
+const (
+	CloseNormal          = 1000 // normal closure
+	CloseGoingAway       = 1001 // the peer is going away
+	CloseProtocolError   = 1002 // repeated invalid frames, or no hello in time
+	ClosePolicyViolation = 1008 // the Origin is not allowed
+	CloseTooBig          = 1009 // a frame larger than the read limit
+	CloseInternal        = 1011 // roomd hit a bug
+
+	CloseRestarting     = 4000 // the server is restarting: come back after retryAfterMs
+	CloseReplaced       = 4001 // a newer tab took this seat (terminal; a take-back reopens)
+	CloseLeft           = 4002 // the client left its seat, or the host removed it (terminal)
+	CloseUpdateRequired = 4003 // the client's rules version differs (terminal)
+	CloseRoomClosed     = 4004 // the room is closed or does not exist (terminal)
+	CloseSlow           = 4008 // the client read too slowly; reconnect and resync
+	CloseRateLimited    = 4029 // sustained flooding; reconnect after backoff
+)
+
+// Terminal reports whether a client must stop reconnecting after code.
+func Terminal(code int) bool {
+	switch code {
+	case CloseReplaced, CloseLeft, CloseUpdateRequired, CloseRoomClosed, ClosePolicyViolation:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,149 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"regexp"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// compileSchema compiles the published schema; defs picks a $defs entry
+// ("" for the root).
+func compileSchema(t *testing.T, def string) *jsonschema.Schema {
+	t.Helper()
+	raw, err := Schema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(SchemaID, doc); err != nil {
+		t.Fatal(err)
+	}
+	loc := SchemaID
+	if def != "" {
+		loc += "#/$defs/" + def
+	}
+	s, err := c.Compile(loc)
+	if err != nil {
+		t.Fatalf("compile %s: %v", loc, err)
+	}
+	return s
+}
+
+func validate(t *testing.T, s *jsonschema.Schema, msg []byte) error {
+	t.Helper()
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(msg))
+	if err != nil {
+		t.Fatalf("%s: %v", msg, err)
+	}
+	return s.Validate(v)
+}
+
+var jsonBlock = regexp.MustCompile("(?s)```json\n(.*?)\n```")
+
+// TestProtocolDocExamples checks that every JSON example in PROTOCOL.md is a
+// valid message by the published schema and decodes with the Go codec, and
+// that every message type has an example.
+func TestProtocolDocExamples(t *testing.T) {
+	doc, err := os.ReadFile("../PROTOCOL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, server := compileSchema(t, "ClientMessage"), compileSchema(t, "ServerMessage")
+	seen := map[string]bool{}
+	blocks := jsonBlock.FindAllSubmatch(doc, -1)
+	if len(blocks) < 20 {
+		t.Fatalf("found %d JSON examples in PROTOCOL.md; expected one per message at least", len(blocks))
+	}
+	for _, b := range blocks {
+		msg := b[1]
+		var head struct{ Type string }
+		if err := json.Unmarshal(msg, &head); err != nil {
+			t.Errorf("example is not JSON: %v\n%s", err, msg)
+			continue
+		}
+		seen[head.Type] = true
+		if Known(head.Type) {
+			if err := validate(t, client, msg); err != nil {
+				t.Errorf("client example fails the schema: %v\n%s", err, msg)
+			}
+			if _, err := DecodeClient(msg); err != nil {
+				t.Errorf("client example does not decode: %v\n%s", err, msg)
+			}
+			continue
+		}
+		if err := validate(t, server, msg); err != nil {
+			t.Errorf("server example fails the schema: %v\n%s", err, msg)
+		}
+		if _, err := DecodeServer(msg); err != nil {
+			t.Errorf("server example does not decode: %v\n%s", err, msg)
+		}
+	}
+	for _, typ := range []string{TypeHello, TypeCommand, TypeResign, TypeControl, TypeReconnect, TypeLeave, TypeResync, TypePing,
+		TypeWelcome, TypeSnapshot, TypeUpdate, TypeReceipt, TypePresence, TypeNotice, TypeBye, TypePong} {
+		if !seen[typ] {
+			t.Errorf("PROTOCOL.md has no example of %q", typ)
+		}
+	}
+}
+
+// TestSchemaRejects shows the schema is not vacuous: broken messages fail it.
+func TestSchemaRejects(t *testing.T) {
+	client, server := compileSchema(t, "ClientMessage"), compileSchema(t, "ServerMessage")
+	for _, tc := range []struct {
+		name string
+		s    *jsonschema.Schema
+		msg  string
+	}{
+		{"hello without room", client, `{"type":"hello","game":{"id":"x","rulesVersion":"1"}}`},
+		{"command without command", client, `{"type":"command","id":"a","rev":1}`},
+		{"control without control", client, `{"type":"control","id":"a","rev":1}`},
+		{"action without id", client, `{"type":"leave","rev":1}`},
+		{"unknown type", client, `{"type":"dance"}`},
+		{"receipt without ok", server, `{"type":"receipt","id":"a"}`},
+		{"update with a string rev", server, `{"type":"update","epoch":"e","from":"1","to":2,"by":null}`},
+		{"bye without reconnect", server, `{"type":"bye","code":4000,"reason":"x"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := validate(t, tc.s, []byte(tc.msg)); err == nil {
+				t.Errorf("schema accepted %s", tc.msg)
+			}
+		})
+	}
+}
+
+// TestEncodedMessagesMatchSchema encodes one of each server message from Go
+// values, as the server does, and validates them.
+func TestEncodedMessagesMatchSchema(t *testing.T) {
+	server := compileSchema(t, "ServerMessage")
+	seat := 1
+	room := Room{Code: "ABCDEF", Phase: PhaseLobby, Seats: []SeatInfo{{Seat: 0, Name: "Ann"}}, Settings: json.RawMessage(`{}`),
+		Game: GamePin{ID: "nim", RulesVersion: "nim/1"}, Connected: []int{0}}
+	for _, m := range []any{
+		Welcome{Type: TypeWelcome, Conn: "c", Seat: &seat, HeartbeatMs: 15000},
+		Welcome{Type: TypeWelcome, Conn: "c"},
+		Snapshot{Type: TypeSnapshot, Epoch: "e", Rev: 3, Room: room},
+		Update{Type: TypeUpdate, Epoch: "e", From: 3, To: 4, Room: &room, Beats: []any{map[string]any{"type": "took"}}},
+		Receipt{Type: TypeReceipt, ID: "a", OK: true, Rev: 4},
+		Receipt{Type: TypeReceipt, ID: "a", Notice: &Notice{Code: CodeStale, Message: "m"}},
+		Presence{Type: TypePresence, Connected: []int{}, Clocks: Clocks{Now: 1}},
+		NoticeMessage{Type: TypeNotice, Code: CodeNameReplaced, Message: "m"},
+		Bye{Type: TypeBye, Code: CloseRestarting, Reason: "r", Reconnect: true, RetryAfterMs: 1000},
+		Pong{Type: TypePong, T: 1, Now: 2},
+	} {
+		b, err := Encode(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := validate(t, server, b); err != nil {
+			t.Errorf("%s: %v", b, err)
+		}
+	}
+}

@@ -1,0 +1,271 @@
+// Package protocol is roomd's wire format: every message both ways as Go
+// types, one JSON codec, the notice and close codes, and the JSON Schema
+// generated from these types. It carries bytes and types, not room
+// behaviour. PROTOCOL.md is its normative description.
+package protocol
+
+import "encoding/json"
+
+// Version is the protocol version a server speaks; it is part of the schema
+// id and of GET /api/games.
+const Version = 1
+
+// Client → server message types.
+const (
+	TypeHello     = "hello"
+	TypeCommand   = "command"
+	TypeResign    = "resign"
+	TypeControl   = "control"
+	TypeReconnect = "reconnect"
+	TypeLeave     = "leave"
+	TypeResync    = "resync"
+	TypePing      = "ping"
+)
+
+// Server → client message types.
+const (
+	TypeWelcome  = "welcome"
+	TypeSnapshot = "snapshot"
+	TypeUpdate   = "update"
+	TypeReceipt  = "receipt"
+	TypePresence = "presence"
+	TypeNotice   = "notice"
+	TypeBye      = "bye"
+	TypePong     = "pong"
+)
+
+// GamePin names a game and the rules version a client or room runs.
+type GamePin struct {
+	ID           string `json:"id" jsonschema:"minLength=1"`
+	Build        string `json:"build,omitempty"`
+	RulesVersion string `json:"rulesVersion"`
+}
+
+// Hello opens a connection to one room: the first message a client sends.
+type Hello struct {
+	Type string `json:"type" jsonschema:"enum=hello"`
+	// Room is the room code.
+	Room string `json:"room" jsonschema:"minLength=1,maxLength=32"`
+	// Token is the seat token from POST /api/rooms or an earlier welcome.
+	// Without one, a player is given a new seat (lobby only) and a spectator
+	// just watches.
+	Token string `json:"token,omitempty" jsonschema:"maxLength=128"`
+	Name  string `json:"name,omitempty" jsonschema:"maxLength=64"`
+	// Watch asks to join as a spectator.
+	Watch bool    `json:"watch,omitempty"`
+	Game  GamePin `json:"game"`
+	// Epoch and Rev are what the client last saw of this room, if anything.
+	Epoch string  `json:"epoch,omitempty"`
+	Rev   *uint64 `json:"rev,omitempty"`
+}
+
+// Action is the common head of every client action. ID is fresh per action
+// (a resend reuses it); Rev is the revision the client had seen.
+type Action struct {
+	Type string `json:"type" jsonschema:"enum=command,enum=resign,enum=control,enum=reconnect,enum=leave,enum=resync"`
+	ID   string `json:"id" jsonschema:"minLength=1,maxLength=64"`
+	Rev  uint64 `json:"rev"`
+	// Command is the game command, for type "command".
+	Command json.RawMessage `json:"command,omitempty"`
+	// Control is the room control, for type "control".
+	Control *Control `json:"control,omitempty"`
+}
+
+// Room controls.
+const (
+	ControlReady      = "ready"
+	ControlSettings   = "settings"
+	ControlFillWithAI = "fill-with-ai"
+	ControlRemoveSeat = "remove-seat"
+	ControlStart      = "start"
+	ControlRematch    = "rematch"
+)
+
+// Control is a room control: readiness, settings, seats, start, rematch.
+type Control struct {
+	Op string `json:"op" jsonschema:"enum=ready,enum=settings,enum=fill-with-ai,enum=remove-seat,enum=start,enum=rematch"`
+	// Ready is the new readiness, for "ready".
+	Ready bool `json:"ready,omitempty"`
+	// Settings is the game config, for "settings" (host only, lobby only).
+	Settings json.RawMessage `json:"settings,omitempty"`
+	// Seat is the seat to remove, for "remove-seat".
+	Seat *int `json:"seat,omitempty"`
+	// Count is how many AI seats to add, for "fill-with-ai" (zero means
+	// enough to reach the mode's minimum, and at least one).
+	Count int `json:"count,omitempty"`
+}
+
+// Ping asks for a pong; T is echoed back.
+type Ping struct {
+	Type string  `json:"type" jsonschema:"enum=ping"`
+	T    float64 `json:"t,omitempty"`
+}
+
+// Welcome answers a hello: who this connection is in the room.
+type Welcome struct {
+	Type string `json:"type" jsonschema:"enum=welcome"`
+	// Conn is the connection id (a ULID), for logs and support.
+	Conn string `json:"conn"`
+	// Seat is the connection's seat, or null for a spectator.
+	Seat *int `json:"seat" jsonschema:"oneof_type=integer;null"`
+	// Token is set only when this hello was given a new seat: the client
+	// must keep it (by room code) to come back to the seat.
+	Token string `json:"token,omitempty"`
+	// HeartbeatMs is how often the server pings; a client that hears
+	// nothing for three times as long may consider the socket dead.
+	HeartbeatMs int `json:"heartbeatMs"`
+}
+
+// Snapshot is the recipient's whole picture of the room at one revision.
+type Snapshot struct {
+	Type  string `json:"type" jsonschema:"enum=snapshot"`
+	Epoch string `json:"epoch"`
+	Rev   uint64 `json:"rev"`
+	// Seat is the recipient's seat; null for a spectator.
+	Seat *int `json:"seat" jsonschema:"oneof_type=integer;null"`
+	// View is the recipient's projection of the match, null in a lobby.
+	View any  `json:"view"`
+	Room Room `json:"room"`
+	// Result is the last match's result, once it has ended.
+	Result *Result `json:"result,omitempty"`
+}
+
+// Update is one accepted change, from revision From to To (= From+1).
+type Update struct {
+	Type  string `json:"type" jsonschema:"enum=update"`
+	Epoch string `json:"epoch"`
+	From  uint64 `json:"from"`
+	To    uint64 `json:"to"`
+	// By is the seat whose action caused the change, or null for the room.
+	By *int `json:"by" jsonschema:"oneof_type=integer;null"`
+	// Beats are the recipient's projected game events, published once.
+	Beats any `json:"beats,omitempty"`
+	// Room is the room's new public info, when it changed.
+	Room *Room `json:"room,omitempty"`
+	// Seat is the recipient's seat when it changed (seats are renumbered
+	// when one is removed in the lobby).
+	Seat *int `json:"seat,omitempty"`
+	// View is the recipient's new view when a match started, so that a
+	// client never has to compute one.
+	View any `json:"view,omitempty"`
+	// Result is set on the update that ends a match.
+	Result *Result `json:"result,omitempty"`
+}
+
+// Receipt answers one action: accepted at a revision, or refused with a
+// notice. A resent action gets the same receipt.
+type Receipt struct {
+	Type string `json:"type" jsonschema:"enum=receipt"`
+	ID   string `json:"id"`
+	OK   bool   `json:"ok"`
+	// Rev is the revision the action produced, when accepted.
+	Rev    uint64  `json:"rev,omitempty"`
+	Notice *Notice `json:"notice,omitempty"`
+}
+
+// NoticeMessage is a notice sent on its own, outside a receipt.
+type NoticeMessage struct {
+	Type      string `json:"type" jsonschema:"enum=notice"`
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	Temporary bool   `json:"temporary,omitempty"`
+}
+
+// Presence says who is connected; sent when it changes.
+type Presence struct {
+	Type       string `json:"type" jsonschema:"enum=presence"`
+	Connected  []int  `json:"connected"`
+	Spectators int    `json:"spectators"`
+	Clocks     Clocks `json:"clocks"`
+}
+
+// Notice is a readable refusal or warning with a stable code, inside a
+// receipt (a NoticeMessage carries one on its own).
+type Notice struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Temporary is true when trying again later may succeed.
+	Temporary bool `json:"temporary,omitempty"`
+}
+
+// Bye is the last message before a server-initiated close: whether and when
+// to come back.
+type Bye struct {
+	Type string `json:"type" jsonschema:"enum=bye"`
+	// Code is the close code that follows.
+	Code   int    `json:"code"`
+	Reason string `json:"reason"`
+	// Reconnect says whether the client should come back.
+	Reconnect bool `json:"reconnect"`
+	// RetryAfterMs is when to come back, if Reconnect.
+	RetryAfterMs int `json:"retryAfterMs,omitempty"`
+}
+
+// Pong answers a ping: T echoed, Now the server's clock (ms since the Unix
+// epoch) for clock-offset estimates.
+type Pong struct {
+	Type string  `json:"type" jsonschema:"enum=pong"`
+	T    float64 `json:"t,omitempty"`
+	Now  int64   `json:"now"`
+}
+
+// Room phases.
+const (
+	PhaseLobby   = "lobby"
+	PhaseRunning = "running"
+	PhaseEnded   = "ended"
+)
+
+// Room is a room's public information, the same for every recipient.
+type Room struct {
+	Code  string `json:"code"`
+	Phase string `json:"phase" jsonschema:"enum=lobby,enum=running,enum=ended"`
+	// Host is the host's seat, or null when the host has no seat any more.
+	Host     *int            `json:"host" jsonschema:"oneof_type=integer;null"`
+	Seats    []SeatInfo      `json:"seats"`
+	Settings json.RawMessage `json:"settings"`
+	Mode     string          `json:"mode"`
+	MinSeats int             `json:"minSeats"`
+	MaxSeats int             `json:"maxSeats"`
+	// AI says whether fill-with-ai is available in this mode.
+	AI         bool    `json:"ai"`
+	Game       GamePin `json:"game"`
+	Connected  []int   `json:"connected"`
+	Spectators int     `json:"spectators"`
+	// Frozen is true while the room cannot accept changes (storage is
+	// unavailable, or the server is shutting down).
+	Frozen bool `json:"frozen"`
+	// Match counts starts and rematches.
+	Match  int    `json:"match"`
+	Clocks Clocks `json:"clocks"`
+}
+
+// SeatInfo is one seat's public information.
+type SeatInfo struct {
+	Seat      int    `json:"seat"`
+	Name      string `json:"name"`
+	Ready     bool   `json:"ready"`
+	AI        bool   `json:"ai"`
+	Connected bool   `json:"connected"`
+}
+
+// Clocks is the host's time, read at Now (ms since the Unix epoch). A client
+// interpolates the match time as ElapsedMs + (its now − Now) while Running.
+type Clocks struct {
+	Now       int64   `json:"now"`
+	ElapsedMs float64 `json:"elapsedMs"`
+	Running   bool    `json:"running"`
+	// StartedAt is when the match clock started (0 before).
+	StartedAt float64 `json:"startedAt,omitempty"`
+}
+
+// Result is a finished match, as the host recorded it.
+type Result struct {
+	Match   int             `json:"match"`
+	Status  string          `json:"status"`
+	TimeMs  float64         `json:"time"`
+	Winners []int           `json:"winners"`
+	Seed    int64           `json:"seed"`
+	Config  json.RawMessage `json:"config"`
+	Log     json.RawMessage `json:"log"`
+}

@@ -1,0 +1,92 @@
+package room
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/store"
+)
+
+// Config configures a Manager. The zero value of every field but Games works.
+type Config struct {
+	// Games are the games rooms can run. Required.
+	Games *session.Registry
+	// Store persists rooms. Nil means an in-memory store (nothing survives
+	// the process).
+	Store store.Store
+	// Leaderboards records finished results. Nil means none are recorded.
+	Leaderboards store.Leaderboards
+	// Logger receives the rooms' logs. Nil means discard.
+	Logger *slog.Logger
+	// Now is the host clock. Nil means time.Now.
+	Now func() time.Time
+	// IdleTimeout closes a room after no accepted change and no connection
+	// change for this long. Zero means 30 minutes.
+	IdleTimeout time.Duration
+	// AIDelay is how long an AI seat "thinks" before it moves. Zero means
+	// 400 ms; a negative value means at once.
+	AIDelay time.Duration
+	// SnapshotEvery writes a snapshot after this many entries. Zero means 256.
+	SnapshotEvery int
+	// SnapshotInterval writes a snapshot when entries are older than this.
+	// Zero means 30 seconds.
+	SnapshotInterval time.Duration
+	// EndedTTL is how long a closed room stays in the store. Zero means 24 hours.
+	EndedTTL time.Duration
+	// MailboxSize bounds a room's queue of inputs. Zero means 4096.
+	MailboxSize int
+	// RetryAfter is what clients are told to wait before reconnecting when
+	// the server shuts down. Zero means 1 second.
+	RetryAfter time.Duration
+	// StoreTimeout bounds one store call. Zero means 3 seconds.
+	StoreTimeout time.Duration
+	// PresenceInterval coalesces presence messages. Zero means 100 ms.
+	PresenceInterval time.Duration
+	// Heartbeat is how often connections are pinged; clients are told it.
+	// Zero means 15 seconds.
+	Heartbeat time.Duration
+	// Metrics receives the rooms' measurements. Nil means none.
+	Metrics *Metrics
+}
+
+func (c *Config) setDefaults() error {
+	if c.Games == nil {
+		return errors.New("room: Config.Games is required")
+	}
+	if c.Store == nil {
+		c.Store = store.NewMemory()
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	setDur(&c.IdleTimeout, 30*time.Minute)
+	setDur(&c.AIDelay, 400*time.Millisecond)
+	if c.AIDelay < 0 {
+		c.AIDelay = 0
+	}
+	if c.SnapshotEvery == 0 {
+		c.SnapshotEvery = 256
+	}
+	setDur(&c.SnapshotInterval, 30*time.Second)
+	setDur(&c.EndedTTL, 24*time.Hour)
+	if c.MailboxSize == 0 {
+		c.MailboxSize = 4096
+	}
+	setDur(&c.RetryAfter, time.Second)
+	setDur(&c.StoreTimeout, 3*time.Second)
+	setDur(&c.PresenceInterval, 100*time.Millisecond)
+	setDur(&c.Heartbeat, 15*time.Second)
+	return nil
+}
+
+func setDur(d *time.Duration, def time.Duration) {
+	if *d == 0 {
+		*d = def
+	}
+}

@@ -1,0 +1,37 @@
+// Package room runs rooms: one actor goroutine per room owns its session and
+// all room state; connections, timers and HTTP calls reach it only through
+// its mailbox. A Manager finds, creates, restores and shuts down rooms.
+package room
+
+import (
+	"errors"
+
+	"github.com/roomd/roomd/protocol"
+)
+
+// Sentinel errors.
+var (
+	ErrNoRoom       = errors.New("room: no such room")
+	ErrClosed       = errors.New("room: closed")
+	ErrBusy         = errors.New("room: mailbox full")
+	ErrShuttingDown = errors.New("room: server shutting down")
+	ErrUnknownGame  = errors.New("room: unknown game")
+	ErrBadSettings  = errors.New("room: invalid settings")
+	ErrRoomFull     = errors.New("room: no free seat")
+	ErrNotLobby     = errors.New("room: the match has started")
+	ErrStorage      = errors.New("room: storage unavailable")
+)
+
+// refusal is a client-facing refusal of an action: a notice code and words.
+type refusal struct {
+	code, msg string
+	temporary bool
+}
+
+func (r *refusal) Error() string { return r.code + ": " + r.msg }
+
+func refuse(code, msg string) *refusal { return &refusal{code: code, msg: msg} }
+
+func (r *refusal) notice() *protocol.Notice {
+	return &protocol.Notice{Code: r.code, Message: r.msg, Temporary: r.temporary}
+}

@@ -1,0 +1,256 @@
+package room
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/store"
+)
+
+// Manager finds, creates, restores and shuts down rooms.
+type Manager struct {
+	cfg Config
+
+	mu      sync.Mutex
+	rooms   map[string]*Room
+	loading map[string]chan struct{}
+	closing bool
+	wg      sync.WaitGroup
+}
+
+// NewManager validates cfg and returns a manager with no rooms loaded.
+func NewManager(cfg Config) (*Manager, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	return &Manager{cfg: cfg, rooms: map[string]*Room{}, loading: map[string]chan struct{}{}}, nil
+}
+
+// Config returns the manager's configuration with defaults applied.
+func (m *Manager) Config() Config { return m.cfg }
+
+// Games returns the registry of games.
+func (m *Manager) Games() *session.Registry { return m.cfg.Games }
+
+// CreateRequest asks for a new room.
+type CreateRequest struct {
+	Game     string          `json:"game"`
+	Settings json.RawMessage `json:"settings,omitempty"`
+	Name     string          `json:"name,omitempty"`
+}
+
+// Create makes a room whose host is a new seat named req.Name, stores it
+// and starts its actor.
+func (m *Manager) Create(ctx context.Context, req CreateRequest) (JoinResult, error) {
+	if len(req.Settings) == 0 || string(req.Settings) == "null" {
+		req.Settings = json.RawMessage("{}")
+	}
+	for range 8 {
+		code := newCode()
+		m.mu.Lock()
+		closing, taken := m.closing, m.rooms[code] != nil
+		m.mu.Unlock()
+		if closing {
+			return JoinResult{}, ErrShuttingDown
+		}
+		if taken {
+			continue
+		}
+		t := m.cfg.Now().UnixMilli()
+		st, err := newState(m.cfg.Games, code, NewID(), req.Game, req.Settings, t)
+		if err != nil {
+			return JoinResult{}, err
+		}
+		token := newToken()
+		host := &player{ID: NewID(), Name: cleanName(req.Name), TokenHash: hashToken(token)}
+		st.Players, st.Host = []*player{host}, host.ID
+		data, err := st.encode()
+		if err != nil {
+			return JoinResult{}, err
+		}
+		lease, err := m.cfg.Store.Create(ctx, code, store.Snapshot{Rev: 0, Data: data})
+		if errors.Is(err, store.ErrExists) {
+			continue
+		}
+		if err != nil {
+			return JoinResult{}, fmt.Errorf("%w: %v", ErrStorage, err)
+		}
+		r := newRoom(m, st, lease, data, nil)
+		m.mu.Lock()
+		if m.closing {
+			m.mu.Unlock()
+			return JoinResult{}, ErrShuttingDown
+		}
+		m.rooms[code] = r
+		m.start(r)
+		m.mu.Unlock()
+		m.cfg.Logger.Info("room created", "room", code, "room_id", r.id, "game", req.Game)
+		return JoinResult{Room: code, Token: token, Seat: 0}, nil
+	}
+	return JoinResult{}, errors.New("room: could not find a free room code")
+}
+
+func (m *Manager) start(r *Room) {
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		r.run()
+	}()
+}
+
+// NormalizeCode upper-cases a room code and trims spaces.
+func NormalizeCode(code string) string { return strings.ToUpper(strings.TrimSpace(code)) }
+
+// Get returns the live room with code, restoring it from the store if it is
+// not loaded. It fails with ErrNoRoom for an unknown or closed room.
+func (m *Manager) Get(ctx context.Context, code string) (*Room, error) {
+	code = NormalizeCode(code)
+	if code == "" || len(code) > 32 {
+		return nil, ErrNoRoom
+	}
+	for {
+		m.mu.Lock()
+		if m.closing {
+			m.mu.Unlock()
+			return nil, ErrShuttingDown
+		}
+		if r := m.rooms[code]; r != nil {
+			m.mu.Unlock()
+			return r, nil
+		}
+		if ch := m.loading[code]; ch != nil {
+			m.mu.Unlock()
+			select {
+			case <-ch:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		ch := make(chan struct{})
+		m.loading[code] = ch
+		m.mu.Unlock()
+		r, err := m.restore(ctx, code)
+		m.mu.Lock()
+		delete(m.loading, code)
+		if err == nil {
+			if m.closing {
+				err = ErrShuttingDown
+			} else {
+				m.rooms[code] = r
+				m.start(r)
+			}
+		}
+		m.mu.Unlock()
+		close(ch)
+		return r, err
+	}
+}
+
+func (m *Manager) restore(ctx context.Context, code string) (*Room, error) {
+	lease, rec, err := m.cfg.Store.Open(ctx, code)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ErrNoRoom
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrStorage, err)
+	}
+	if rec.Ended {
+		return nil, ErrNoRoom
+	}
+	entries := make([][]byte, len(rec.Entries))
+	for i, e := range rec.Entries {
+		entries[i] = e.Data
+	}
+	st, err := rebuild(m.cfg.Games, rec.Snapshot.Data, entries)
+	if err != nil {
+		m.cfg.Logger.Error("room does not restore", "room", code, "err", err)
+		return nil, fmt.Errorf("restore %s: %w", code, err)
+	}
+	if st.Closed {
+		return nil, ErrNoRoom
+	}
+	r := newRoom(m, st, lease, rec.Snapshot.Data, rec.Entries)
+	m.cfg.Logger.Info("room restored", "room", code, "room_id", r.id, "rev", st.Rev, "replayed", len(rec.Entries))
+	return r, nil
+}
+
+// RestoreAll loads every live room in the store and returns how many came
+// back. Rooms that fail to restore are logged and counted in the error.
+func (m *Manager) RestoreAll(ctx context.Context) (int, error) {
+	codes, err := m.cfg.Store.List(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	var errs []error
+	for _, code := range codes {
+		if _, err := m.Get(ctx, code); err != nil {
+			if !errors.Is(err, ErrNoRoom) {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		n++
+	}
+	return n, errors.Join(errs...)
+}
+
+// Rooms returns the live rooms.
+func (m *Manager) Rooms() []*Room {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*Room, 0, len(m.rooms))
+	for _, r := range m.rooms {
+		out = append(out, r)
+	}
+	return out
+}
+
+// Lookup returns a loaded room without restoring it.
+func (m *Manager) Lookup(code string) (*Room, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.rooms[NormalizeCode(code)]
+	return r, ok
+}
+
+func (m *Manager) forget(r *Room) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.rooms[r.code] == r {
+		delete(m.rooms, r.code)
+	}
+}
+
+// Shutdown stops every room: each writes a final snapshot and tells its
+// clients to come back after RetryAfter. It returns when all actors have
+// stopped or ctx ends.
+func (m *Manager) Shutdown(ctx context.Context) error {
+	m.mu.Lock()
+	m.closing = true
+	rooms := make([]*Room, 0, len(m.rooms))
+	for _, r := range m.rooms {
+		rooms = append(rooms, r)
+	}
+	m.mu.Unlock()
+	for _, r := range rooms {
+		r.shutdown()
+	}
+	done := make(chan struct{})
+	go func() {
+		m.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("room: shutdown: %w", ctx.Err())
+	}
+}

@@ -1,0 +1,488 @@
+package room
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/protocol"
+)
+
+// Entry kinds: every accepted change to a room is one entry, applied by the
+// same deterministic reducer live and during recovery.
+const (
+	kindJoin     = "join"
+	kindReady    = "ready"
+	kindSettings = "settings"
+	kindFill     = "fill"
+	kindRemove   = "remove"
+	kindStart    = "start"
+	kindRematch  = "rematch"
+	kindCommand  = "command"
+	kindResign   = "resign"
+	kindLeave    = "leave"
+	kindEpoch    = "epoch"
+	kindClose    = "close"
+)
+
+// entry is one accepted change. Everything the reducer needs is in it
+// (times, seeds, new players and their token hashes), so replaying entries
+// rebuilds the room exactly.
+type entry struct {
+	Rev      uint64          `json:"rev"`
+	Kind     string          `json:"k"`
+	By       string          `json:"by,omitempty"`  // player id of the actor; "" for the room
+	Aid      string          `json:"aid,omitempty"` // client action id, for dedup
+	T        int64           `json:"t"`             // host time, ms since the Unix epoch
+	Players  []*player       `json:"players,omitempty"`
+	Ready    bool            `json:"ready,omitempty"`
+	Settings json.RawMessage `json:"settings,omitempty"`
+	Target   string          `json:"target,omitempty"`
+	Seed     int64           `json:"seed,omitempty"`
+	Move     json.RawMessage `json:"move,omitempty"`
+	Epoch    string          `json:"epoch,omitempty"`
+}
+
+// player is a seat holder. Seat numbers are positions in state.Players:
+// compact in the lobby (a removal renumbers the seats after it), fixed while
+// a match runs.
+type player struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	TokenHash string `json:"tokenHash,omitempty"` // hex SHA-256 of the seat token; never the token
+	AI        bool   `json:"ai,omitempty"`
+	Ready     bool   `json:"ready,omitempty"`
+	// Gone marks a player who left during a match: the seat stays (played
+	// by the AI where the game has one) until the match ends.
+	Gone bool `json:"gone,omitempty"`
+}
+
+// state is everything durable about a room. Only the room's actor touches
+// it, through apply.
+type state struct {
+	games *session.Registry
+	game  session.Game
+	setup session.Setup
+
+	Code     string
+	Epoch    string
+	Rev      uint64
+	Game     string
+	Settings json.RawMessage
+	Phase    string
+	Host     string
+	Players  []*player
+	Match    int
+	// MatchRev is the revision at which the current match started;
+	// commands seen before it are stale.
+	MatchRev uint64
+	// MetaRev is the revision of the last change to seats or settings;
+	// a start or settings control seen before it is stale.
+	MetaRev  uint64
+	Result   *protocol.Result
+	Created  int64
+	Activity int64
+	Closed   bool
+	Dedup    map[string]*dedup
+	sess     *session.GameSession
+}
+
+// effect says what an applied entry changed, for fan-out.
+type effect struct {
+	step         session.Step // the game step of a command
+	meta         bool         // seats, settings, phase or host changed
+	seats        bool         // seat numbers may have moved
+	started      bool         // a match started: everyone needs a view
+	ended        bool         // the match ended: publish the result
+	bySeat       *int
+	nameReplaced map[string]string // player id → the name asked for, when changed
+}
+
+func newState(games *session.Registry, code, epoch, gameID string, settings json.RawMessage, t int64) (*state, error) {
+	s := &state{games: games, Code: code, Epoch: epoch, Game: gameID, Settings: settings,
+		Phase: protocol.PhaseLobby, Created: t, Activity: t, Dedup: map[string]*dedup{}}
+	if err := s.bind(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// bind resolves the game and the settings' setup.
+func (s *state) bind() error {
+	g, ok := s.games.Lookup(s.Game)
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownGame, s.Game)
+	}
+	setup, err := g.Configure(s.Settings)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrBadSettings, err)
+	}
+	s.game, s.setup = g, setup
+	return nil
+}
+
+func (s *state) seatOf(id string) int {
+	for i, p := range s.Players {
+		if p.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *state) player(id string) *player {
+	if i := s.seatOf(id); i >= 0 {
+		return s.Players[i]
+	}
+	return nil
+}
+
+func (s *state) window(id string) *dedup {
+	d := s.Dedup[id]
+	if d == nil {
+		d = &dedup{}
+		s.Dedup[id] = d
+	}
+	return d
+}
+
+// apply checks e against the state and, if it is allowed, applies it. A
+// refusal leaves the state unchanged. During recovery a refusal means the
+// log does not belong to this state.
+func (s *state) apply(e *entry) (effect, error) {
+	if e.Rev != s.Rev+1 {
+		return effect{}, fmt.Errorf("room %s: entry rev %d after %d", s.Code, e.Rev, s.Rev)
+	}
+	if s.Closed {
+		return effect{}, refuse(protocol.CodeWrongPhase, "the room is closed")
+	}
+	eff, err := s.dispatch(e)
+	if err != nil {
+		return effect{}, err
+	}
+	s.Rev = e.Rev
+	s.Activity = e.T
+	if eff.meta {
+		s.MetaRev = e.Rev
+	}
+	if e.By != "" && e.Aid != "" {
+		s.window(e.By).add(dedupEntry{H: actionHash(e.Aid), Rev: e.Rev})
+	}
+	if i := s.seatOf(e.By); i >= 0 && e.By != "" {
+		eff.bySeat = &i
+	}
+	return eff, nil
+}
+
+func (s *state) dispatch(e *entry) (effect, error) {
+	switch e.Kind {
+	case kindJoin:
+		return s.join(e)
+	case kindReady:
+		if err := s.need(protocol.PhaseLobby); err != nil {
+			return effect{}, err
+		}
+		p := s.player(e.By)
+		if p == nil || p.AI {
+			return effect{}, refuse(protocol.CodeWrongSeat, "only a seated player can be ready")
+		}
+		p.Ready = e.Ready
+		return effect{meta: true}, nil
+	case kindSettings:
+		return s.settings(e)
+	case kindFill:
+		return s.fill(e)
+	case kindRemove:
+		return s.remove(e)
+	case kindStart, kindRematch:
+		return s.start(e)
+	case kindCommand:
+		return s.command(e)
+	case kindResign:
+		if err := s.need(protocol.PhaseRunning); err != nil {
+			return effect{}, err
+		}
+		seat := s.seatOf(e.By)
+		if seat < 0 {
+			return effect{}, refuse(protocol.CodeWrongSeat, "only a seated player can resign")
+		}
+		s.endMatch(e.T, "resigned", others(len(s.Players), seat))
+		return effect{meta: true, ended: true}, nil
+	case kindLeave:
+		return s.leave(e)
+	case kindEpoch:
+		s.Epoch = e.Epoch
+		return effect{meta: true}, nil
+	case kindClose:
+		s.Closed = true
+		return effect{meta: true}, nil
+	}
+	return effect{}, fmt.Errorf("room %s: unknown entry kind %q", s.Code, e.Kind)
+}
+
+func (s *state) need(phase string) error {
+	if s.Phase != phase {
+		return refuse(protocol.CodeWrongPhase, fmt.Sprintf("the room is in the %s, not the %s", s.Phase, phase))
+	}
+	return nil
+}
+
+func (s *state) needHost(id string) error {
+	if id == "" || id != s.Host {
+		return refuse(protocol.CodeNotHost, "only the host can do this")
+	}
+	return nil
+}
+
+func (s *state) join(e *entry) (effect, error) {
+	if err := s.need(protocol.PhaseLobby); err != nil {
+		return effect{}, err
+	}
+	if len(s.Players)+len(e.Players) > s.setup.Mode.MaxSeats {
+		return effect{}, refuse(protocol.CodeRoomFull, fmt.Sprintf("all %d seats are taken", s.setup.Mode.MaxSeats))
+	}
+	eff := effect{meta: true}
+	for _, p := range e.Players {
+		np := *p
+		if unique := s.uniqueName(np.Name); unique != np.Name {
+			if eff.nameReplaced == nil {
+				eff.nameReplaced = map[string]string{}
+			}
+			eff.nameReplaced[np.ID] = np.Name
+			np.Name = unique
+		}
+		s.Players = append(s.Players, &np)
+		if s.Host == "" && !np.AI {
+			s.Host = np.ID
+		}
+	}
+	return eff, nil
+}
+
+// uniqueName returns name, or name with the lowest free " (n)" suffix when
+// another seat has it.
+func (s *state) uniqueName(name string) string {
+	taken := func(n string) bool {
+		return slices.ContainsFunc(s.Players, func(p *player) bool { return p.Name == n })
+	}
+	if !taken(name) {
+		return name
+	}
+	for i := 2; ; i++ {
+		if n := name + " (" + strconv.Itoa(i) + ")"; !taken(n) {
+			return n
+		}
+	}
+}
+
+func (s *state) settings(e *entry) (effect, error) {
+	if err := s.need(protocol.PhaseLobby); err != nil {
+		return effect{}, err
+	}
+	if err := s.needHost(e.By); err != nil {
+		return effect{}, err
+	}
+	setup, err := s.game.Configure(e.Settings)
+	if err != nil {
+		return effect{}, refuse(protocol.CodeInvalidSettings, err.Error())
+	}
+	if len(s.Players) > setup.Mode.MaxSeats {
+		return effect{}, refuse(protocol.CodeInvalidSettings,
+			fmt.Sprintf("%s takes at most %d seats and %d are taken; remove seats first", setup.Mode.Name, setup.Mode.MaxSeats, len(s.Players)))
+	}
+	s.Settings, s.setup = append(json.RawMessage(nil), e.Settings...), setup
+	for _, p := range s.Players {
+		p.Ready = false
+	}
+	return effect{meta: true}, nil
+}
+
+func (s *state) fill(e *entry) (effect, error) {
+	if err := s.need(protocol.PhaseLobby); err != nil {
+		return effect{}, err
+	}
+	if err := s.needHost(e.By); err != nil {
+		return effect{}, err
+	}
+	if !s.setup.Mode.AI {
+		return effect{}, refuse(protocol.CodeInvalidControl, s.setup.Mode.Name+" has no AI")
+	}
+	if len(e.Players) == 0 {
+		return effect{}, refuse(protocol.CodeRoomFull, "no seat to fill")
+	}
+	return s.join(e)
+}
+
+func (s *state) remove(e *entry) (effect, error) {
+	if err := s.need(protocol.PhaseLobby); err != nil {
+		return effect{}, err
+	}
+	if err := s.needHost(e.By); err != nil {
+		return effect{}, err
+	}
+	i := s.seatOf(e.Target)
+	if i < 0 {
+		return effect{}, refuse(protocol.CodeInvalidControl, "no such seat")
+	}
+	if e.Target == s.Host {
+		return effect{}, refuse(protocol.CodeInvalidControl, "the host cannot remove their own seat; leave instead")
+	}
+	s.Players = slices.Delete(s.Players, i, i+1)
+	delete(s.Dedup, e.Target)
+	return effect{meta: true, seats: true}, nil
+}
+
+func (s *state) start(e *entry) (effect, error) {
+	if e.Kind == kindStart {
+		if err := s.need(protocol.PhaseLobby); err != nil {
+			return effect{}, err
+		}
+	} else if err := s.need(protocol.PhaseEnded); err != nil {
+		return effect{}, err
+	}
+	if err := s.needHost(e.By); err != nil {
+		return effect{}, err
+	}
+	eff := effect{meta: true, started: true}
+	players := s.Players
+	if e.Kind == kindRematch {
+		players = slices.DeleteFunc(slices.Clone(players), func(p *player) bool { return p.Gone })
+		eff.seats = len(players) != len(s.Players)
+	}
+	n := len(players)
+	if n < s.setup.Mode.MinSeats || n > s.setup.Mode.MaxSeats {
+		return effect{}, refuse(protocol.CodeNotReady,
+			fmt.Sprintf("%s needs %d to %d seats, there are %d", s.setup.Mode.Name, s.setup.Mode.MinSeats, s.setup.Mode.MaxSeats, n))
+	}
+	if e.Kind == kindStart {
+		for i, p := range s.Players {
+			if !p.AI && !p.Ready && p.ID != s.Host {
+				return effect{}, refuse(protocol.CodeNotReady, fmt.Sprintf("seat %d (%s) is not ready", i, p.Name))
+			}
+		}
+	}
+	sess, err := session.NewSession(s.game, e.Seed, s.Settings, n, nil)
+	if err != nil {
+		return effect{}, refuse(protocol.CodeInvalidSettings, err.Error())
+	}
+	s.Players = players
+	s.sess = sess
+	s.Phase = protocol.PhaseRunning
+	s.Match++
+	s.MatchRev = e.Rev
+	s.Result = nil
+	return eff, nil
+}
+
+func (s *state) command(e *entry) (effect, error) {
+	if err := s.need(protocol.PhaseRunning); err != nil {
+		return effect{}, err
+	}
+	seat := s.seatOf(e.By)
+	if seat < 0 {
+		return effect{}, refuse(protocol.CodeWrongSeat, "only a seated player can play")
+	}
+	step, err := s.sess.ApplyAt(seat, e.Move, float64(e.T))
+	if err != nil {
+		var rej *session.Rejection
+		if errors.As(err, &rej) {
+			code := rej.Code
+			if rej.Malformed && code == session.CodeMalformedInput {
+				code = protocol.CodeInvalidCommand
+			}
+			return effect{}, refuse(code, rej.Reason)
+		}
+		return effect{}, refuse(protocol.CodeInvalidCommand, err.Error())
+	}
+	eff := effect{step: step}
+	if res, over := s.sess.Result(); over {
+		s.Phase = protocol.PhaseEnded
+		s.Result = s.result(res.Status, res.Time, res.Winners)
+		eff.meta, eff.ended = true, true
+	}
+	return eff, nil
+}
+
+func (s *state) endMatch(t int64, status string, winners []int) {
+	elapsed := 0.0
+	if t0, ok := s.sess.Started(); ok {
+		elapsed = float64(t) - t0
+	}
+	s.Phase = protocol.PhaseEnded
+	s.Result = s.result(status, elapsed, winners)
+}
+
+func (s *state) result(status string, elapsed float64, winners []int) *protocol.Result {
+	log, _ := json.Marshal(s.sess.Log())
+	if winners == nil {
+		winners = []int{}
+	}
+	return &protocol.Result{Match: s.Match, Status: status, TimeMs: elapsed, Winners: winners,
+		Seed: s.sess.Seed(), Config: s.sess.Config(), Log: log}
+}
+
+func (s *state) leave(e *entry) (effect, error) {
+	i := s.seatOf(e.By)
+	if i < 0 {
+		return effect{}, refuse(protocol.CodeWrongSeat, "no seat to leave")
+	}
+	eff := effect{meta: true}
+	p := s.Players[i]
+	if s.Phase == protocol.PhaseRunning {
+		p.Gone, p.TokenHash = true, ""
+		if s.setup.Mode.AI {
+			p.AI = true // the game's AI plays the seat to the end of the match
+		} else {
+			s.endMatch(e.T, "resigned", others(len(s.Players), i))
+			eff.ended = true
+		}
+	} else {
+		s.Players = slices.Delete(s.Players, i, i+1)
+		delete(s.Dedup, e.By)
+		eff.seats = true
+	}
+	if s.Host == e.By {
+		s.Host = ""
+		for _, q := range s.Players {
+			if !q.AI && !q.Gone {
+				s.Host = q.ID
+				break
+			}
+		}
+	}
+	return eff, nil
+}
+
+func others(n, seat int) []int {
+	out := []int{}
+	for i := range n {
+		if i != seat {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// clocks returns the match clock read at now (ms).
+func (s *state) clocks(now int64) protocol.Clocks {
+	c := protocol.Clocks{Now: now}
+	if s.sess == nil {
+		return c
+	}
+	t0, started := s.sess.Started()
+	if !started {
+		return c
+	}
+	c.StartedAt = t0
+	switch {
+	case s.Phase == protocol.PhaseRunning:
+		c.Running = true
+		c.ElapsedMs = float64(now) - t0
+	case s.Result != nil:
+		c.ElapsedMs = s.Result.TimeMs
+	}
+	return c
+}

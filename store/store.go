@@ -1,0 +1,108 @@
+// Package store persists rooms: the small interface the room layer needs and
+// its implementations (Redis, embedded bbolt, and memory for unit tests).
+//
+// A room is stored as commands, not as a world: a snapshot of its state at
+// some revision plus the log of accepted entries after it. Every write
+// carries the lease's fencing token; a write with a stale token fails with
+// ErrFenced, so two processes never both write one room.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Sentinel errors. Implementations wrap them with the operation's name.
+var (
+	ErrNotFound = errors.New("store: room not found")
+	ErrExists   = errors.New("store: room exists")
+	ErrFenced   = errors.New("store: lease lost to a newer holder")
+	ErrClosed   = errors.New("store: closed")
+	// ErrGap is returned by Append when the first entry's revision does not
+	// follow the last stored one.
+	ErrGap = errors.New("store: revision gap")
+)
+
+// Entry is one accepted room entry at revision Rev. Data is opaque to the
+// store.
+type Entry struct {
+	Rev  uint64
+	Data []byte
+}
+
+// Snapshot is a room's whole state at revision Rev.
+type Snapshot struct {
+	Rev  uint64
+	Data []byte
+}
+
+// Record is what Open loads: the newest snapshot and the entries after it,
+// in revision order.
+type Record struct {
+	Snapshot Snapshot
+	Entries  []Entry
+	// Ended is true when the room was marked ended (it expires later).
+	Ended bool
+}
+
+// Lease is the right to write one room. Token is the fencing token: it
+// rises every time the room is opened or created.
+type Lease struct {
+	Room  string
+	Token uint64
+}
+
+// Store is what the room layer needs. Every method takes ctx first and is
+// safe for concurrent use.
+type Store interface {
+	// Create stores a new room with its first snapshot and returns its lease.
+	// It fails with ErrExists when the code is taken.
+	Create(ctx context.Context, room string, snap Snapshot) (Lease, error)
+	// Open takes the room's lease (fencing out any earlier holder) and loads
+	// it. It fails with ErrNotFound for an unknown or expired room.
+	Open(ctx context.Context, room string) (Lease, Record, error)
+	// Append stores entries durably, in order, after the room's last entry.
+	// Implementations group concurrent appends of many rooms into one write
+	// (group commit). When it returns nil the entries survive a crash of
+	// this process.
+	Append(ctx context.Context, lease Lease, entries []Entry) error
+	// WriteSnapshot stores snap and drops the entries it covers.
+	WriteSnapshot(ctx context.Context, lease Lease, snap Snapshot) error
+	// End marks the room ended; it is deleted after ttl.
+	End(ctx context.Context, lease Lease, ttl time.Duration) error
+	// List returns the codes of rooms that are stored and not ended.
+	List(ctx context.Context) ([]string, error)
+	// Ping reports whether the store can take writes now.
+	Ping(ctx context.Context) error
+	// Close releases resources; pending appends fail with ErrClosed.
+	Close() error
+}
+
+// Score is one leaderboard entry.
+type Score struct {
+	// Name is the player's display name.
+	Name string `json:"name"`
+	// TimeMs is the game time in milliseconds (lower is better).
+	TimeMs float64 `json:"time"`
+	// Room and Match say where the result comes from (empty for a replay).
+	Room  string `json:"room,omitempty"`
+	Match int    `json:"match,omitempty"`
+	// At is when it was recorded (ms since the Unix epoch).
+	At int64 `json:"at"`
+}
+
+// Leaderboard kinds: results timed by the host (live rooms) and results of
+// offline games, timed by the client and validated by replay.
+const (
+	KindHost   = "host"
+	KindClient = "client"
+)
+
+// Leaderboards keeps the best times per game, board and kind.
+type Leaderboards interface {
+	// Record adds a score.
+	Record(ctx context.Context, game, board, kind string, s Score) error
+	// Top returns up to limit best (lowest) times, best first.
+	Top(ctx context.Context, game, board, kind string, limit int) ([]Score, error)
+}

@@ -1,0 +1,330 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	"golang.org/x/time/rate"
+
+	"github.com/roomd/roomd/protocol"
+	"github.com/roomd/roomd/room"
+)
+
+// conn is one WebSocket connection. Its reader decodes frames and hands them
+// to the room's mailbox; its writer drains the bounded outbox. Neither the
+// room nor any other connection ever waits on it.
+type conn struct {
+	id  string
+	srv *Server
+	ws  *websocket.Conn
+	log *slog.Logger
+
+	out     chan []byte
+	closing chan struct{}
+	once    sync.Once
+	req     closeReq // set once, before closing is closed
+
+	room     atomic.Pointer[room.Room]
+	limiter  *rate.Limiter
+	invalid  int // invalid frames so far (reader only)
+	limited  int // rate-limited actions in the current window (reader only)
+	window   time.Time
+	finished chan struct{}
+}
+
+type closeReq struct {
+	code       int
+	reason     string
+	retryAfter time.Duration
+	dropQueue  bool // slow consumer: the backlog is dropped
+}
+
+func newConn(s *Server, ws *websocket.Conn) *conn {
+	c := &conn{id: room.NewID(), srv: s, ws: ws, out: make(chan []byte, s.cfg.OutboxSize),
+		closing: make(chan struct{}), finished: make(chan struct{}),
+		limiter: rate.NewLimiter(s.cfg.RateLimit, s.cfg.RateBurst)}
+	c.log = s.cfg.Logger.With("conn", c.id)
+	return c
+}
+
+// ID implements room.Client.
+func (c *conn) ID() string { return c.id }
+
+// Send implements room.Client: it never blocks. A full outbox means the
+// client reads too slowly: it is closed with 4008 and its backlog dropped;
+// when it comes back it resyncs.
+func (c *conn) Send(frame []byte) {
+	if len(frame) == 0 {
+		return
+	}
+	select {
+	case <-c.closing:
+		return
+	default:
+	}
+	select {
+	case c.out <- frame:
+	default:
+		c.srv.cfg.Metrics.slowClose()
+		c.log.Info("outbox full; closing slow client", "outbox", cap(c.out))
+		c.close(closeReq{code: protocol.CloseSlow, reason: "slow consumer", dropQueue: true})
+	}
+}
+
+// Close implements room.Client: the writer sends a bye and closes.
+func (c *conn) Close(code int, reason string, retryAfter time.Duration) {
+	c.close(closeReq{code: code, reason: reason, retryAfter: retryAfter})
+}
+
+func (c *conn) close(req closeReq) {
+	c.once.Do(func() {
+		c.req = req
+		close(c.closing)
+	})
+}
+
+// serve runs the connection until it ends.
+func (c *conn) serve(ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	c.ws.SetReadLimit(c.srv.cfg.ReadLimit)
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		c.writer(ctx)
+	}()
+	c.reader(ctx)
+	if r := c.room.Load(); r != nil {
+		r.Drop(c)
+	}
+	// Stop the writer if nobody asked for a close: the peer went away.
+	c.close(closeReq{code: protocol.CloseNormal, reason: "", dropQueue: true})
+	select {
+	case <-writerDone:
+	case <-time.After(c.srv.cfg.WriteTimeout + 6*time.Second):
+		cancel()
+		<-writerDone
+	}
+	c.ws.CloseNow()
+	close(c.finished)
+}
+
+func (c *conn) writer(ctx context.Context) {
+	ping := time.NewTicker(c.srv.heartbeat())
+	defer ping.Stop()
+	for {
+		select {
+		case frame := <-c.out:
+			if err := c.write(ctx, frame); err != nil {
+				c.log.Debug("write failed", "err", err)
+				c.ws.CloseNow()
+				return
+			}
+		case <-ping.C:
+			pctx, cancel := context.WithTimeout(ctx, c.srv.heartbeat())
+			err := c.ws.Ping(pctx)
+			cancel()
+			if err != nil {
+				c.log.Info("peer did not answer a ping; closing", "err", err)
+				c.ws.CloseNow()
+				return
+			}
+		case <-c.closing:
+			c.finish(ctx)
+			return
+		case <-ctx.Done():
+			c.ws.CloseNow()
+			return
+		}
+	}
+}
+
+// finish writes what is still queued (unless the client was too slow), the
+// bye, and the close frame.
+func (c *conn) finish(ctx context.Context) {
+	req := c.req
+	if !req.dropQueue {
+	drain:
+		for {
+			select {
+			case frame := <-c.out:
+				if c.write(ctx, frame) != nil {
+					c.ws.CloseNow()
+					return
+				}
+			default:
+				break drain
+			}
+		}
+	}
+	if req.code == protocol.CloseNormal && req.reason == "" {
+		c.ws.Close(websocket.StatusNormalClosure, "")
+		return
+	}
+	bye := protocol.Bye{Type: protocol.TypeBye, Code: req.code, Reason: req.reason, Reconnect: !protocol.Terminal(req.code)}
+	if bye.Reconnect {
+		bye.RetryAfterMs = int(req.retryAfter / time.Millisecond)
+	}
+	if frame, err := protocol.Encode(bye); err == nil && req.code != protocol.CloseSlow {
+		_ = c.write(ctx, frame)
+	}
+	_ = c.ws.Close(websocket.StatusCode(req.code), req.reason)
+}
+
+func (c *conn) write(ctx context.Context, frame []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, c.srv.cfg.WriteTimeout)
+	defer cancel()
+	return c.ws.Write(ctx, websocket.MessageText, frame)
+}
+
+// reader reads frames until the connection ends.
+func (c *conn) reader(ctx context.Context) {
+	helloCtx, cancel := context.WithTimeout(ctx, c.srv.cfg.HelloTimeout)
+	defer cancel()
+	for {
+		readCtx := ctx
+		if c.room.Load() == nil {
+			readCtx = helloCtx
+		}
+		typ, data, err := c.ws.Read(readCtx)
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) && c.room.Load() == nil {
+				c.notice(protocol.CodeHelloFirst, "no hello in time")
+				c.close(closeReq{code: protocol.CloseProtocolError, reason: "no hello"})
+			}
+			return
+		}
+		select {
+		case <-c.closing:
+			continue // closing: ignore what the client still sends
+		default:
+		}
+		if typ != websocket.MessageText {
+			c.bad("binary frames are not part of the protocol; send JSON text")
+			continue
+		}
+		in, err := protocol.DecodeClient(data)
+		if err != nil {
+			if in.Type != "" && !protocol.Known(in.Type) {
+				c.notice(protocol.CodeUnknownType, fmt.Sprintf("unknown message type %q", in.Type))
+				c.strike()
+				continue
+			}
+			c.bad(err.Error())
+			continue
+		}
+		c.handle(ctx, in)
+	}
+}
+
+// bad answers an invalid frame, and closes after too many of them.
+func (c *conn) bad(msg string) {
+	c.notice(protocol.CodeInvalidMessage, msg)
+	c.strike()
+}
+
+func (c *conn) strike() {
+	c.invalid++
+	c.srv.cfg.Metrics.invalidFrame()
+	if c.invalid > c.srv.cfg.MaxInvalid {
+		c.log.Info("too many invalid frames; closing", "count", c.invalid)
+		c.close(closeReq{code: protocol.CloseProtocolError, reason: "too many invalid messages"})
+	}
+}
+
+func (c *conn) notice(code, msg string) {
+	frame, _ := protocol.Encode(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: code, Message: msg})
+	c.Send(frame)
+}
+
+func (c *conn) handle(ctx context.Context, in protocol.Inbound) {
+	r := c.room.Load()
+	if in.Hello != nil {
+		if r != nil {
+			c.bad("hello was already sent on this connection")
+			return
+		}
+		c.hello(ctx, in.Hello)
+		return
+	}
+	if r == nil {
+		c.notice(protocol.CodeHelloFirst, "the first message must be a hello")
+		c.strike()
+		return
+	}
+	if !c.allow() {
+		if in.Action != nil {
+			frame, _ := protocol.Encode(protocol.Receipt{Type: protocol.TypeReceipt, ID: in.Action.ID,
+				Notice: &protocol.Notice{Code: protocol.CodeRateLimited, Message: "too many actions; slow down", Temporary: true}})
+			c.Send(frame)
+		}
+		return
+	}
+	switch {
+	case in.Ping != nil:
+		frame, _ := protocol.Encode(protocol.Pong{Type: protocol.TypePong, T: in.Ping.T, Now: c.srv.now().UnixMilli()})
+		c.Send(frame)
+	case in.Action != nil:
+		if err := r.Act(c, in.Action); err != nil {
+			c.roomGone(in.Action.ID, err)
+		}
+	}
+}
+
+// allow applies the rate limit. Sustained abuse (AbuseLimit refusals within
+// ten seconds) closes the connection with 4029.
+func (c *conn) allow() bool {
+	if c.limiter.Allow() {
+		return true
+	}
+	now := c.srv.now()
+	if now.Sub(c.window) > 10*time.Second {
+		c.window, c.limited = now, 0
+	}
+	c.limited++
+	c.srv.cfg.Metrics.rateLimited()
+	if c.limited > c.srv.cfg.AbuseLimit {
+		c.log.Info("sustained flooding; closing", "refused", c.limited)
+		c.close(closeReq{code: protocol.CloseRateLimited, reason: "too many actions", retryAfter: 5 * time.Second})
+	}
+	return false
+}
+
+func (c *conn) roomGone(actionID string, err error) {
+	if errors.Is(err, room.ErrBusy) {
+		frame, _ := protocol.Encode(protocol.Receipt{Type: protocol.TypeReceipt, ID: actionID,
+			Notice: &protocol.Notice{Code: protocol.CodeRateLimited, Message: "the room is busy; try again", Temporary: true}})
+		c.Send(frame)
+		return
+	}
+	c.close(closeReq{code: protocol.CloseRoomClosed, reason: "room closed"})
+}
+
+func (c *conn) hello(ctx context.Context, h *protocol.Hello) {
+	r, err := c.srv.cfg.Rooms.Get(ctx, h.Room)
+	switch {
+	case errors.Is(err, room.ErrNoRoom):
+		c.notice(protocol.CodeNoRoom, fmt.Sprintf("there is no room %q (it may have closed)", h.Room))
+		c.close(closeReq{code: protocol.CloseRoomClosed, reason: "no such room"})
+		return
+	case errors.Is(err, room.ErrShuttingDown):
+		c.close(closeReq{code: protocol.CloseRestarting, reason: "server restarting", retryAfter: c.srv.retryAfter()})
+		return
+	case err != nil:
+		c.log.Warn("room unavailable", "room", h.Room, "err", err)
+		c.notice(protocol.CodeStorageUnavailable, "the room cannot be loaded right now")
+		c.close(closeReq{code: protocol.CloseRestarting, reason: "room unavailable", retryAfter: c.srv.retryAfter()})
+		return
+	}
+	c.room.Store(r)
+	c.log = c.log.With("room", r.Code())
+	if err := r.Hello(c, h); err != nil {
+		c.roomGone("", err)
+	}
+}

@@ -1,0 +1,218 @@
+// Package transport serves roomd over HTTP and WebSockets, and has the Go
+// clients: a RemoteTransport that speaks the protocol to a server with
+// reconnects, and a LocalTransport that runs a session in process behind the
+// same interface.
+package transport
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	"golang.org/x/time/rate"
+
+	"github.com/roomd/roomd/protocol"
+	"github.com/roomd/roomd/room"
+)
+
+// SocketPath is where the WebSocket endpoint lives.
+const SocketPath = "/ws"
+
+// Config configures a Server. Every field but Rooms has a working zero value.
+type Config struct {
+	// Rooms runs the rooms. Required.
+	Rooms *room.Manager
+	// Logger receives connection logs. Nil means the rooms' logger.
+	Logger *slog.Logger
+	// Origins are extra allowed Origin host patterns for WebSockets (as
+	// coder/websocket's OriginPatterns, e.g. "example.com", "*.example.com").
+	// Empty means same-origin only.
+	Origins []string
+	// ReadLimit is the largest frame accepted, in bytes; a larger one closes
+	// the connection with 1009. Zero means 16 KiB.
+	ReadLimit int64
+	// OutboxSize is how many frames may wait for a slow client before it is
+	// closed with 4008. Zero means 256.
+	OutboxSize int
+	// WriteTimeout bounds one frame write. Zero means 10 seconds.
+	WriteTimeout time.Duration
+	// HelloTimeout is how long a new socket may take to send its hello.
+	// Zero means 10 seconds.
+	HelloTimeout time.Duration
+	// RateLimit and RateBurst are each connection's token bucket for
+	// messages. Zero means 20 per second with a burst of 40.
+	RateLimit rate.Limit
+	RateBurst int
+	// AbuseLimit is how many rate-limited messages within ten seconds close
+	// the connection with 4029. Zero means 200.
+	AbuseLimit int
+	// MaxInvalid is how many invalid frames close a connection with 1002.
+	// Zero means 20.
+	MaxInvalid int
+	// Web serves everything outside /api, /ws and the probes (the browser
+	// client). Nil means 404.
+	Web http.Handler
+	// Extra routes (metrics, admin, leaderboards) added by the caller on the
+	// same mux, by pattern.
+	Routes map[string]http.Handler
+	// Ready is an extra readiness check (e.g. the store's ping).
+	Ready func(context.Context) error
+	// Metrics records connection measurements. Nil records nothing.
+	Metrics *Metrics
+}
+
+func (c *Config) setDefaults() error {
+	if c.Rooms == nil {
+		return errors.New("transport: Config.Rooms is required")
+	}
+	if c.Logger == nil {
+		c.Logger = c.Rooms.Config().Logger
+	}
+	if c.ReadLimit == 0 {
+		c.ReadLimit = 16 << 10
+	}
+	if c.OutboxSize == 0 {
+		c.OutboxSize = 256
+	}
+	if c.WriteTimeout == 0 {
+		c.WriteTimeout = 10 * time.Second
+	}
+	if c.HelloTimeout == 0 {
+		c.HelloTimeout = 10 * time.Second
+	}
+	if c.RateLimit == 0 {
+		c.RateLimit = 20
+	}
+	if c.RateBurst == 0 {
+		c.RateBurst = 40
+	}
+	if c.AbuseLimit == 0 {
+		c.AbuseLimit = 200
+	}
+	if c.MaxInvalid == 0 {
+		c.MaxInvalid = 20
+	}
+	return nil
+}
+
+// Server is roomd's HTTP and WebSocket front.
+type Server struct {
+	cfg     Config
+	mux     *http.ServeMux
+	closing atomic.Bool
+
+	mu    sync.Mutex
+	conns map[*conn]struct{}
+	wg    sync.WaitGroup
+	ctx   context.Context
+	stop  context.CancelFunc
+}
+
+// NewServer validates cfg and builds the routes.
+func NewServer(cfg Config) (*Server, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), conns: map[*conn]struct{}{}, ctx: ctx, stop: stop}
+	s.routes()
+	return s, nil
+}
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+func (s *Server) now() time.Time { return s.cfg.Rooms.Config().Now() }
+
+func (s *Server) heartbeat() time.Duration { return s.cfg.Rooms.Config().Heartbeat }
+
+func (s *Server) retryAfter() time.Duration { return s.cfg.Rooms.Config().RetryAfter }
+
+func (s *Server) routes() {
+	s.mux.HandleFunc("GET "+SocketPath, s.serveSocket)
+	s.mux.HandleFunc("POST /api/rooms", s.createRoom)
+	s.mux.HandleFunc("POST /api/rooms/{code}/join", s.joinRoom)
+	s.mux.HandleFunc("GET /api/rooms/{code}", s.roomInfo)
+	s.mux.HandleFunc("GET /api/games", s.games)
+	s.mux.HandleFunc("GET /api/protocol.schema.json", s.schema)
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	s.mux.HandleFunc("GET /readyz", s.ready)
+	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no API route "+r.Method+" "+r.URL.Path)
+	})
+	for pattern, h := range s.cfg.Routes {
+		s.mux.Handle(pattern, h)
+	}
+	if s.cfg.Web != nil {
+		s.mux.Handle("/", s.cfg.Web)
+	}
+}
+
+func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
+	if s.closing.Load() {
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "server restarting")
+		return
+	}
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.Origins})
+	if err != nil {
+		s.cfg.Logger.Info("websocket accept refused", "err", err, "origin", r.Header.Get("Origin"))
+		return // Accept has written the response
+	}
+	c := newConn(s, ws)
+	s.mu.Lock()
+	if s.closing.Load() {
+		s.mu.Unlock()
+		ws.Close(websocket.StatusCode(protocol.CloseRestarting), "server restarting")
+		return
+	}
+	s.conns[c] = struct{}{}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	s.cfg.Metrics.connOpened()
+	defer func() {
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+		s.cfg.Metrics.connClosed()
+		s.wg.Done()
+	}()
+	c.serve(s.ctx)
+}
+
+// Shutdown stops accepting sockets, stops every room (final snapshots, and
+// every client told to come back after RetryAfter), closes the sockets not
+// yet in a room, and waits for all connections to finish or ctx to end.
+// Call it before http.Server.Shutdown, which does not track WebSockets.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.closing.Store(true)
+	err := s.cfg.Rooms.Shutdown(ctx)
+	s.mu.Lock()
+	for c := range s.conns {
+		c.close(closeReq{code: protocol.CloseRestarting, reason: "server restarting", retryAfter: s.retryAfter()})
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		s.stop() // cut what is left
+		<-done
+		err = errors.Join(err, ctx.Err())
+	}
+	s.stop()
+	return err
+}
+
+// Closing reports whether Shutdown has begun.
+func (s *Server) Closing() bool { return s.closing.Load() }

@@ -1,0 +1,94 @@
+package transport
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+
+	"github.com/roomd/roomd/protocol"
+)
+
+// Transport is what a game client talks to, whether the game runs in this
+// process (LocalTransport) or in a room on a server (RemoteTransport), as in
+// the core design's Transport: start, send, events, result. Every method is
+// asynchronous in spirit: Send returns once the action is on its way; its
+// receipt and effects arrive as events.
+type Transport interface {
+	// Start begins: a LocalTransport starts its session, a RemoteTransport
+	// connects (and keeps reconnecting until Close or a terminal close).
+	Start(ctx context.Context) error
+	// Send sends one action, filling in a fresh action id and the revision
+	// seen, and returns the id.
+	Send(ctx context.Context, a protocol.Action) (string, error)
+	// Events delivers snapshots, updates, receipts, presence, notices and
+	// connection-state changes, in order. It is closed when the transport
+	// stops for good.
+	Events() <-chan Event
+	// Result returns the last finished match's result, if any.
+	Result() (protocol.Result, bool)
+	// Close stops the transport and releases its goroutines.
+	Close() error
+}
+
+// ConnState is a client's connection state.
+type ConnState string
+
+// Connection states, as the browser client's indicator shows them.
+const (
+	StateConnecting   ConnState = "connecting"
+	StateOnline       ConnState = "online"
+	StateReconnecting ConnState = "reconnecting"
+	StateClosed       ConnState = "closed"
+)
+
+// EventKind says which field of an Event is set.
+type EventKind string
+
+// Event kinds.
+const (
+	EventState    EventKind = "state"
+	EventWelcome  EventKind = "welcome"
+	EventSnapshot EventKind = "snapshot"
+	EventUpdate   EventKind = "update"
+	EventReceipt  EventKind = "receipt"
+	EventPresence EventKind = "presence"
+	EventNotice   EventKind = "notice"
+	EventBye      EventKind = "bye"
+	EventPong     EventKind = "pong"
+)
+
+// Event is one thing that happened to a transport.
+type Event struct {
+	Kind     EventKind
+	State    ConnState
+	Welcome  *protocol.Welcome
+	Snapshot *protocol.Snapshot
+	Update   *protocol.Update
+	Receipt  *protocol.Receipt
+	Presence *protocol.Presence
+	Notice   *protocol.NoticeMessage
+	Bye      *protocol.Bye
+	Pong     *protocol.Pong
+	// Close is the close code that ended the connection, with EventState.
+	Close int
+	// Raw is the frame as received (remote only), for tests that inspect
+	// every byte a client gets.
+	Raw []byte
+	// Resync is true on a snapshot that answered a gap or a stale action.
+	Resync bool
+}
+
+// ErrOffline is returned by Send while a RemoteTransport is not connected:
+// the action was not sent (the browser client shows an offline notice).
+var ErrOffline = errors.New("transport: offline; the action was not sent")
+
+// ErrStopped is returned after the transport stopped for good.
+var ErrStopped = errors.New("transport: stopped")
+
+// NewActionID returns a fresh random action id.
+func NewActionID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
