@@ -58,13 +58,12 @@ type member struct {
 	player string // "" for a spectator
 }
 
-// out is one message waiting for the end of the batch. Frames are encoded
-// when queued, except snapshots and welcomes, which are encoded at flush
-// from the state that was stored.
+// out is one message waiting for the end of the batch, encoded when queued
+// so that every client sees messages in the order of the changes.
 type out struct {
 	to       Client
 	frame    []byte
-	snapshot bool
+	snapshot bool // frame is a snapshot: if the batch fails, a fresh one replaces it
 	welcome  *protocol.Welcome
 	close    int // a close code to send after the frame
 	reason   string
@@ -317,7 +316,43 @@ func (r *Room) audience(seat int) int {
 	return r.st.sess.Match().Audience(seat)
 }
 
-func (r *Room) queue(o out) { r.outs = append(r.outs, o) }
+// queue adds a message. A snapshot or welcome is encoded now, from the state
+// as it is at this point of the batch; if the batch holds changes not yet
+// stored, it counts as durable (dropped, and the snapshot redone, if storing
+// fails).
+func (r *Room) queue(o out) {
+	if o.snapshot || o.welcome != nil {
+		if len(r.batch) > 0 {
+			o.durable = true
+		}
+		var pre []byte
+		if o.welcome != nil {
+			pre = mustEncode(*o.welcome)
+			o.welcome = nil
+		}
+		if o.snapshot {
+			mem := r.members[o.to]
+			seat := -1
+			if mem != nil {
+				seat = r.st.seatOf(mem.player)
+			}
+			snap := r.snapshotFrame(seat)
+			if pre != nil {
+				r.outs = append(r.outs, out{to: o.to, frame: pre, durable: o.durable})
+				pre = nil
+			}
+			r.outs = append(r.outs, out{to: o.to, frame: snap, snapshot: true, durable: o.durable})
+			o.snapshot = false
+		}
+		if pre != nil {
+			r.outs = append(r.outs, out{to: o.to, frame: pre, durable: o.durable})
+		}
+		if o.frame == nil && o.close == 0 && !o.forget {
+			return
+		}
+	}
+	r.outs = append(r.outs, o)
+}
 
 // commit stores the batch's entries. On success the queued messages stand;
 // on failure the room goes back to its stored state, the messages showing
@@ -372,12 +407,21 @@ func (r *Room) rollback() {
 	r.st = st
 	r.frozen = true
 	kept := r.outs[:0]
+	var resnap []Client
 	for _, o := range r.outs {
 		if !o.durable {
 			kept = append(kept, o)
+		} else if o.snapshot {
+			resnap = append(resnap, o.to)
 		}
 	}
 	r.outs = kept
+	r.batch = r.batch[:0]
+	for _, c := range resnap {
+		if mem := r.members[c]; mem != nil && (mem.player == "" || r.st.seatOf(mem.player) >= 0) {
+			r.queue(out{to: c, snapshot: true})
+		}
+	}
 	notice := &protocol.Notice{Code: protocol.CodeStorageUnavailable, Message: "the change could not be stored; try again shortly", Temporary: true}
 	for _, p := range r.accepted {
 		switch {
@@ -428,28 +472,8 @@ func (r *Room) flush() {
 	if len(r.outs) == 0 && !r.presence {
 		return
 	}
-	snaps := map[int][]byte{} // by audience
 	for i := range r.outs {
 		o := &r.outs[i]
-		if o.welcome != nil {
-			o.to.Send(mustEncode(*o.welcome))
-		}
-		if o.snapshot {
-			mem := r.members[o.to]
-			if mem == nil {
-				continue
-			}
-			seat := r.st.seatOf(mem.player)
-			key := r.audience(seat)
-			frame, ok := snaps[key]
-			if !ok || seat >= 0 {
-				frame = r.snapshotFrame(seat)
-				if seat < 0 {
-					snaps[key] = frame
-				}
-			}
-			o.to.Send(frame)
-		}
 		if o.frame != nil {
 			o.to.Send(o.frame)
 		}

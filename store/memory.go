@@ -1,8 +1,10 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"sync"
@@ -29,6 +31,11 @@ type memRoom struct {
 	ended   bool
 	expires time.Time
 }
+
+var (
+	_ Store        = (*Memory)(nil)
+	_ Leaderboards = (*Memory)(nil)
+)
 
 // NewMemory returns an empty memory store.
 func NewMemory() *Memory {
@@ -74,7 +81,7 @@ func (m *Memory) Create(ctx context.Context, room string, snap Snapshot) (Lease,
 	if _, ok := m.live(room); ok {
 		return Lease{}, fmt.Errorf("create %s: %w", room, ErrExists)
 	}
-	r := &memRoom{fence: 1, snap: cloneSnap(snap)}
+	r := &memRoom{fence: firstToken(time.Now()), snap: cloneSnap(snap)}
 	m.rooms[room] = r
 	return Lease{Room: room, Token: r.fence}, nil
 }
@@ -122,6 +129,9 @@ func (m *Memory) Append(ctx context.Context, lease Lease, entries []Entry) error
 	if n := len(r.entries); n > 0 {
 		last = r.entries[n-1].Rev
 	}
+	if len(entries) > 0 && entries[0].Rev <= last && r.stored(entries) {
+		return nil // a retry of an append that landed
+	}
 	for _, e := range entries {
 		if e.Rev != last+1 {
 			return fmt.Errorf("append %s: rev %d after %d: %w", lease.Room, e.Rev, last, ErrGap)
@@ -132,6 +142,20 @@ func (m *Memory) Append(ctx context.Context, lease Lease, entries []Entry) error
 		r.entries = append(r.entries, Entry{Rev: e.Rev, Data: slices.Clone(e.Data)})
 	}
 	return nil
+}
+
+// stored reports whether entries are all in the log with the same bytes.
+func (r *memRoom) stored(entries []Entry) bool {
+	i := sort.Search(len(r.entries), func(i int) bool { return r.entries[i].Rev >= entries[0].Rev })
+	if len(r.entries)-i < len(entries) {
+		return false
+	}
+	for j, e := range entries {
+		if s := r.entries[i+j]; s.Rev != e.Rev || !bytes.Equal(s.Data, e.Data) {
+			return false
+		}
+	}
+	return true
 }
 
 func (m *Memory) WriteSnapshot(ctx context.Context, lease Lease, snap Snapshot) error {
@@ -165,7 +189,7 @@ func (m *Memory) List(ctx context.Context) ([]string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
-		return nil, ErrClosed
+		return nil, fmt.Errorf("list: %w", ErrClosed)
 	}
 	var out []string
 	for code := range m.rooms {
@@ -180,7 +204,10 @@ func (m *Memory) List(ctx context.Context) ([]string, error) {
 func (m *Memory) Ping(ctx context.Context) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.check()
+	if err := m.check(); err != nil {
+		return fmt.Errorf("ping: %w", err)
+	}
+	return nil
 }
 
 func (m *Memory) Close() error {
@@ -196,9 +223,12 @@ func (m *Memory) Record(ctx context.Context, game, board, kind string, s Score) 
 	if err := m.check(); err != nil {
 		return fmt.Errorf("record score: %w", err)
 	}
+	if math.IsNaN(s.TimeMs) {
+		return fmt.Errorf("record score: time is NaN")
+	}
 	k := game + "/" + board + "/" + kind
 	list := append(m.boards[k], s)
-	sort.SliceStable(list, func(i, j int) bool { return list[i].TimeMs < list[j].TimeMs })
+	sort.SliceStable(list, func(i, j int) bool { return scoreLess(list[i], list[j]) })
 	m.boards[k] = list
 	return nil
 }
@@ -206,6 +236,9 @@ func (m *Memory) Record(ctx context.Context, game, board, kind string, s Score) 
 func (m *Memory) Top(ctx context.Context, game, board, kind string, limit int) ([]Score, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.closed {
+		return nil, fmt.Errorf("top scores: %w", ErrClosed)
+	}
 	list := m.boards[game+"/"+board+"/"+kind]
 	if limit > 0 && len(list) > limit {
 		list = list[:limit]
@@ -214,3 +247,21 @@ func (m *Memory) Top(ctx context.Context, game, board, kind string, limit int) (
 }
 
 func cloneSnap(s Snapshot) Snapshot { return Snapshot{Rev: s.Rev, Data: slices.Clone(s.Data)} }
+
+// scoreLess orders scores best first: lower time, then earlier At.
+func scoreLess(a, b Score) bool {
+	if a.TimeMs != b.TimeMs {
+		return a.TimeMs < b.TimeMs
+	}
+	return a.At < b.At
+}
+
+// firstToken is the fencing token a room gets when it is created: the clock
+// in microseconds, so that a code reused after its room expired never hands
+// out a token an earlier holder of that code could still have.
+func firstToken(now time.Time) uint64 {
+	if us := now.UnixMicro(); us > 0 {
+		return uint64(us)
+	}
+	return 1
+}

@@ -65,7 +65,11 @@ type Store interface {
 	// Append stores entries durably, in order, after the room's last entry.
 	// Implementations group concurrent appends of many rooms into one write
 	// (group commit). When it returns nil the entries survive a crash of
-	// this process.
+	// this process. Appending entries that are already stored with the same
+	// bytes succeeds without writing (a retried append whose first attempt
+	// landed); any other entry that does not follow the last one is ErrGap.
+	// An error other than the sentinels (a timeout, an outage) leaves the
+	// outcome unknown: the entries may or may not be stored.
 	Append(ctx context.Context, lease Lease, entries []Entry) error
 	// WriteSnapshot stores snap and drops the entries it covers.
 	WriteSnapshot(ctx context.Context, lease Lease, snap Snapshot) error

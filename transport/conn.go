@@ -74,6 +74,11 @@ func (c *conn) Send(frame []byte) {
 		c.srv.cfg.Metrics.slowClose()
 		c.log.Info("outbox full; closing slow client", "outbox", cap(c.out))
 		c.close(closeReq{code: protocol.CloseSlow, reason: "slow consumer", dropQueue: true})
+		// Leave the room at once: its presence shows the client gone and it
+		// sends nothing more, while the close frame waits for the socket.
+		if r := c.room.Load(); r != nil {
+			r.Drop(c)
+		}
 	}
 }
 

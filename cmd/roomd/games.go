@@ -1,0 +1,22 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/roomd/roomd/core/minesweeper"
+	"github.com/roomd/roomd/core/nim"
+	"github.com/roomd/roomd/core/session"
+)
+
+// registry returns every game this build serves.
+func registry() *session.Registry {
+	return session.NewRegistry(minesweeper.Game, nim.Game)
+}
+
+func gameIDs() string {
+	var ids []string
+	for _, g := range registry().Games() {
+		ids = append(ids, g.ID)
+	}
+	return strings.Join(ids, ", ")
+}

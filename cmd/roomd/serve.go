@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/lmittmann/tint"
+
+	"github.com/roomd/roomd/room"
+	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/transport"
+)
+
+type serveConfig struct {
+	addr            string
+	origins         string
+	logFormat       string
+	logLevel        string
+	idleTimeout     time.Duration
+	retryAfter      time.Duration
+	shutdownTimeout time.Duration
+	aiDelay         time.Duration
+}
+
+func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
+	fs := flag.NewFlagSet("roomd", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	ef := &envFlags{fs: fs}
+	addr := ef.String("addr", "", ":8080", "listen address")
+	origins := ef.String("origins", "", "", "comma-separated extra Origin host patterns allowed for WebSockets, e.g. example.com,*.example.com; empty means same-origin only")
+	logFormat := ef.String("log-format", "", "auto", "log format: auto (coloured text on a terminal, JSON otherwise), text or json")
+	logLevel := ef.String("log-level", "", "info", "log level: debug, info, warn or error")
+	idle := ef.Duration("idle-timeout", "", 30*time.Minute, "close a room after this long without a change or a connection")
+	retry := ef.Duration("retry-after", "", time.Second, "how long clients are told to wait before reconnecting when the server restarts")
+	shutdown := ef.Duration("shutdown-timeout", "", 20*time.Second, "how long a SIGTERM/SIGINT shutdown may take before connections are cut")
+	aiDelay := ef.Duration("ai-delay", "", 400*time.Millisecond, "how long an AI seat thinks before it moves")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageHeader())
+		fmt.Fprintln(stderr, "\nServe flags:")
+		fs.PrintDefaults()
+	}
+	if ef.err != nil {
+		return serveConfig{}, ef.err
+	}
+	if err := fs.Parse(args); err != nil {
+		return serveConfig{}, err
+	}
+	if fs.NArg() > 0 {
+		return serveConfig{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return serveConfig{addr: *addr, origins: *origins, logFormat: *logFormat, logLevel: *logLevel,
+		idleTimeout: *idle, retryAfter: *retry, shutdownTimeout: *shutdown, aiDelay: *aiDelay}, nil
+}
+
+func newLogger(format, level string, w *os.File) (*slog.Logger, error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("log level %q: %v", level, err)
+	}
+	if format == "auto" {
+		format = "json"
+		if fi, err := w.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			format = "tint"
+		}
+	}
+	switch format {
+	case "tint":
+		return slog.New(tint.NewHandler(w, &tint.Options{Level: lvl, TimeFormat: time.TimeOnly})), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl})), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lvl})), nil
+	}
+	return nil, fmt.Errorf("log format %q: want auto, text or json", format)
+}
+
+func serveMain(args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseServe(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "roomd: %v\n", err)
+		return 2
+	}
+	log, err := newLogger(cfg.logFormat, cfg.logLevel, os.Stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "roomd: %v\n", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := serve(ctx, cfg, log, stdout); err != nil {
+		log.Error("roomd stopped", "err", err)
+		return 1
+	}
+	return 0
+}
+
+func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Writer) error {
+	st := store.NewMemory()
+	rooms, err := room.NewManager(room.Config{Games: registry(), Store: st, Logger: log,
+		IdleTimeout: cfg.idleTimeout, RetryAfter: cfg.retryAfter, AIDelay: cfg.aiDelay})
+	if err != nil {
+		return err
+	}
+	var origins []string
+	for _, o := range strings.Split(cfg.origins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			origins = append(origins, o)
+		}
+	}
+	front, err := transport.NewServer(transport.Config{Rooms: rooms, Logger: log, Origins: origins})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return err
+	}
+	httpSrv := &http.Server{Handler: front.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- httpSrv.Serve(ln) }()
+	fmt.Fprintf(stdout, "roomd is running: open %s\n", openURL(ln.Addr()))
+	log.Info("listening", "addr", ln.Addr().String())
+
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "timeout", cfg.shutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
+	defer cancel()
+	// Stop accepting sockets, tell every client to come back, let the room
+	// actors write their final snapshots, then stop HTTP.
+	ferr := front.Shutdown(sctx)
+	herr := httpSrv.Shutdown(sctx)
+	cerr := st.Close()
+	if err := errors.Join(ferr, herr, cerr); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped cleanly")
+	return nil
+}
+
+// openURL is the address a person opens in a browser.
+func openURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String()
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}

@@ -1,0 +1,140 @@
+package minesweeper
+
+import (
+	"github.com/roomd/roomd/core/session"
+)
+
+// Rules is Minesweeper's session.Rules and session.AI. It holds nothing:
+// the zero value is ready and safe for concurrent use.
+type Rules struct{}
+
+var (
+	_ session.Rules[Config, *State, Move, Event, View] = Rules{}
+	_ session.AI[Move, View]                           = Rules{}
+)
+
+// Modes of Info, in the order listed.
+var modes = []session.Mode{
+	{ID: string(ModeSolo), Name: "Solo", MinSeats: 1, MaxSeats: 1},
+	{ID: string(ModeCoop), Name: "Co-op", MinSeats: 1, MaxSeats: 4, AI: true},
+	{ID: string(ModeRace), Name: "Race", MinSeats: 2, MaxSeats: 4, AI: true},
+}
+
+// Info describes the game to rooms and clients.
+var Info = session.Info{
+	ID:            "minesweeper",
+	Name:          "Minesweeper",
+	RulesVersion:  "minesweeper/1",
+	Modes:         modes,
+	ConfigSchema:  []byte(ConfigSchema),
+	CommandSchema: []byte(CommandSchema),
+}
+
+// Game is the erased, JSON-driven form of the rules, for registries.
+var Game = session.Define(session.Definition[Config, *State, Move, Event, View]{
+	Info:  Info,
+	Rules: Rules{},
+	Setup: Setup,
+})
+
+// Setup reports the mode a config is played in and its leaderboard.
+func Setup(c Config) (session.Setup, error) {
+	if err := c.Validate(); err != nil {
+		return session.Setup{}, err
+	}
+	m := c.ModeOrSolo()
+	for _, mode := range modes {
+		if mode.ID == string(m) {
+			return session.Setup{Mode: mode, Board: c.Board()}, nil
+		}
+	}
+	return session.Setup{}, configError("unknown mode %q", m)
+}
+
+// Init starts a match.
+func (Rules) Init(seed int64, c Config, seats int) (*State, error) { return NewState(seed, c, seats) }
+
+// Apply plays m for seat. The errors are *session.Rejection: Malformed for
+// moves no genuine client sends (an unknown type, coordinates off the
+// board, a seat not in the match), otherwise ineffective moves, the
+// reference's silent no-ops (see errors.go). s is unchanged on error.
+func (Rules) Apply(s *State, seat session.Seat, m Move) (*State, []Event, error) {
+	events, err := s.apply(seat, m)
+	return s, events, err
+}
+
+// Status reports the match's phase and winners: every seat when a coop
+// board is won, the first seat to clear its board in a race.
+func (Rules) Status(s *State) session.Status {
+	p := s.Phase()
+	st := session.Status{Phase: p.String(), Started: p != PhaseFresh, Over: s.over}
+	switch {
+	case !s.over:
+	case s.race && s.winner >= 0:
+		st.Winners = []session.Seat{s.winner}
+	case !s.race && p == PhaseWon:
+		st.Winners = make([]session.Seat, s.seats)
+		for i := range st.Winners {
+			st.Winners[i] = i
+		}
+	}
+	return st
+}
+
+// Pending lists the seats that may move: every seat while a solo or coop
+// board is open, and in a race every seat whose board is still open.
+func (Rules) Pending(s *State) []session.Seat {
+	if s.over {
+		return nil
+	}
+	out := make([]session.Seat, 0, s.seats)
+	for i := range s.seats {
+		if !s.race || !s.boards[i].phase.Terminal() {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Project returns viewer's view.
+func (Rules) Project(s *State, viewer session.Seat) View { return s.Project(viewer) }
+
+// ProjectEvents returns the events viewer may see. Solo and coop events
+// are for everyone. In a race a seat gets its own board's events and, for
+// each other board that changed, one progress event; a spectator gets all.
+func (Rules) ProjectEvents(s *State, events []Event, viewer session.Seat) []Event {
+	if !s.race || viewer < 0 || viewer >= s.seats {
+		return events
+	}
+	out := make([]Event, 0, len(events))
+	var told [4]bool // seats are at most 4 in a race
+	for _, e := range events {
+		switch {
+		case e.Seat == viewer:
+			out = append(out, e)
+		case e.Type == EventFlag || told[e.Seat]:
+		default:
+			told[e.Seat] = true
+			b := &s.boards[e.Seat]
+			out = append(out, Event{Type: EventProgress, Seat: e.Seat, Tagged: true,
+				Phase: b.phase, Revealed: b.revealed, Safe: s.cfg.Safe()})
+		}
+	}
+	return out
+}
+
+// Audience is 0 for every viewer of a solo or coop match; in a race it is 0
+// for spectators and seat+1 for a seat.
+func (Rules) Audience(s *State, viewer session.Seat) int {
+	if !s.race || viewer < 0 || viewer >= s.seats {
+		return 0
+	}
+	return viewer + 1
+}
+
+// Choose picks seat's next move from its view (see Solve).
+func (Rules) Choose(v View, seat session.Seat) (Move, bool) {
+	sv := solverPool.Get().(*Solver)
+	defer solverPool.Put(sv)
+	return sv.Choose(v, seat)
+}

@@ -1,0 +1,143 @@
+package session_test
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/roomd/roomd/core/nim"
+	"github.com/roomd/roomd/core/session"
+)
+
+// The reference's mulberry32 outputs for seed 0 (testdata/vectors/mnswpr/rng.json
+// is checked in full by the minesweeper package).
+func TestRNG(t *testing.T) {
+	g := session.NewRNG(0)
+	for i, want := range []uint32{1144304738, 1416247, 958946056} {
+		if got := g.Uint32(); got != want {
+			t.Fatalf("output %d = %d, want %d", i, got, want)
+		}
+	}
+	if session.NewRNG(-1).State() != 4294967295 || session.NewRNG(4294967303).State() != 7 {
+		t.Fatal("seeds are not reduced with ToUint32")
+	}
+	h := session.NewRNG(12345)
+	for range 1000 {
+		if n := h.Intn(7); n < 0 || n >= 7 {
+			t.Fatalf("Intn(7) = %d", n)
+		}
+	}
+}
+
+func take(n int) json.RawMessage {
+	return json.RawMessage(`{"type":"take","n":` + string(rune('0'+n)) + `}`)
+}
+
+func newNim(t *testing.T, clock session.Clock) *session.GameSession {
+	t.Helper()
+	s, err := session.NewSession(nim.Game, 7, json.RawMessage(`{"pile":5}`), 2, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestSessionLogAndTime(t *testing.T) {
+	now := 1000.0
+	s := newNim(t, func() float64 { return now })
+	if s.Elapsed() != 0 {
+		t.Fatal("elapsed before the start")
+	}
+	if _, err := s.Apply(1, take(1)); err == nil {
+		t.Fatal("out of turn accepted")
+	}
+	if len(s.Log()) != 0 {
+		t.Fatal("a refused move was logged")
+	}
+	now = 1500
+	if _, err := s.Apply(0, take(2)); err != nil {
+		t.Fatal(err)
+	}
+	now = 1700
+	if s.Elapsed() != 200 {
+		t.Fatalf("elapsed while running %v", s.Elapsed())
+	}
+	now = 2500
+	if _, err := s.Apply(1, take(3)); err != nil {
+		t.Fatal(err)
+	}
+	now = 9000
+	res, over := s.Result()
+	if !over || res.Time != 1000 || len(res.Log) != 2 || res.Log[1].Seat != 1 || res.Log[1].T != 2500 {
+		t.Fatalf("result %+v over %v", res, over)
+	}
+	if _, err := s.ApplyAt(0, take(1), 100); err == nil {
+		t.Fatal("a move with a decreasing timestamp was accepted")
+	}
+	if _, err := s.ApplyAt(0, take(1), math.NaN()); err == nil {
+		t.Fatal("a NaN timestamp was accepted")
+	}
+}
+
+func TestSnapshotRoundTripAndVersion(t *testing.T) {
+	s := newNim(t, nil)
+	s.ApplyAt(0, take(1), 10)
+	s.ApplyAt(1, take(1), 20)
+	data, err := s.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := session.NewRegistry(nim.Game)
+	back, err := session.DecodeSnapshot(reg, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(s.Match().View(session.Spectator))
+	b, _ := json.Marshal(back.Match().View(session.Spectator))
+	if string(a) != string(b) || len(back.Log()) != 2 {
+		t.Fatalf("restored %s, want %s", b, a)
+	}
+	for name, mutate := range map[string]func(string) string{
+		"unknown version":        func(s string) string { return strings.Replace(s, `"v":1`, `"v":2`, 1) },
+		"other rules version":    func(s string) string { return strings.Replace(s, `"nim/1"`, `"nim/0"`, 1) },
+		"unknown game":           func(s string) string { return strings.Replace(s, `"game":"nim"`, `"game":"chess"`, 1) },
+		"a log the rules refuse": func(s string) string { return strings.Replace(s, `"seat":1`, `"seat":0`, 1) },
+	} {
+		if _, err := session.DecodeSnapshot(reg, []byte(mutate(string(data))), nil); err == nil {
+			t.Errorf("%s: decoded", name)
+		}
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	s := newNim(t, nil)
+	s.ApplyAt(0, take(2), 10)
+	s.ApplyAt(1, take(2), 20)
+	if err := s.Truncate(1); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Log()) != 1 || s.Match().Pending()[0] != 1 {
+		t.Fatalf("after truncate: log %d, pending %v", len(s.Log()), s.Match().Pending())
+	}
+	if err := s.Truncate(5); err == nil {
+		t.Fatal("truncated beyond the log")
+	}
+}
+
+func TestDecodeRecordErrors(t *testing.T) {
+	for _, bad := range []string{`[]`, `{"config":{},"log":[]}`, `{"seed":1.5,"config":{},"log":[]}`,
+		`{"seed":1,"config":{},"log":{}}`, `{"seed":1,"config":{},"log":null}`, `{"seed":1,"config":{},"log":[null]}`, `nope`} {
+		if _, err := session.DecodeRecord([]byte(bad)); err == nil {
+			t.Errorf("decoded %s", bad)
+		}
+	}
+	rec, err := session.DecodeRecord([]byte(`{"seed":1,"config":{},"seats":2,"log":[{"move":{"type":"take","n":1}}]}`))
+	if err != nil || !math.IsNaN(rec.Log[0].T) {
+		t.Fatalf("a missing t should decode as NaN: %+v %v", rec, err)
+	}
+	v := session.Replay(nim.Game, rec)
+	if v.Valid || v.Reason == nil || !strings.Contains(*v.Reason, "timestamp") {
+		t.Fatalf("verdict %+v", v)
+	}
+}

@@ -1,0 +1,425 @@
+package room
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/roomd/roomd/core/nim"
+	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/protocol"
+	"github.com/roomd/roomd/store"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// fakeClient is an in-package Client that records what a room sends.
+type fakeClient struct {
+	id     string
+	mu     sync.Mutex
+	frames [][]byte
+	closed int
+	signal chan struct{}
+}
+
+func newFake(id string) *fakeClient { return &fakeClient{id: id, signal: make(chan struct{}, 1)} }
+
+func (f *fakeClient) ID() string { return f.id }
+func (f *fakeClient) Send(frame []byte) {
+	f.mu.Lock()
+	f.frames = append(f.frames, frame)
+	f.mu.Unlock()
+	f.poke()
+}
+func (f *fakeClient) Close(code int, reason string, retry time.Duration) {
+	f.mu.Lock()
+	if f.closed == 0 {
+		f.closed = code
+	}
+	f.mu.Unlock()
+	f.poke()
+}
+func (f *fakeClient) poke() {
+	select {
+	case f.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (f *fakeClient) messages(t *testing.T) []protocol.ServerMessage {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []protocol.ServerMessage
+	for _, fr := range f.frames {
+		m, err := protocol.DecodeServer(fr)
+		if err != nil {
+			t.Fatalf("%s: undecodable frame %s: %v", f.id, fr, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func (f *fakeClient) closeCode() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.closed
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// receipt waits for the receipt of action id.
+func (f *fakeClient) receipt(t *testing.T, id string) protocol.Receipt {
+	t.Helper()
+	var rc *protocol.Receipt
+	waitFor(t, "receipt "+id, func() bool {
+		for _, m := range f.messages(t) {
+			if m.Receipt != nil && m.Receipt.ID == id {
+				rc = m.Receipt
+			}
+		}
+		return rc != nil
+	})
+	return *rc
+}
+
+func (f *fakeClient) last(t *testing.T, typ string) protocol.ServerMessage {
+	t.Helper()
+	var found protocol.ServerMessage
+	waitFor(t, f.id+" "+typ, func() bool {
+		ms := f.messages(t)
+		for i := len(ms) - 1; i >= 0; i-- {
+			if ms[i].Type == typ {
+				found = ms[i]
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+func newManager(t *testing.T, st store.Store) *Manager {
+	t.Helper()
+	m, err := NewManager(Config{Games: session.NewRegistry(nim.Game), Store: st, AIDelay: -1, PresenceInterval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := m.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	return m
+}
+
+// nimRoom creates a two-seat hidden-Nim room and seats a host and a guest,
+// both connected as fake clients, and starts the match.
+func nimRoom(t *testing.T, m *Manager) (*Room, *fakeClient, *fakeClient, string) {
+	t.Helper()
+	ctx := context.Background()
+	created, err := m.Create(ctx, CreateRequest{Game: "nim", Settings: json.RawMessage(`{"pile":10}`), Name: "Ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Get(ctx, created.Room)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, guest := newFake("host"), newFake("guest")
+	if err := r.Hello(host, &protocol.Hello{Room: r.Code(), Token: created.Token}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Hello(guest, &protocol.Hello{Room: r.Code(), Name: "Bob"}); err != nil {
+		t.Fatal(err)
+	}
+	w := guest.last(t, protocol.TypeWelcome)
+	if w.Welcome.Token == "" || w.Welcome.Seat == nil || *w.Welcome.Seat != 1 {
+		t.Fatalf("guest welcome = %+v, want seat 1 with a token", w.Welcome)
+	}
+	act(t, r, guest, "g-ready", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlReady, Ready: true})
+	act(t, r, host, "h-start", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlStart})
+	return r, host, guest, created.Token
+}
+
+// act sends an action at the room's current revision and returns its receipt.
+func act(t *testing.T, r *Room, c *fakeClient, id, typ string, cmd json.RawMessage, ctl *protocol.Control) protocol.Receipt {
+	t.Helper()
+	a := &protocol.Action{Type: typ, ID: id, Command: cmd, Control: ctl}
+	a.Rev = currentRev(t, c)
+	if err := r.Act(c, a); err != nil {
+		t.Fatal(err)
+	}
+	return c.receipt(t, id)
+}
+
+// currentRev is the client's revision: the last snapshot or update it got.
+func currentRev(t *testing.T, c *fakeClient) uint64 {
+	t.Helper()
+	var rev uint64
+	for _, m := range c.messages(t) {
+		switch {
+		case m.Snapshot != nil:
+			rev = m.Snapshot.Rev
+		case m.Update != nil:
+			rev = m.Update.To
+		}
+	}
+	return rev
+}
+
+func take(n int) json.RawMessage { return json.RawMessage(fmt.Sprintf(`{"type":"take","n":%d}`, n)) }
+
+// TestRevisionsContinuous plays a Nim match and checks that each client sees
+// revisions rising by exactly one, with one receipt per action.
+func TestRevisionsContinuous(t *testing.T) {
+	m := newManager(t, nil)
+	r, host, guest, _ := nimRoom(t, m)
+	turn := []*fakeClient{host, guest}
+	for i := 0; ; i++ {
+		if r.Info().Phase == protocol.PhaseEnded {
+			break
+		}
+		if i > 20 {
+			t.Fatal("match did not end")
+		}
+		c := turn[i%2]
+		rc := act(t, r, c, fmt.Sprintf("take-%d", i), protocol.TypeCommand, take(1), nil)
+		if !rc.OK {
+			t.Fatalf("take %d refused: %+v", i, rc.Notice)
+		}
+		waitFor(t, "info to follow", func() bool { return currentRev(t, host) == rc.Rev && currentRev(t, guest) == rc.Rev })
+	}
+	for _, c := range []*fakeClient{host, guest} {
+		var rev uint64
+		var snaps int
+		for _, msg := range c.messages(t) {
+			switch {
+			case msg.Snapshot != nil:
+				snaps++
+				rev = msg.Snapshot.Rev
+			case msg.Update != nil:
+				if msg.Update.From != rev || msg.Update.To != rev+1 {
+					t.Fatalf("%s: update %d→%d after revision %d", c.id, msg.Update.From, msg.Update.To, rev)
+				}
+				rev = msg.Update.To
+			}
+		}
+		if snaps != 1 {
+			t.Errorf("%s got %d snapshots, want 1", c.id, snaps)
+		}
+	}
+	if r.Info().Phase != protocol.PhaseEnded {
+		t.Fatalf("phase %s", r.Info().Phase)
+	}
+}
+
+// TestDedupAppliesOnce resends an accepted and a refused action: each gets
+// its first receipt again and nothing is applied twice.
+func TestDedupAppliesOnce(t *testing.T) {
+	m := newManager(t, nil)
+	r, host, guest, _ := nimRoom(t, m)
+	first := act(t, r, host, "dup", protocol.TypeCommand, take(2), nil)
+	if !first.OK {
+		t.Fatalf("refused: %+v", first.Notice)
+	}
+	before := currentRev(t, host)
+	if err := r.Act(host, &protocol.Action{Type: protocol.TypeCommand, ID: "dup", Rev: before, Command: take(2)}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "second receipt", func() bool {
+		n := 0
+		for _, msg := range host.messages(t) {
+			if msg.Receipt != nil && msg.Receipt.ID == "dup" {
+				n++
+			}
+		}
+		return n == 2
+	})
+	var receipts []protocol.Receipt
+	for _, msg := range host.messages(t) {
+		if msg.Receipt != nil && msg.Receipt.ID == "dup" {
+			receipts = append(receipts, *msg.Receipt)
+		}
+	}
+	if receipts[0] != receipts[1] || !receipts[1].OK {
+		t.Fatalf("receipts differ: %+v", receipts)
+	}
+	if got := currentRev(t, host); got != before {
+		t.Fatalf("resend moved the revision from %d to %d", before, got)
+	}
+	// A refused action (out of turn) is refused the same way when resent.
+	for range 2 {
+		if err := r.Act(host, &protocol.Action{Type: protocol.TypeCommand, ID: "early", Rev: before, Command: take(1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "two refusals", func() bool {
+		n := 0
+		for _, msg := range host.messages(t) {
+			if msg.Receipt != nil && msg.Receipt.ID == "early" {
+				if msg.Receipt.OK || msg.Receipt.Notice.Code != session.CodeNotYourTurn {
+					t.Fatalf("out-of-turn receipt %+v", msg.Receipt)
+				}
+				n++
+			}
+		}
+		return n == 2
+	})
+	_ = guest
+}
+
+// TestStorageFailureKeepsState makes the store refuse writes: the command is
+// answered with a temporary storage-unavailable notice, the room keeps its
+// state, and a resend with the same id after the store is back is applied.
+func TestStorageFailureKeepsState(t *testing.T) {
+	st := store.NewMemory()
+	m := newManager(t, st)
+	r, host, guest, _ := nimRoom(t, m)
+	before := currentRev(t, guest)
+	st.SetFail(errors.New("disk on fire"))
+	rc := act(t, r, host, "t1", protocol.TypeCommand, take(3), nil)
+	if rc.OK || rc.Notice.Code != protocol.CodeStorageUnavailable || !rc.Notice.Temporary {
+		t.Fatalf("receipt during outage = %+v", rc)
+	}
+	waitFor(t, "frozen flag", func() bool { return r.Info().Frozen })
+	if got := currentRev(t, guest); got != before {
+		t.Fatalf("guest saw revision %d during the outage; had %d", got, before)
+	}
+	st.SetFail(nil)
+	if err := r.Act(host, &protocol.Action{Type: protocol.TypeCommand, ID: "t1", Rev: before, Command: take(3)}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "applied after the outage", func() bool { return currentRev(t, guest) == before+1 })
+	var pile int
+	for _, msg := range guest.messages(t) {
+		if msg.Update != nil && msg.Update.To == before+1 {
+			var beats []nim.Event
+			if err := json.Unmarshal(msg.Update.Beats.(json.RawMessage), &beats); err != nil {
+				t.Fatal(err)
+			}
+			pile = beats[0].Pile
+		}
+	}
+	if pile != 7 {
+		t.Fatalf("pile after one take of 3 from 10 = %d", pile)
+	}
+	waitFor(t, "unfrozen", func() bool { return !r.Info().Frozen })
+}
+
+// TestRestoreFromStore shuts a manager down mid-match and restores the room
+// in a new one: same revision, tokens still work, play continues.
+func TestRestoreFromStore(t *testing.T) {
+	st := store.NewMemory()
+	m1, err := NewManager(Config{Games: session.NewRegistry(nim.Game), Store: st, AIDelay: -1, SnapshotEvery: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, host, guest, hostToken := nimRoom(t, m1)
+	act(t, r, host, "m1", protocol.TypeCommand, take(1), nil)
+	act(t, r, guest, "m2", protocol.TypeCommand, take(2), nil)
+	act(t, r, host, "m3", protocol.TypeCommand, take(1), nil)
+	rev := currentRev(t, host)
+	code := r.Code()
+	ctx := context.Background()
+	if err := m1.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if host.closeCode() != protocol.CloseRestarting {
+		t.Fatalf("host closed with %d, want %d", host.closeCode(), protocol.CloseRestarting)
+	}
+	m2 := newManager(t, st)
+	r2, err := m2.Get(ctx, code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := newFake("host-again")
+	if err := r2.Hello(back, &protocol.Hello{Room: code, Token: hostToken}); err != nil {
+		t.Fatal(err)
+	}
+	snap := back.last(t, protocol.TypeSnapshot).Snapshot
+	if snap.Rev != rev || snap.Seat == nil || *snap.Seat != 0 {
+		t.Fatalf("restored snapshot rev %d seat %v; want rev %d seat 0", snap.Rev, snap.Seat, rev)
+	}
+	var view nim.View
+	if err := json.Unmarshal(snap.View.(json.RawMessage), &view); err != nil {
+		t.Fatal(err)
+	}
+	if view.Pile != 6 || view.Turn != 1 {
+		t.Fatalf("restored view pile %d turn %d; want 6 and 1", view.Pile, view.Turn)
+	}
+	// The dedup window came back too: m3 resent is not applied again.
+	if err := r2.Act(back, &protocol.Action{Type: protocol.TypeCommand, ID: "m3", Rev: rev, Command: take(1)}); err != nil {
+		t.Fatal(err)
+	}
+	if rc := back.receipt(t, "m3"); !rc.OK || rc.Rev != rev {
+		t.Fatalf("resent m3 after restore: %+v, want ok at rev %d", rc, rev)
+	}
+}
+
+// TestStoreHoldsNoToken checks that nothing the store keeps contains a seat
+// token: only its hash.
+func TestStoreHoldsNoToken(t *testing.T) {
+	st := store.NewMemory()
+	m := newManager(t, st)
+	r, _, guest, hostToken := nimRoom(t, m)
+	guestToken := guest.last(t, protocol.TypeWelcome).Welcome.Token
+	ctx := context.Background()
+	_, rec, err := st.Open(ctx, r.Code())
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := [][]byte{rec.Snapshot.Data}
+	for _, e := range rec.Entries {
+		all = append(all, e.Data)
+	}
+	joined := bytes.Join(all, nil)
+	for _, tok := range []string{hostToken, guestToken} {
+		if bytes.Contains(joined, []byte(tok)) {
+			t.Fatalf("the store holds the token %q", tok)
+		}
+		if !bytes.Contains(joined, []byte(hashToken(tok))) {
+			t.Fatalf("the store lacks the hash of token %q (the test would be vacuous)", tok)
+		}
+	}
+}
+
+// TestNameReplaced gives a second "Ann" another name and says so.
+func TestNameReplaced(t *testing.T) {
+	m := newManager(t, nil)
+	created, err := m.Create(context.Background(), CreateRequest{Game: "nim", Name: "Ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := m.Get(context.Background(), created.Room)
+	c := newFake("ann2")
+	r.Hello(c, &protocol.Hello{Room: r.Code(), Name: "Ann"})
+	n := c.last(t, protocol.TypeNotice)
+	if n.Notice.Code != protocol.CodeNameReplaced || !strings.Contains(n.Notice.Message, "Ann (2)") {
+		t.Fatalf("notice = %+v", n.Notice)
+	}
+	if got := r.Info().Seats[1].Name; got != "Ann (2)" {
+		t.Fatalf("seat 1 name %q", got)
+	}
+}

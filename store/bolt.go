@@ -1,0 +1,657 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.etcd.io/bbolt"
+)
+
+// BoltOptions configures a Bolt store. The zero value works.
+type BoltOptions struct {
+	// NoSync skips the fsync at the end of each commit. Writes then reach
+	// the operating system's page cache only: they survive a crash (kill -9)
+	// of roomd but not a power loss or a kernel crash, which may also leave
+	// the file unusable. False (the default) fsyncs every commit.
+	NoSync bool
+	// LockTimeout bounds the wait for the database file's lock when another
+	// process holds it. Zero means 1 second.
+	LockTimeout time.Duration
+	// MaxBatch bounds how many operations one transaction carries. Zero
+	// means 1000.
+	MaxBatch int
+	// SweepInterval is how often expired rooms are deleted. Zero means one
+	// minute; a negative value disables the sweep (expired rooms are still
+	// deleted when touched).
+	SweepInterval time.Duration
+	// LeaderboardSize is how many scores each board keeps. Zero means 1000.
+	LeaderboardSize int
+	// Now is the clock for the expiry of ended rooms. Nil means time.Now.
+	Now func() time.Time
+}
+
+func (o *BoltOptions) init() {
+	if o.LockTimeout == 0 {
+		o.LockTimeout = time.Second
+	}
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = 1000
+	}
+	if o.SweepInterval == 0 {
+		o.SweepInterval = time.Minute
+	}
+	if o.LeaderboardSize <= 0 {
+		o.LeaderboardSize = 1000
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// BoltFile is the name of the database file inside a Bolt store's directory.
+const BoltFile = "roomd.db"
+
+// Bucket and key names of the bbolt layout (see STORAGE.md).
+var (
+	bRooms  = []byte("rooms")  // room code → the room's bucket
+	bExpiry = []byte("expiry") // expiry ms (8 bytes) + code → empty
+	bBoards = []byte("boards") // game\0board\0kind → bucket of scores
+	bCounts = []byte("boardn") // game\0board\0kind → number of scores (8 bytes)
+
+	kFence   = []byte("fence")   // fencing token
+	kLast    = []byte("last")    // revision of the last stored entry (or of the snapshot)
+	kSnapRev = []byte("snaprev") // revision of the snapshot
+	kSnap    = []byte("snap")    // snapshot bytes
+	kEnded   = []byte("ended")   // present when ended: expiry, ms since the epoch
+	kLog     = []byte("log")     // bucket: revision (8 bytes) → entry bytes
+)
+
+// Bolt stores rooms in one bbolt file. Writes of all rooms go through one
+// committer goroutine that puts everything waiting into one read-write
+// transaction (group commit), so N rooms appending at once cost one fsync,
+// not N.
+type Bolt struct {
+	db   *bbolt.DB
+	opts BoltOptions
+
+	mu     sync.Mutex
+	queue  []*boltOp
+	closed bool
+	signal chan struct{}
+	quit   chan struct{}
+	wg     sync.WaitGroup
+
+	txs atomic.Uint64
+	ops atomic.Uint64
+}
+
+var (
+	_ Store        = (*Bolt)(nil)
+	_ Leaderboards = (*Bolt)(nil)
+)
+
+// boltOp is one write waiting for the committer. fn runs inside the shared
+// transaction; it must make no change when it returns one of the sentinel
+// errors (other errors roll the whole transaction back and it is retried
+// without that op).
+type boltOp struct {
+	ctx  context.Context
+	fn   func(tx *bbolt.Tx) error
+	done chan error
+}
+
+// BoltStats counts the committer's work.
+type BoltStats struct {
+	// Transactions is the number of read-write transactions committed.
+	Transactions uint64
+	// Ops is the number of writes they carried.
+	Ops uint64
+}
+
+// OpenBolt opens (creating it if needed) the store in directory dir; the
+// database is the file BoltFile inside it.
+func OpenBolt(dir string, opts BoltOptions) (*Bolt, error) {
+	opts.init()
+	if dir == "" {
+		return nil, errors.New("store: open bolt: empty directory")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("store: open bolt: %w", err)
+	}
+	db, err := bbolt.Open(filepath.Join(dir, BoltFile), 0o600, &bbolt.Options{
+		Timeout:      opts.LockTimeout,
+		NoSync:       opts.NoSync,
+		FreelistType: bbolt.FreelistMapType,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: open bolt %s: %w", dir, err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		for _, name := range [][]byte{bRooms, bExpiry, bBoards, bCounts} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open bolt %s: %w", dir, err)
+	}
+	b := &Bolt{db: db, opts: opts, signal: make(chan struct{}, 1), quit: make(chan struct{})}
+	b.wg.Add(1)
+	go b.commitLoop()
+	if opts.SweepInterval > 0 {
+		b.wg.Add(1)
+		go b.sweepLoop()
+	}
+	return b, nil
+}
+
+// Stats returns the committer's counters.
+func (b *Bolt) Stats() BoltStats {
+	return BoltStats{Transactions: b.txs.Load(), Ops: b.ops.Load()}
+}
+
+// do queues fn for the committer and waits for its result.
+func (b *Bolt) do(ctx context.Context, op string, fn func(tx *bbolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	o := &boltOp{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return fmt.Errorf("%s: %w", op, ErrClosed)
+	}
+	b.queue = append(b.queue, o)
+	b.mu.Unlock()
+	select {
+	case b.signal <- struct{}{}:
+	default:
+	}
+	select {
+	case err := <-o.done:
+		if err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("%s: %w", op, ctx.Err())
+	}
+}
+
+func (b *Bolt) commitLoop() {
+	defer b.wg.Done()
+	for {
+		select {
+		case <-b.signal:
+		case <-b.quit:
+			b.mu.Lock()
+			q := b.queue
+			b.queue = nil
+			b.mu.Unlock()
+			for _, o := range q {
+				o.done <- ErrClosed
+			}
+			return
+		}
+		for {
+			b.mu.Lock()
+			n := min(len(b.queue), b.opts.MaxBatch)
+			ops := slices.Clone(b.queue[:n])
+			b.queue = slices.Delete(b.queue, 0, n)
+			b.mu.Unlock()
+			if n == 0 {
+				break
+			}
+			b.commit(ops)
+		}
+	}
+}
+
+// soft reports whether err is an answer (the op made no change, or only a
+// consistent one) rather than a failure of the transaction.
+func soft(err error) bool {
+	return errors.Is(err, ErrNotFound) || errors.Is(err, ErrExists) ||
+		errors.Is(err, ErrFenced) || errors.Is(err, ErrGap)
+}
+
+// commit runs ops in one transaction and answers each.
+func (b *Bolt) commit(ops []*boltOp) {
+	for len(ops) > 0 {
+		errs := make([]error, len(ops))
+		bad := -1
+		err := b.db.Update(func(tx *bbolt.Tx) error {
+			for i, o := range ops {
+				if err := o.ctx.Err(); err != nil {
+					errs[i] = err // its caller has gone: leave it out
+					continue
+				}
+				err := o.fn(tx)
+				errs[i] = err
+				if err != nil && !soft(err) {
+					bad = i
+					return err
+				}
+			}
+			return nil
+		})
+		if bad >= 0 {
+			ops[bad].done <- errs[bad]
+			ops = slices.Delete(ops, bad, bad+1)
+			continue
+		}
+		b.txs.Add(1)
+		b.ops.Add(uint64(len(ops)))
+		for i, o := range ops {
+			if err != nil {
+				o.done <- err
+			} else {
+				o.done <- errs[i]
+			}
+		}
+		return
+	}
+}
+
+func (b *Bolt) sweepLoop() {
+	defer b.wg.Done()
+	t := time.NewTicker(b.opts.SweepInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_, _ = b.sweep(ctx)
+			cancel()
+		case <-b.quit:
+			return
+		}
+	}
+}
+
+// sweep deletes up to 1000 rooms whose TTL has passed and returns how many.
+func (b *Bolt) sweep(ctx context.Context) (int, error) {
+	n := 0
+	err := b.do(ctx, "sweep", func(tx *bbolt.Tx) error {
+		n = 0
+		now := b.opts.Now().UnixMilli()
+		exp, rooms := tx.Bucket(bExpiry), tx.Bucket(bRooms)
+		var keys [][]byte
+		c := exp.Cursor()
+		for k, _ := c.First(); k != nil && len(keys) < 1000 && int64(u64(k[:8])) <= now; k, _ = c.Next() {
+			keys = append(keys, slices.Clone(k))
+		}
+		for _, k := range keys {
+			code := k[8:]
+			if rb := rooms.Bucket(code); rb != nil && bytes.Equal(rb.Get(kEnded), k[:8]) {
+				if err := rooms.DeleteBucket(code); err != nil {
+					return err
+				}
+				n++
+			}
+			if err := exp.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return n, err
+}
+
+func be64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
+
+func u64(v []byte) uint64 {
+	if len(v) < 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(v)
+}
+
+func expiryKey(at []byte, code string) []byte { return append(slices.Clone(at), code...) }
+
+// room returns the room's bucket, nil when there is none. A room whose TTL
+// has passed is deleted.
+func (b *Bolt) room(tx *bbolt.Tx, code string) (*bbolt.Bucket, error) {
+	rooms := tx.Bucket(bRooms)
+	rb := rooms.Bucket([]byte(code))
+	if rb == nil {
+		return nil, nil
+	}
+	if at := rb.Get(kEnded); at != nil && b.opts.Now().UnixMilli() >= int64(u64(at)) {
+		if err := tx.Bucket(bExpiry).Delete(expiryKey(at, code)); err != nil {
+			return nil, err
+		}
+		return nil, rooms.DeleteBucket([]byte(code))
+	}
+	return rb, nil
+}
+
+// held returns the bucket of the room lease holds, or why it may not write.
+func (b *Bolt) held(tx *bbolt.Tx, lease Lease) (*bbolt.Bucket, error) {
+	rb, err := b.room(tx, lease.Room)
+	if err != nil {
+		return nil, err
+	}
+	if rb == nil {
+		return nil, ErrNotFound
+	}
+	if cur := u64(rb.Get(kFence)); cur != lease.Token {
+		return nil, fmt.Errorf("token %d, current %d: %w", lease.Token, cur, ErrFenced)
+	}
+	return rb, nil
+}
+
+// nonNil makes empty data storable (bbolt keeps a nil value as empty).
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+func (b *Bolt) Create(ctx context.Context, room string, snap Snapshot) (Lease, error) {
+	var lease Lease
+	err := b.do(ctx, "create "+room, func(tx *bbolt.Tx) error {
+		rb, err := b.room(tx, room)
+		if err != nil {
+			return err
+		}
+		if rb != nil {
+			return ErrExists
+		}
+		rb, err = tx.Bucket(bRooms).CreateBucket([]byte(room))
+		if err != nil {
+			return err
+		}
+		token := firstToken(time.Now())
+		for _, kv := range [][2][]byte{
+			{kFence, be64(token)}, {kLast, be64(snap.Rev)}, {kSnapRev, be64(snap.Rev)}, {kSnap, nonNil(snap.Data)},
+		} {
+			if err := rb.Put(kv[0], kv[1]); err != nil {
+				return err
+			}
+		}
+		if _, err := rb.CreateBucket(kLog); err != nil {
+			return err
+		}
+		lease = Lease{Room: room, Token: token}
+		return nil
+	})
+	return lease, err
+}
+
+func (b *Bolt) Open(ctx context.Context, room string) (Lease, Record, error) {
+	var (
+		lease Lease
+		rec   Record
+	)
+	err := b.do(ctx, "open "+room, func(tx *bbolt.Tx) error {
+		rb, err := b.room(tx, room)
+		if err != nil {
+			return err
+		}
+		if rb == nil {
+			return ErrNotFound
+		}
+		token := u64(rb.Get(kFence)) + 1
+		if err := rb.Put(kFence, be64(token)); err != nil {
+			return err
+		}
+		lease = Lease{Room: room, Token: token}
+		rec = Record{
+			Snapshot: Snapshot{Rev: u64(rb.Get(kSnapRev)), Data: slices.Clone(rb.Get(kSnap))},
+			Ended:    rb.Get(kEnded) != nil,
+		}
+		return rb.Bucket(kLog).ForEach(func(k, v []byte) error {
+			rec.Entries = append(rec.Entries, Entry{Rev: u64(k), Data: slices.Clone(v)})
+			return nil
+		})
+	})
+	if err != nil {
+		return Lease{}, Record{}, err
+	}
+	return lease, rec, nil
+}
+
+func (b *Bolt) Append(ctx context.Context, lease Lease, entries []Entry) error {
+	op := "append " + lease.Room
+	if len(entries) == 0 {
+		return b.check(op)
+	}
+	for i := 1; i < len(entries); i++ {
+		if entries[i].Rev != entries[i-1].Rev+1 {
+			return fmt.Errorf("%s: rev %d after %d in one batch: %w", op, entries[i].Rev, entries[i-1].Rev, ErrGap)
+		}
+	}
+	return b.do(ctx, op, func(tx *bbolt.Tx) error {
+		rb, err := b.held(tx, lease)
+		if err != nil {
+			return err
+		}
+		log := rb.Bucket(kLog)
+		last, first := u64(rb.Get(kLast)), entries[0].Rev
+		if first <= last {
+			for _, e := range entries {
+				if v := log.Get(be64(e.Rev)); v == nil || !bytes.Equal(v, e.Data) {
+					return fmt.Errorf("rev %d after %d: %w", first, last, ErrGap)
+				}
+			}
+			return nil // a retry of an append that landed
+		}
+		if first != last+1 {
+			return fmt.Errorf("rev %d after %d: %w", first, last, ErrGap)
+		}
+		log.FillPercent = 1 // keys only grow: pack pages full
+		for _, e := range entries {
+			if err := log.Put(be64(e.Rev), nonNil(e.Data)); err != nil {
+				return err
+			}
+		}
+		return rb.Put(kLast, be64(entries[len(entries)-1].Rev))
+	})
+}
+
+func (b *Bolt) WriteSnapshot(ctx context.Context, lease Lease, snap Snapshot) error {
+	return b.do(ctx, "snapshot "+lease.Room, func(tx *bbolt.Tx) error {
+		rb, err := b.held(tx, lease)
+		if err != nil {
+			return err
+		}
+		if snap.Rev < u64(rb.Get(kSnapRev)) {
+			return nil // an older snapshot never replaces a newer one
+		}
+		if err := rb.Put(kSnapRev, be64(snap.Rev)); err != nil {
+			return err
+		}
+		if err := rb.Put(kSnap, nonNil(snap.Data)); err != nil {
+			return err
+		}
+		if snap.Rev > u64(rb.Get(kLast)) {
+			if err := rb.Put(kLast, be64(snap.Rev)); err != nil {
+				return err
+			}
+		}
+		log := rb.Bucket(kLog)
+		var drop [][]byte
+		c := log.Cursor()
+		for k, _ := c.First(); k != nil && u64(k) <= snap.Rev; k, _ = c.Next() {
+			drop = append(drop, slices.Clone(k))
+		}
+		for _, k := range drop {
+			if err := log.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (b *Bolt) End(ctx context.Context, lease Lease, ttl time.Duration) error {
+	return b.do(ctx, "end "+lease.Room, func(tx *bbolt.Tx) error {
+		rb, err := b.held(tx, lease)
+		if err != nil {
+			return err
+		}
+		exp := tx.Bucket(bExpiry)
+		if old := rb.Get(kEnded); old != nil {
+			if err := exp.Delete(expiryKey(old, lease.Room)); err != nil {
+				return err
+			}
+		}
+		at := be64(uint64(b.opts.Now().Add(ttl).UnixMilli()))
+		if err := rb.Put(kEnded, at); err != nil {
+			return err
+		}
+		return exp.Put(expiryKey(at, lease.Room), []byte{})
+	})
+}
+
+func (b *Bolt) List(ctx context.Context) ([]string, error) {
+	if err := b.check("list"); err != nil {
+		return nil, err
+	}
+	var out []string
+	err := b.db.View(func(tx *bbolt.Tx) error {
+		rooms := tx.Bucket(bRooms)
+		return rooms.ForEachBucket(func(k []byte) error {
+			if rooms.Bucket(k).Get(kEnded) == nil {
+				out = append(out, string(k))
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, b.viewErr("list", err)
+	}
+	return out, nil // bbolt keeps keys sorted
+}
+
+// Ping reports whether a write transaction commits now: it goes through the
+// committer like any write (and costs one commit when nothing else is
+// waiting).
+func (b *Bolt) Ping(ctx context.Context) error {
+	return b.do(ctx, "ping", func(tx *bbolt.Tx) error { return nil })
+}
+
+// Close stops the committer and the sweep and closes the file. Writes not
+// yet started fail with ErrClosed.
+func (b *Bolt) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	b.mu.Unlock()
+	close(b.quit)
+	b.wg.Wait()
+	return b.db.Close()
+}
+
+func (b *Bolt) check(op string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return fmt.Errorf("%s: %w", op, ErrClosed)
+	}
+	return nil
+}
+
+func (b *Bolt) viewErr(op string, err error) error {
+	if errors.Is(err, bbolt.ErrDatabaseNotOpen) {
+		err = ErrClosed
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// boardName names a board's bucket.
+func boardName(game, board, kind string) []byte {
+	return []byte(game + "\x00" + board + "\x00" + kind)
+}
+
+// sortableFloat encodes f so that bytes order like numbers.
+func sortableFloat(f float64) uint64 {
+	u := math.Float64bits(f)
+	if u&(1<<63) != 0 {
+		return ^u
+	}
+	return u | 1<<63
+}
+
+// sortableInt encodes i so that bytes order like numbers.
+func sortableInt(i int64) uint64 { return uint64(i) ^ 1<<63 }
+
+func (b *Bolt) Record(ctx context.Context, game, board, kind string, s Score) error {
+	if math.IsNaN(s.TimeMs) {
+		return errors.New("record score: time is NaN")
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("record score: %w", err)
+	}
+	name := boardName(game, board, kind)
+	return b.do(ctx, "record score", func(tx *bbolt.Tx) error {
+		bb, err := tx.Bucket(bBoards).CreateBucketIfNotExists(name)
+		if err != nil {
+			return err
+		}
+		seq, err := bb.NextSequence()
+		if err != nil {
+			return err
+		}
+		key := binary.BigEndian.AppendUint64(nil, sortableFloat(s.TimeMs))
+		key = binary.BigEndian.AppendUint64(key, sortableInt(s.At))
+		key = binary.BigEndian.AppendUint64(key, seq)
+		if err := bb.Put(key, data); err != nil {
+			return err
+		}
+		counts := tx.Bucket(bCounts)
+		n := u64(counts.Get(name)) + 1
+		for ; n > uint64(b.opts.LeaderboardSize); n-- {
+			k, _ := bb.Cursor().Last()
+			if err := bb.Delete(k); err != nil {
+				return err
+			}
+		}
+		return counts.Put(name, be64(n))
+	})
+}
+
+func (b *Bolt) Top(ctx context.Context, game, board, kind string, limit int) ([]Score, error) {
+	if err := b.check("top scores"); err != nil {
+		return nil, err
+	}
+	var out []Score
+	err := b.db.View(func(tx *bbolt.Tx) error {
+		bb := tx.Bucket(bBoards).Bucket(boardName(game, board, kind))
+		if bb == nil {
+			return nil
+		}
+		c := bb.Cursor()
+		for k, v := c.First(); k != nil && (limit <= 0 || len(out) < limit); k, v = c.Next() {
+			var s Score
+			if err := json.Unmarshal(v, &s); err != nil {
+				return err
+			}
+			out = append(out, s)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, b.viewErr("top scores", err)
+	}
+	return out, nil
+}

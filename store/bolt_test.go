@@ -1,0 +1,222 @@
+package store
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.etcd.io/bbolt"
+)
+
+func boltFactory(noSync bool) factory {
+	return func(t *testing.T) *subject {
+		clock := newFakeClock()
+		dir := t.TempDir()
+		opts := BoltOptions{NoSync: noSync, Now: clock.Now}
+		open := func(t *testing.T) *Bolt {
+			b, err := OpenBolt(dir, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { b.Close() })
+			return b
+		}
+		sub := &subject{s: open(t), advance: clock.Advance}
+		sub.reopen = func(t *testing.T) Backend {
+			if err := sub.s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			sub.s = open(t)
+			return sub.s
+		}
+		return sub
+	}
+}
+
+func TestBoltConformance(t *testing.T) {
+	t.Run("fsync", func(t *testing.T) { runConformance(t, boltFactory(false)) })
+	t.Run("nosync", func(t *testing.T) { runConformance(t, boltFactory(true)) })
+}
+
+func TestBoltSweep(t *testing.T) {
+	clock := newFakeClock()
+	b, err := OpenBolt(t.TempDir(), BoltOptions{Now: clock.Now, SweepInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx := testCtx(t)
+	a := mustCreate(t, b, "SWEEPA", Snapshot{})
+	mustCreate(t, b, "SWEEPB", Snapshot{})
+	c := mustCreate(t, b, "SWEEPC", Snapshot{})
+	if err := b.End(ctx, a, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.End(ctx, c, 3*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := b.sweep(ctx); err != nil || n != 0 {
+		t.Fatalf("sweep before the TTL: %d, %v", n, err)
+	}
+	clock.Advance(2 * time.Hour)
+	if n, err := b.sweep(ctx); err != nil || n != 1 {
+		t.Fatalf("sweep: %d, %v; want 1", n, err)
+	}
+	err = b.db.View(func(tx *bbolt.Tx) error {
+		if tx.Bucket(bRooms).Bucket([]byte("SWEEPA")) != nil {
+			t.Error("the expired room is still stored")
+		}
+		if tx.Bucket(bRooms).Bucket([]byte("SWEEPC")) == nil {
+			t.Error("the room ended for 3 h is gone after 2 h")
+		}
+		if n := tx.Bucket(bExpiry).Stats().KeyN; n != 1 {
+			t.Errorf("%d expiry keys, want 1", n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBoltGroupCommit(t *testing.T) {
+	b, err := OpenBolt(t.TempDir(), BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	const rooms, appends = 200, 20
+	var wg sync.WaitGroup
+	for i := range rooms {
+		wg.Go(func() {
+			code := fmt.Sprintf("G%05d", i)
+			l := mustCreate(t, b, code, Snapshot{})
+			for rev := uint64(1); rev <= appends; rev++ {
+				if err := b.Append(testCtx(t), l, []Entry{entry(code, rev)}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	st := b.Stats()
+	perTx := float64(st.Ops) / float64(st.Transactions)
+	t.Logf("%d ops in %d transactions: %.1f per transaction", st.Ops, st.Transactions, perTx)
+	if perTx < 4 {
+		t.Fatalf("%.1f ops per transaction, want group commit (≥ 4)", perTx)
+	}
+}
+
+func TestBoltLocked(t *testing.T) {
+	dir := t.TempDir()
+	b, err := OpenBolt(dir, BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	start := time.Now()
+	if b2, err := OpenBolt(dir, BoltOptions{LockTimeout: 100 * time.Millisecond}); err == nil {
+		b2.Close()
+		t.Fatal("a second store opened a locked file")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("waited %v for the lock", d)
+	}
+}
+
+const childEnv = "ROOMD_BOLT_CHILD_DIR"
+
+// TestBoltKillChild is the child of TestBoltKill9: it appends to a few rooms
+// until it is killed, printing each acknowledged append.
+func TestBoltKillChild(t *testing.T) {
+	dir := os.Getenv(childEnv)
+	if dir == "" {
+		t.Skip("run by TestBoltKill9")
+	}
+	b, err := OpenBolt(dir, BoltOptions{NoSync: os.Getenv("ROOMD_BOLT_CHILD_NOSYNC") == "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	out := bufio.NewWriter(os.Stdout)
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			code := fmt.Sprintf("KILL%02d", i)
+			l := mustCreate(t, b, code, Snapshot{})
+			for rev := uint64(1); ; rev++ {
+				if err := b.Append(testCtx(t), l, []Entry{entry(code, rev)}); err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				fmt.Fprintf(out, "ACK %s %d\n", code, rev)
+				out.Flush()
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestBoltKill9 kills a process that appends (SIGKILL, no chance to close
+// the file) and checks that every acknowledged append is there.
+func TestBoltKill9(t *testing.T) {
+	for _, noSync := range []bool{false, true} {
+		t.Run(fmt.Sprintf("nosync=%v", noSync), func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestBoltKillChild$", "-test.count=1")
+			cmd.Env = append(os.Environ(), childEnv+"="+dir)
+			if noSync {
+				cmd.Env = append(cmd.Env, "ROOMD_BOLT_CHILD_NOSYNC=1")
+			}
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Stderr = os.Stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			acked := map[string]uint64{}
+			sc := bufio.NewScanner(stdout)
+			n := 0
+			for n < 2000 && sc.Scan() {
+				f := strings.Fields(sc.Text())
+				if len(f) != 3 || f[0] != "ACK" {
+					continue
+				}
+				rev, _ := strconv.ParseUint(f[2], 10, 64)
+				acked[f[1]] = max(acked[f[1]], rev)
+				n++
+			}
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			_ = cmd.Wait()
+			if n < 2000 {
+				t.Fatalf("the child acknowledged only %d appends", n)
+			}
+			b, err := OpenBolt(dir, BoltOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			for code, last := range acked {
+				_, rec := mustOpen(t, b, code)
+				if uint64(len(rec.Entries)) < last {
+					t.Fatalf("%s: %d entries stored, %d acknowledged", code, len(rec.Entries), last)
+				}
+				checkRecord(t, Record{Snapshot: rec.Snapshot, Entries: rec.Entries[:last]}, Snapshot{}, entries(code, 1, last))
+			}
+		})
+	}
+}

@@ -1,0 +1,672 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// RedisOptions configures a Redis store. The zero value works.
+type RedisOptions struct {
+	// Prefix starts every key. Empty means "roomd".
+	Prefix string
+	// DialTimeout bounds connecting. Zero means the URL's dial_timeout, or
+	// 500 ms.
+	DialTimeout time.Duration
+	// ReadTimeout and WriteTimeout bound one socket read or write. Zero
+	// means the URL's read_timeout/write_timeout, or 1 second.
+	ReadTimeout  time.Duration
+	WriteTimeout time.Duration
+	// MaxRetries is how many times a command failing on the network is
+	// retried. Zero means the URL's max_retries, or 1; negative means none.
+	MaxRetries int
+	// MaxBatch bounds how many appends one pipeline carries. Zero means 1000.
+	MaxBatch int
+	// LeaderboardSize is how many scores each board keeps. Zero means 1000.
+	LeaderboardSize int
+}
+
+// Redis stores rooms in Redis. Every key of a room shares the hash tag
+// {code}, so a room lives on one Redis Cluster slot and one Lua script can
+// check its fencing token and write it atomically. Appends of all rooms go
+// through one committer goroutine that sends everything waiting in one
+// pipeline (group commit).
+type Redis struct {
+	c      *redis.Client
+	prefix string
+	opts   RedisOptions
+	// timeout bounds one pipeline of appends.
+	timeout time.Duration
+
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	queue  []*redisAppend
+	closed bool
+	signal chan struct{}
+	quit   chan struct{}
+	wg     sync.WaitGroup
+
+	batches    atomic.Uint64
+	appends    atomic.Uint64
+	accepted   atomic.Uint64
+	roundTrips atomic.Uint64
+}
+
+var (
+	_ Store        = (*Redis)(nil)
+	_ Leaderboards = (*Redis)(nil)
+)
+
+type redisAppend struct {
+	ctx  context.Context
+	keys []string
+	args []any
+	done chan error
+}
+
+// RedisStats counts the append committer's work.
+type RedisStats struct {
+	// Batches is the number of pipelines of appends sent.
+	Batches uint64
+	// Appends is the number of Append calls they carried.
+	Appends uint64
+	// Accepted is the number of those that succeeded.
+	Accepted uint64
+	// RoundTrips is the number of round trips the committer made
+	// (a pipeline, and a script reload after NOSCRIPT).
+	RoundTrips uint64
+}
+
+// OpenRedis connects to the Redis server at url (redis://[user:pass@]host:port/db,
+// see redis.ParseURL), checks that it answers and loads the scripts.
+func OpenRedis(ctx context.Context, url string, opts RedisOptions) (*Redis, error) {
+	o, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("store: open redis: %w", err)
+	}
+	if opts.Prefix == "" {
+		opts.Prefix = "roomd"
+	}
+	if opts.MaxBatch <= 0 {
+		opts.MaxBatch = 1000
+	}
+	if opts.LeaderboardSize <= 0 {
+		opts.LeaderboardSize = 1000
+	}
+	setDuration(&o.DialTimeout, opts.DialTimeout, 500*time.Millisecond)
+	setDuration(&o.ReadTimeout, opts.ReadTimeout, time.Second)
+	setDuration(&o.WriteTimeout, opts.WriteTimeout, time.Second)
+	switch {
+	case opts.MaxRetries != 0:
+		o.MaxRetries = opts.MaxRetries
+	case o.MaxRetries == 0:
+		o.MaxRetries = 1
+	}
+	o.MinRetryBackoff, o.MaxRetryBackoff = 10*time.Millisecond, 100*time.Millisecond
+	o.DialerRetries, o.DialerRetryTimeout = 1, 50*time.Millisecond
+	o.PoolTimeout = o.ReadTimeout + o.WriteTimeout
+	o.ContextTimeoutEnabled = true
+	r := &Redis{
+		c: redis.NewClient(o), prefix: opts.Prefix, opts: opts,
+		timeout: o.DialTimeout + o.ReadTimeout + o.WriteTimeout,
+		signal:  make(chan struct{}, 1), quit: make(chan struct{}),
+	}
+	if err := r.c.Ping(ctx).Err(); err != nil {
+		r.c.Close()
+		return nil, fmt.Errorf("store: open redis %s: %w", o.Addr, err)
+	}
+	for _, s := range allScripts {
+		if err := s.Load(ctx, r.c).Err(); err != nil {
+			r.c.Close()
+			return nil, fmt.Errorf("store: open redis %s: load scripts: %w", o.Addr, err)
+		}
+	}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	r.wg.Add(1)
+	go r.commitLoop()
+	return r, nil
+}
+
+func setDuration(dst *time.Duration, opt, def time.Duration) {
+	switch {
+	case opt != 0:
+		*dst = opt
+	case *dst == 0:
+		*dst = def
+	}
+}
+
+// Stats returns the append committer's counters.
+func (r *Redis) Stats() RedisStats {
+	return RedisStats{Batches: r.batches.Load(), Appends: r.appends.Load(),
+		Accepted: r.accepted.Load(), RoundTrips: r.roundTrips.Load()}
+}
+
+// keys returns the room's keys: fence, snap, log, meta.
+func (r *Redis) keys(code string) []string {
+	p := r.prefix + ":{" + code + "}:"
+	return []string{p + "fence", p + "snap", p + "log", p + "meta"}
+}
+
+// liveKey is the set of live room codes. It has no hash tag, and no script
+// touches it together with a room's keys.
+func (r *Redis) liveKey() string { return r.prefix + ":rooms" }
+
+func (r *Redis) boardKey(game, board, kind string) string {
+	return r.prefix + ":lb:" + game + ":" + board + ":" + kind
+}
+
+// Errors the scripts return; mapErr turns them into the sentinels.
+const (
+	replyNotFound = "ROOMD_NOTFOUND"
+	replyExists   = "ROOMD_EXISTS"
+	replyFenced   = "ROOMD_FENCED"
+	replyGap      = "ROOMD_GAP"
+)
+
+// The scripts. KEYS are always the room's fence, snap, log and meta keys
+// (append needs only fence, log and meta, in that order). A script that
+// refuses changes nothing.
+var (
+	// ARGV: first token, snapshot rev, snapshot data, create nonce.
+	scriptCreate = redis.NewScript(`
+local meta = KEYS[4]
+if redis.call('EXISTS', meta) == 1 then
+  local ct = redis.call('HGET', meta, 'ctoken')
+  if ct and redis.call('HGET', meta, 'nonce') == ARGV[4] and redis.call('GET', KEYS[1]) == ct then
+    return ct -- a retry of this very create, and nobody opened the room since
+  end
+  return redis.error_reply('ROOMD_EXISTS')
+end
+local token = ARGV[1]
+local cur = redis.call('GET', KEYS[1])
+if cur and tonumber(cur) >= tonumber(token) then
+  redis.call('INCR', KEYS[1])
+  token = redis.call('GET', KEYS[1])
+else
+  redis.call('SET', KEYS[1], token)
+end
+redis.call('PERSIST', KEYS[1])
+redis.call('DEL', KEYS[2], KEYS[3])
+redis.call('HSET', KEYS[2], 'rev', ARGV[2], 'data', ARGV[3])
+redis.call('HSET', meta, 'last', ARGV[2], 'nonce', ARGV[4], 'ctoken', token)
+return token
+`)
+	scriptOpen = redis.NewScript(`
+if redis.call('EXISTS', KEYS[4]) == 0 then return redis.error_reply('ROOMD_NOTFOUND') end
+redis.call('INCR', KEYS[1])
+local snap = redis.call('HMGET', KEYS[2], 'rev', 'data')
+local out = {redis.call('GET', KEYS[1]), snap[1] or '0', snap[2] or '', redis.call('HGET', KEYS[4], 'ended') or '0'}
+local log = redis.call('LRANGE', KEYS[3], 0, -1)
+for i = 1, #log do out[#out + 1] = log[i] end
+return out
+`)
+	// KEYS: fence, log, meta. ARGV: token, first rev, entries (8-byte
+	// big-endian rev + data each).
+	scriptAppend = redis.NewScript(`
+if redis.call('EXISTS', KEYS[3]) == 0 then return redis.error_reply('ROOMD_NOTFOUND') end
+local cur = redis.call('GET', KEYS[1])
+if cur ~= ARGV[1] then return redis.error_reply('ROOMD_FENCED token ' .. ARGV[1] .. ', current ' .. tostring(cur)) end
+local last = tonumber(redis.call('HGET', KEYS[3], 'last'))
+local first = tonumber(ARGV[2])
+local n = #ARGV - 2
+if first <= last then
+  local len = redis.call('LLEN', KEYS[2])
+  local start = len - 1 - (last - first)
+  if first + n - 1 <= last and start >= 0 then
+    local got = redis.call('LRANGE', KEYS[2], start, start + n - 1)
+    local same = #got == n
+    for i = 1, n do
+      if got[i] ~= ARGV[i + 2] then same = false; break end
+    end
+    if same then return 'DUP' end -- a retry of an append that landed
+  end
+end
+if first ~= last + 1 then return redis.error_reply('ROOMD_GAP rev ' .. ARGV[2] .. ' after ' .. tostring(last)) end
+local i = 3
+while i <= #ARGV do
+  local j = math.min(i + 999, #ARGV)
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, i, j))
+  i = j + 1
+end
+redis.call('HSET', KEYS[3], 'last', string.format('%d', first + n - 1))
+local ttl = redis.call('PTTL', KEYS[3])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
+return 'OK'
+`)
+	// ARGV: token, snapshot rev, snapshot data.
+	scriptSnapshot = redis.NewScript(`
+if redis.call('EXISTS', KEYS[4]) == 0 then return redis.error_reply('ROOMD_NOTFOUND') end
+local cur = redis.call('GET', KEYS[1])
+if cur ~= ARGV[1] then return redis.error_reply('ROOMD_FENCED token ' .. ARGV[1] .. ', current ' .. tostring(cur)) end
+local rev = tonumber(ARGV[2])
+if rev < tonumber(redis.call('HGET', KEYS[2], 'rev') or '0') then return 'OLD' end
+redis.call('HSET', KEYS[2], 'rev', ARGV[2], 'data', ARGV[3])
+local last = tonumber(redis.call('HGET', KEYS[4], 'last'))
+local len = redis.call('LLEN', KEYS[3])
+local drop = rev - last + len -- entries at revs <= rev: the log holds last-len+1 .. last
+if drop >= len then
+  redis.call('DEL', KEYS[3])
+elseif drop > 0 then
+  redis.call('LTRIM', KEYS[3], drop, -1)
+end
+if rev > last then redis.call('HSET', KEYS[4], 'last', ARGV[2]) end
+local ttl = redis.call('PTTL', KEYS[4])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
+return 'OK'
+`)
+	// ARGV: token, ttl in ms.
+	scriptEnd = redis.NewScript(`
+if redis.call('EXISTS', KEYS[4]) == 0 then return redis.error_reply('ROOMD_NOTFOUND') end
+local cur = redis.call('GET', KEYS[1])
+if cur ~= ARGV[1] then return redis.error_reply('ROOMD_FENCED token ' .. ARGV[1] .. ', current ' .. tostring(cur)) end
+redis.call('HSET', KEYS[4], 'ended', '1')
+for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+return 'OK'
+`)
+	allScripts = []*redis.Script{scriptCreate, scriptOpen, scriptAppend, scriptSnapshot, scriptEnd}
+)
+
+// mapErr turns the scripts' refusals and a closed client into the
+// sentinels; other errors (network, timeouts) stay as they are.
+func mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, redis.ErrClosed) {
+		return ErrClosed
+	}
+	msg := err.Error()
+	for _, m := range []struct {
+		reply string
+		err   error
+	}{{replyFenced, ErrFenced}, {replyGap, ErrGap}, {replyNotFound, ErrNotFound}, {replyExists, ErrExists}} {
+		if i := strings.Index(msg, m.reply); i >= 0 {
+			if detail := strings.TrimSpace(msg[i+len(m.reply):]); detail != "" {
+				return fmt.Errorf("%s: %w", detail, m.err)
+			}
+			return m.err
+		}
+	}
+	return err
+}
+
+func isNoScript(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") }
+
+func (r *Redis) check(op string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return fmt.Errorf("%s: %w", op, ErrClosed)
+	}
+	return nil
+}
+
+// run runs a script (EVALSHA, then EVAL when the server lost its scripts).
+func (r *Redis) run(ctx context.Context, op string, s *redis.Script, keys []string, args ...any) (any, error) {
+	if err := r.check(op); err != nil {
+		return nil, err
+	}
+	v, err := s.Run(ctx, r.c, keys, args...).Result()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, mapErr(err))
+	}
+	return v, nil
+}
+
+func newNonce() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (r *Redis) Create(ctx context.Context, room string, snap Snapshot) (Lease, error) {
+	op := "create " + room
+	if err := r.check(op); err != nil {
+		return Lease{}, err
+	}
+	keys := r.keys(room)
+	args := []any{strconv.FormatUint(firstToken(time.Now()), 10), strconv.FormatUint(snap.Rev, 10), snap.Data, newNonce()}
+	// One round trip: list the code as live (List skips codes whose room
+	// does not exist or has ended, so a refused create leaves no trace),
+	// then create the room.
+	pipe := r.c.Pipeline()
+	pipe.SAdd(ctx, r.liveKey(), room)
+	cmd := scriptCreate.EvalSha(ctx, pipe, keys, args...)
+	_, _ = pipe.Exec(ctx)
+	v, err := cmd.Result()
+	if isNoScript(err) {
+		v, err = scriptCreate.Run(ctx, r.c, keys, args...).Result()
+	}
+	if err != nil {
+		return Lease{}, fmt.Errorf("%s: %w", op, mapErr(err))
+	}
+	token, err := parseToken(v)
+	if err != nil {
+		return Lease{}, fmt.Errorf("%s: %w", op, err)
+	}
+	return Lease{Room: room, Token: token}, nil
+}
+
+func parseToken(v any) (uint64, error) {
+	switch t := v.(type) {
+	case string:
+		return strconv.ParseUint(t, 10, 64)
+	case int64:
+		return uint64(t), nil
+	}
+	return 0, fmt.Errorf("unexpected token reply %T", v)
+}
+
+func (r *Redis) Open(ctx context.Context, room string) (Lease, Record, error) {
+	op := "open " + room
+	v, err := r.run(ctx, op, scriptOpen, r.keys(room))
+	if err != nil {
+		return Lease{}, Record{}, err
+	}
+	out, ok := v.([]any)
+	if !ok || len(out) < 4 {
+		return Lease{}, Record{}, fmt.Errorf("%s: unexpected reply %T", op, v)
+	}
+	token, err := parseToken(out[0])
+	if err != nil {
+		return Lease{}, Record{}, fmt.Errorf("%s: %w", op, err)
+	}
+	str := func(x any) string { s, _ := x.(string); return s }
+	rev, err := strconv.ParseUint(str(out[1]), 10, 64)
+	if err != nil {
+		return Lease{}, Record{}, fmt.Errorf("%s: snapshot rev: %w", op, err)
+	}
+	rec := Record{Snapshot: Snapshot{Rev: rev, Data: []byte(str(out[2]))}, Ended: str(out[3]) == "1"}
+	for _, x := range out[4:] {
+		e := str(x)
+		if len(e) < 8 {
+			return Lease{}, Record{}, fmt.Errorf("%s: short log element", op)
+		}
+		rec.Entries = append(rec.Entries, Entry{Rev: binary.BigEndian.Uint64([]byte(e[:8])), Data: []byte(e[8:])})
+	}
+	return Lease{Room: room, Token: token}, rec, nil
+}
+
+// Append queues the entries for the committer and waits for the result.
+func (r *Redis) Append(ctx context.Context, lease Lease, entries []Entry) error {
+	op := "append " + lease.Room
+	if len(entries) == 0 {
+		return r.check(op)
+	}
+	args := make([]any, 0, 2+len(entries))
+	args = append(args, strconv.FormatUint(lease.Token, 10), strconv.FormatUint(entries[0].Rev, 10))
+	for i, e := range entries {
+		if i > 0 && e.Rev != entries[i-1].Rev+1 {
+			return fmt.Errorf("%s: rev %d after %d in one batch: %w", op, e.Rev, entries[i-1].Rev, ErrGap)
+		}
+		el := make([]byte, 8, 8+len(e.Data))
+		binary.BigEndian.PutUint64(el, e.Rev)
+		args = append(args, append(el, e.Data...))
+	}
+	k := r.keys(lease.Room)
+	a := &redisAppend{ctx: ctx, keys: []string{k[0], k[2], k[3]}, args: args, done: make(chan error, 1)}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return fmt.Errorf("%s: %w", op, ErrClosed)
+	}
+	r.queue = append(r.queue, a)
+	r.mu.Unlock()
+	select {
+	case r.signal <- struct{}{}:
+	default:
+	}
+	select {
+	case err := <-a.done:
+		if err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("%s: %w", op, ctx.Err())
+	}
+}
+
+func (r *Redis) commitLoop() {
+	defer r.wg.Done()
+	for {
+		select {
+		case <-r.signal:
+		case <-r.quit:
+			r.mu.Lock()
+			q := r.queue
+			r.queue = nil
+			r.mu.Unlock()
+			for _, a := range q {
+				a.done <- ErrClosed
+			}
+			return
+		}
+		for {
+			r.mu.Lock()
+			n := min(len(r.queue), r.opts.MaxBatch)
+			batch := slices.Clone(r.queue[:n])
+			r.queue = slices.Delete(r.queue, 0, n)
+			r.mu.Unlock()
+			if n == 0 {
+				break
+			}
+			r.send(batch)
+		}
+	}
+}
+
+// send carries a batch of appends in one pipeline and answers each.
+func (r *Redis) send(batch []*redisAppend) {
+	todo := batch[:0]
+	for _, a := range batch {
+		if err := a.ctx.Err(); err != nil {
+			a.done <- err // its caller has gone: do not write behind its back
+			continue
+		}
+		todo = append(todo, a)
+	}
+	if len(todo) == 0 {
+		return
+	}
+	r.batches.Add(1)
+	r.appends.Add(uint64(len(todo)))
+	ctx, cancel := context.WithTimeout(r.ctx, r.timeout)
+	defer cancel()
+	for attempt := 0; len(todo) > 0; attempt++ {
+		pipe := r.c.Pipeline()
+		cmds := make([]*redis.Cmd, len(todo))
+		for i, a := range todo {
+			cmds[i] = scriptAppend.EvalSha(ctx, pipe, a.keys, a.args...)
+		}
+		_, _ = pipe.Exec(ctx)
+		r.roundTrips.Add(1)
+		var again []*redisAppend
+		for i, cmd := range cmds {
+			err := cmd.Err()
+			if isNoScript(err) && attempt == 0 {
+				again = append(again, todo[i])
+				continue
+			}
+			if err == nil {
+				r.accepted.Add(1)
+			}
+			todo[i].done <- mapErr(err)
+		}
+		if len(again) > 0 {
+			// The server lost its scripts (a restart): load and resend.
+			err := scriptAppend.Load(ctx, r.c).Err()
+			r.roundTrips.Add(1)
+			if err != nil {
+				for _, a := range again {
+					a.done <- mapErr(err)
+				}
+				again = nil
+			}
+		}
+		todo = again
+	}
+}
+
+func (r *Redis) WriteSnapshot(ctx context.Context, lease Lease, snap Snapshot) error {
+	_, err := r.run(ctx, "snapshot "+lease.Room, scriptSnapshot, r.keys(lease.Room),
+		strconv.FormatUint(lease.Token, 10), strconv.FormatUint(snap.Rev, 10), snap.Data)
+	return err
+}
+
+// End marks the room ended, sets the TTL on all its keys and takes it out
+// of the set of live rooms.
+func (r *Redis) End(ctx context.Context, lease Lease, ttl time.Duration) error {
+	op := "end " + lease.Room
+	ms := ttl.Milliseconds()
+	if ttl > 0 && ms == 0 {
+		ms = 1
+	}
+	if _, err := r.run(ctx, op, scriptEnd, r.keys(lease.Room), strconv.FormatUint(lease.Token, 10), ms); err != nil {
+		return err
+	}
+	// Best effort: List skips ended rooms anyway and removes them then.
+	_ = r.c.SRem(ctx, r.liveKey(), lease.Room).Err()
+	return nil
+}
+
+// List reads the set of live rooms and checks each room (one pipelined
+// round trip), skipping codes whose room is gone or ended.
+func (r *Redis) List(ctx context.Context) ([]string, error) {
+	if err := r.check("list"); err != nil {
+		return nil, err
+	}
+	codes, err := r.c.SMembers(ctx, r.liveKey()).Result()
+	if err != nil {
+		return nil, fmt.Errorf("list: %w", mapErr(err))
+	}
+	pipe := r.c.Pipeline()
+	cmds := make([]*redis.SliceCmd, len(codes))
+	for i, code := range codes {
+		cmds[i] = pipe.HMGet(ctx, r.keys(code)[3], "last", "ended")
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("list: %w", mapErr(err))
+	}
+	var out, ended []string
+	for i, code := range codes {
+		v := cmds[i].Val()
+		switch {
+		case len(v) < 2 || v[0] == nil:
+			// Gone, or a create in flight: skip, keep in the set.
+		case v[1] != nil:
+			ended = append(ended, code)
+		default:
+			out = append(out, code)
+		}
+	}
+	if len(ended) > 0 {
+		_ = r.c.SRem(ctx, r.liveKey(), ended).Err()
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// Ping writes a small key: PING alone would pass on a server that refuses
+// writes (a replica, a full disk with persistence errors).
+func (r *Redis) Ping(ctx context.Context) error {
+	if err := r.check("ping"); err != nil {
+		return err
+	}
+	if err := r.c.Set(ctx, r.prefix+":ping", time.Now().UnixMilli(), time.Minute).Err(); err != nil {
+		return fmt.Errorf("ping: %w", mapErr(err))
+	}
+	return nil
+}
+
+// Close stops the committer (appends not yet sent fail with ErrClosed) and
+// closes the connections.
+func (r *Redis) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	r.mu.Unlock()
+	close(r.quit)
+	r.cancel()
+	r.wg.Wait()
+	return r.c.Close()
+}
+
+// A leaderboard member is the score's At (16 hex digits, sortable), 8
+// random hex digits and the JSON score: members are unique, and equal
+// times (equal sorted-set scores, ordered by member) come out earliest
+// first.
+const memberHead = 24
+
+func (r *Redis) Record(ctx context.Context, game, board, kind string, s Score) error {
+	const op = "record score"
+	if err := r.check(op); err != nil {
+		return err
+	}
+	if math.IsNaN(s.TimeMs) {
+		return errors.New(op + ": time is NaN")
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	var suffix [4]byte
+	_, _ = rand.Read(suffix[:])
+	member := fmt.Sprintf("%016x%s%s", sortableInt(s.At), hex.EncodeToString(suffix[:]), data)
+	key := r.boardKey(game, board, kind)
+	_, err = r.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.ZAdd(ctx, key, redis.Z{Score: s.TimeMs, Member: member})
+		p.ZRemRangeByRank(ctx, key, int64(r.opts.LeaderboardSize), -1)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, mapErr(err))
+	}
+	return nil
+}
+
+func (r *Redis) Top(ctx context.Context, game, board, kind string, limit int) ([]Score, error) {
+	const op = "top scores"
+	if err := r.check(op); err != nil {
+		return nil, err
+	}
+	stop := int64(limit) - 1
+	if limit <= 0 {
+		stop = -1
+	}
+	members, err := r.c.ZRange(ctx, r.boardKey(game, board, kind), 0, stop).Result()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, mapErr(err))
+	}
+	out := make([]Score, 0, len(members))
+	for _, m := range members {
+		var s Score
+		if len(m) < memberHead {
+			return nil, fmt.Errorf("%s: short member", op)
+		}
+		if err := json.Unmarshal([]byte(m[memberHead:]), &s); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

@@ -1,0 +1,304 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/roomd/roomd/core/minesweeper"
+	"github.com/roomd/roomd/core/nim"
+	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/protocol"
+	"github.com/roomd/roomd/room"
+	"github.com/roomd/roomd/store"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// testServer is a real roomd front on a loopback port.
+type testServer struct {
+	t     testing.TB
+	rooms *room.Manager
+	front *Server
+	http  *httptest.Server
+	store *store.Memory
+	URL   string
+}
+
+type serverOpt func(*room.Config, *Config)
+
+func startServer(t testing.TB, opts ...serverOpt) *testServer {
+	t.Helper()
+	st := store.NewMemory()
+	rcfg := room.Config{Games: session.NewRegistry(minesweeper.Game, nim.Game), Store: st, AIDelay: -1,
+		PresenceInterval: 5 * time.Millisecond, RetryAfter: 50 * time.Millisecond}
+	tcfg := Config{}
+	for _, o := range opts {
+		o(&rcfg, &tcfg)
+	}
+	rooms, err := room.NewManager(rcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tcfg.Rooms = rooms
+	front, err := NewServer(tcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(front.Handler())
+	s := &testServer{t: t, rooms: rooms, front: front, http: hs, store: st, URL: hs.URL}
+	t.Cleanup(s.stop)
+	return s
+}
+
+func (s *testServer) stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.front.Shutdown(ctx); err != nil {
+		s.t.Errorf("shutdown: %v", err)
+	}
+	s.http.Close()
+}
+
+// post sends a JSON body and decodes a JSON answer.
+func (s *testServer) post(path string, body any, out any) int {
+	s.t.Helper()
+	b, _ := json.Marshal(body)
+	resp, err := http.Post(s.URL+path, "application/json", bytes.NewReader(b))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			s.t.Fatalf("POST %s: %d %s: %v", path, resp.StatusCode, data, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+func (s *testServer) create(game string, settings string, name string) room.JoinResult {
+	s.t.Helper()
+	var res room.JoinResult
+	if code := s.post("/api/rooms", map[string]any{"game": game, "settings": json.RawMessage(settings), "name": name}, &res); code != http.StatusCreated {
+		s.t.Fatalf("create room: status %d", code)
+	}
+	return res
+}
+
+// client wraps a RemoteTransport and records every event it delivers.
+type client struct {
+	t    testing.TB
+	name string
+	tr   *RemoteTransport
+
+	mu     sync.Mutex
+	events []Event
+	poke   chan struct{}
+	done   chan struct{}
+}
+
+func (s *testServer) dial(name string, cfg ClientConfig) *client {
+	s.t.Helper()
+	cfg.URL = s.URL
+	if cfg.Backoff == nil {
+		cfg.Backoff = func(int) time.Duration { return 20 * time.Millisecond }
+	}
+	if cfg.Name == "" {
+		cfg.Name = name
+	}
+	tr, err := NewRemote(cfg)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	c := &client{t: s.t, name: name, tr: tr, poke: make(chan struct{}, 1), done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		for ev := range tr.Events() {
+			c.mu.Lock()
+			c.events = append(c.events, ev)
+			c.mu.Unlock()
+			select {
+			case c.poke <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	if err := tr.Start(context.Background()); err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(c.close)
+	return c
+}
+
+func (c *client) close() {
+	c.tr.Close()
+	<-c.done
+}
+
+func (c *client) snapshotEvents() []Event {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Event(nil), c.events...)
+}
+
+// waitFor polls until cond holds on the recorded events.
+func (c *client) waitFor(what string, cond func(evs []Event) bool) []Event {
+	c.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		evs := c.snapshotEvents()
+		if cond(evs) {
+			return evs
+		}
+		select {
+		case <-c.poke:
+		case <-time.After(5 * time.Millisecond):
+		case <-deadline:
+			c.t.Fatalf("%s: timed out waiting for %s; last events: %s", c.name, what, describe(evs))
+		}
+	}
+}
+
+func describe(evs []Event) string {
+	var b bytes.Buffer
+	from := max(0, len(evs)-8)
+	for _, ev := range evs[from:] {
+		if ev.Raw != nil {
+			raw := ev.Raw
+			if len(raw) > 400 {
+				raw = append(raw[:400:400], "…"...)
+			}
+			fmt.Fprintf(&b, "\n  %s", raw)
+		} else {
+			fmt.Fprintf(&b, "\n  %s %s %d", ev.Kind, ev.State, ev.Close)
+		}
+	}
+	return b.String()
+}
+
+func (c *client) waitOnline() {
+	c.t.Helper()
+	c.waitFor("online", func(evs []Event) bool { return c.tr.State() == StateOnline })
+}
+
+// receipt waits for the receipt of action id.
+func (c *client) receipt(id string) protocol.Receipt {
+	c.t.Helper()
+	var rc protocol.Receipt
+	c.waitFor("receipt "+id, func(evs []Event) bool {
+		for _, ev := range evs {
+			if ev.Receipt != nil && ev.Receipt.ID == id {
+				rc = *ev.Receipt
+				return true
+			}
+		}
+		return false
+	})
+	return rc
+}
+
+// send sends an action and waits for its receipt.
+func (c *client) send(a protocol.Action) protocol.Receipt {
+	c.t.Helper()
+	id, err := c.tr.Send(context.Background(), a)
+	if err != nil {
+		c.t.Fatalf("%s: send %s: %v", c.name, a.Type, err)
+	}
+	return c.receipt(id)
+}
+
+func (c *client) command(cmd string) protocol.Receipt {
+	c.t.Helper()
+	return c.send(protocol.Action{Type: protocol.TypeCommand, Command: json.RawMessage(cmd)})
+}
+
+func (c *client) control(ctl protocol.Control) protocol.Receipt {
+	c.t.Helper()
+	return c.send(protocol.Action{Type: protocol.TypeControl, Control: &ctl})
+}
+
+// closedWith waits until the transport stopped with code.
+func (c *client) closedWith(code int) {
+	c.t.Helper()
+	c.waitFor(fmt.Sprintf("close %d", code), func(evs []Event) bool {
+		for _, ev := range evs {
+			if ev.Kind == EventState && ev.State == StateClosed && ev.Close == code {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// lastSnapshot returns the newest snapshot event.
+func (c *client) lastSnapshot() *protocol.Snapshot {
+	evs := c.snapshotEvents()
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Snapshot != nil {
+			return evs[i].Snapshot
+		}
+	}
+	return nil
+}
+
+// recordedRev is the revision of the last snapshot or update recorded.
+func (c *client) recordedRev() uint64 {
+	evs := c.snapshotEvents()
+	for i := len(evs) - 1; i >= 0; i-- {
+		switch {
+		case evs[i].Update != nil:
+			return evs[i].Update.To
+		case evs[i].Snapshot != nil:
+			return evs[i].Snapshot.Rev
+		}
+	}
+	return 0
+}
+
+// phase is the room phase as the client last saw it.
+func (c *client) phase() string {
+	evs := c.snapshotEvents()
+	for i := len(evs) - 1; i >= 0; i-- {
+		switch {
+		case evs[i].Update != nil && evs[i].Update.Room != nil:
+			return evs[i].Update.Room.Phase
+		case evs[i].Snapshot != nil:
+			return evs[i].Snapshot.Room.Phase
+		}
+	}
+	return ""
+}
+
+// checkContinuity fails unless the client's revisions rose by exactly one
+// per update, or jumped only at a snapshot.
+func (c *client) checkContinuity() {
+	c.t.Helper()
+	var rev uint64
+	var epoch string
+	seen := false
+	for _, ev := range c.snapshotEvents() {
+		switch {
+		case ev.Snapshot != nil:
+			if seen && ev.Snapshot.Epoch == epoch && ev.Snapshot.Rev < rev {
+				c.t.Errorf("%s: snapshot went back from %d to %d", c.name, rev, ev.Snapshot.Rev)
+			}
+			rev, epoch, seen = ev.Snapshot.Rev, ev.Snapshot.Epoch, true
+		case ev.Update != nil:
+			if !seen || ev.Update.From != rev || ev.Update.To != rev+1 {
+				c.t.Errorf("%s: update %d→%d after revision %d", c.name, ev.Update.From, ev.Update.To, rev)
+			}
+			rev = ev.Update.To
+		}
+	}
+}
