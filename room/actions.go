@@ -52,6 +52,7 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 			}
 		}
 		r.members[c] = &member{c: c, player: p.ID}
+		r.m.cfg.Metrics.observeReconnect()
 		r.queue(out{to: c, welcome: r.welcome(c, st.seatOf(p.ID), ""), snapshot: true})
 	case !h.Watch && st.Phase == protocol.PhaseLobby && len(st.Players) < st.setup.Mode.MaxSeats:
 		token := newToken()
@@ -157,6 +158,7 @@ func (r *Room) action(mem *member, a *protocol.Action, at time.Time) {
 	var err error
 	switch a.Type {
 	case protocol.TypeResync:
+		r.m.cfg.Metrics.observeResync()
 		r.queue(out{to: c, frame: receiptOK(a.ID, r.st.Rev), snapshot: true})
 		return
 	case protocol.TypeReconnect:
@@ -177,8 +179,7 @@ func (r *Room) action(mem *member, a *protocol.Action, at time.Time) {
 			r.stale(c, a, fmt.Sprintf("revision %d is from before this match started at %d", a.Rev, r.st.MatchRev))
 			return
 		}
-		err = r.accept(&entry{Kind: kindCommand, By: mem.player, Aid: a.ID, Move: a.Command}, pending{c: c})
-		r.m.cfg.Metrics.observeCommand(r.st.Game, at, r.now(), err)
+		err = r.accept(&entry{Kind: kindCommand, By: mem.player, Aid: a.ID, Move: a.Command}, pending{c: c, at: at})
 	case protocol.TypeResign:
 		err = r.accept(&entry{Kind: kindResign, By: mem.player, Aid: a.ID}, pending{c: c})
 	case protocol.TypeLeave:

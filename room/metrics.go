@@ -1,12 +1,125 @@
 package room
 
-import "time"
+import (
+	"time"
 
-// Metrics receives the rooms' measurements. A nil *Metrics records nothing.
-// (The Prometheus collectors are filled in with the metrics work.)
-type Metrics struct{}
+	"github.com/prometheus/client_golang/prometheus"
+)
 
-func (m *Metrics) observeAppend(d time.Duration, entries int, err error)           {}
-func (m *Metrics) observeCommand(game string, received, done time.Time, err error) {}
-func (m *Metrics) observeResync()                                                  {}
-func (m *Metrics) observeRejected(code string)                                     {}
+// Metrics are the rooms' Prometheus measurements. A nil *Metrics records
+// nothing, so tests and tools need not set one up.
+type Metrics struct {
+	actions     *prometheus.CounterVec
+	rejected    *prometheus.CounterVec
+	latency     *prometheus.HistogramVec
+	appendTime  prometheus.Histogram
+	appendBatch prometheus.Histogram
+	appendFail  prometheus.Counter
+	resyncs     prometheus.Counter
+	reconnects  prometheus.Counter
+	encoded     prometheus.Counter
+	sent        prometheus.Counter
+}
+
+// NewMetrics registers the rooms' metrics on reg. Register a manager's
+// Collector too for the count of live rooms.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	mt := &Metrics{
+		actions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roomd_actions_accepted_total",
+			Help: "Accepted actions (changes stored and published), by kind."}, []string{"kind"}),
+		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roomd_actions_rejected_total",
+			Help: "Refused actions, by notice code (game:* codes come from the game's rules)."}, []string{"reason"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "roomd_command_latency_seconds",
+			Help:    "From a command's arrival at the room to its update leaving for the clients (stored first).",
+			Buckets: prometheus.ExponentialBuckets(25e-6, 2, 16)}, []string{"game"}),
+		appendTime: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "roomd_store_append_seconds",
+			Help: "Time of one room's store append (a batch of entries).", Buckets: prometheus.ExponentialBuckets(10e-6, 2, 18)}),
+		appendBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "roomd_store_append_entries",
+			Help: "Entries per room append.", Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128}}),
+		appendFail: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_store_append_failures_total",
+			Help: "Appends the store refused; their actions were answered storage-unavailable."}),
+		resyncs: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_resyncs_total",
+			Help: "Snapshots sent to repair a client's view: resync actions and stale refusals."}),
+		reconnects: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_reconnects_total",
+			Help: "Hellos that took a seat back with its token."}),
+		encoded: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_update_encodings_total",
+			Help: "Update messages encoded (one per distinct view of each change)."}),
+		sent: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_update_deliveries_total",
+			Help: "Update messages handed to connections (encodings are shared)."}),
+	}
+	reg.MustRegister(mt.actions, mt.rejected, mt.latency, mt.appendTime, mt.appendBatch, mt.appendFail,
+		mt.resyncs, mt.reconnects, mt.encoded, mt.sent)
+	return mt
+}
+
+func (m *Metrics) observeAppend(d time.Duration, entries int, err error) {
+	if m == nil {
+		return
+	}
+	m.appendTime.Observe(d.Seconds())
+	m.appendBatch.Observe(float64(entries))
+	if err != nil {
+		m.appendFail.Inc()
+	}
+}
+
+func (m *Metrics) observeAccepted(kind string) {
+	if m != nil {
+		m.actions.WithLabelValues(kind).Inc()
+	}
+}
+
+func (m *Metrics) observeCommand(game string, received, published time.Time) {
+	if m != nil && !received.IsZero() {
+		m.latency.WithLabelValues(game).Observe(published.Sub(received).Seconds())
+	}
+}
+
+func (m *Metrics) observeResync() {
+	if m != nil {
+		m.resyncs.Inc()
+	}
+}
+
+func (m *Metrics) observeReconnect() {
+	if m != nil {
+		m.reconnects.Inc()
+	}
+}
+
+func (m *Metrics) observeRejected(code string) {
+	if m != nil {
+		m.rejected.WithLabelValues(code).Inc()
+	}
+}
+
+func (m *Metrics) observeFanout(encodings, deliveries int) {
+	if m != nil {
+		m.encoded.Add(float64(encodings))
+		m.sent.Add(float64(deliveries))
+	}
+}
+
+// Collector returns a Prometheus collector of the manager's live rooms by
+// game and phase.
+func (m *Manager) Collector() prometheus.Collector { return roomCollector{m} }
+
+// roomCollector reports live rooms by game and phase at scrape time, from
+// each room's published info (no actor is disturbed).
+type roomCollector struct{ m *Manager }
+
+var roomsDesc = prometheus.NewDesc("roomd_rooms", "Live rooms, by game and phase.", []string{"game", "phase"}, nil)
+
+func (c roomCollector) Describe(ch chan<- *prometheus.Desc) { ch <- roomsDesc }
+
+func (c roomCollector) Collect(ch chan<- prometheus.Metric) {
+	type key struct{ game, phase string }
+	counts := map[key]int{}
+	for _, r := range c.m.Rooms() {
+		info := r.Info()
+		counts[key{info.Game.ID, info.Phase}]++
+	}
+	for k, n := range counts {
+		ch <- prometheus.MustNewConstMetric(roomsDesc, prometheus.GaugeValue, float64(n), k.game, k.phase)
+	}
+}

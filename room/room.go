@@ -78,6 +78,8 @@ type pending struct {
 	aid   string
 	join  bool
 	reply chan JoinResult
+	kind  string
+	at    time.Time // when a command arrived, for the latency metric
 }
 
 // Room is one room's actor. Its exported methods only push to the mailbox.
@@ -89,6 +91,7 @@ type Room struct {
 	mb   *mailbox
 	done chan struct{}
 	info atomic.Pointer[protocol.Room]
+	stat atomic.Pointer[Stats]
 
 	// Everything below is owned by the actor goroutine.
 	st       *state
@@ -112,6 +115,8 @@ type Room struct {
 	scratch  []audienceFrame
 	replaced map[string]string // player id → the name asked for, when a join changed it
 	joins    []joinReply       // HTTP joins answered once stored
+	// published are the batch's stored actions, measured once flushed.
+	published []pending
 }
 
 type joinReply struct {
@@ -252,7 +257,7 @@ func (r *Room) accept(e *entry, p pending) error {
 		}
 		r.replaced[id] = asked
 	}
-	p.aid = e.Aid
+	p.aid, p.kind = e.Aid, e.Kind
 	r.accepted = append(r.accepted, p)
 	r.fanout(e, eff)
 	if p.c != nil && e.Aid != "" {
@@ -273,6 +278,7 @@ func (r *Room) fanout(e *entry, eff effect) {
 		result = r.st.Result
 	}
 	frames := r.scratch[:0]
+	encodings, deliveries := 0, 0
 	for c, mem := range r.members {
 		seat := r.st.seatOf(mem.player)
 		key := r.audience(seat)
@@ -304,7 +310,12 @@ func (r *Room) fanout(e *entry, eff effect) {
 			}
 		}
 		r.queue(out{to: c, frame: frame, durable: true})
+		deliveries++
+		if perMember {
+			encodings++
+		}
 	}
+	r.m.cfg.Metrics.observeFanout(encodings+len(frames), deliveries)
 	r.scratch = frames[:0]
 }
 
@@ -370,6 +381,7 @@ func (r *Room) commit() {
 	if err == nil {
 		r.tail = append(r.tail, r.batch...)
 		r.batch = r.batch[:0]
+		r.published = append(r.published, r.accepted...)
 		r.accepted = r.accepted[:0]
 		for _, j := range r.joins {
 			j.reply <- j.res
@@ -487,6 +499,16 @@ func (r *Room) flush() {
 	}
 	clear(r.outs)
 	r.outs = r.outs[:0]
+	if mt := r.m.cfg.Metrics; mt != nil && len(r.published) > 0 {
+		now := r.now()
+		for _, p := range r.published {
+			mt.observeAccepted(p.kind)
+			if p.kind == kindCommand {
+				mt.observeCommand(r.st.Game, p.at, now)
+			}
+		}
+	}
+	r.published = r.published[:0]
 	r.publishInfo()
 }
 
@@ -556,7 +578,27 @@ func (r *Room) roomInfo() protocol.Room {
 func (r *Room) publishInfo() {
 	info := r.roomInfo()
 	r.info.Store(&info)
+	r.stat.Store(&Stats{Code: r.code, ID: r.id, Game: r.st.Game, Mode: info.Mode, Phase: info.Phase, Seats: info.Seats,
+		Rev: r.st.Rev, Epoch: r.st.Epoch, Created: time.UnixMilli(r.st.Created), Spectators: info.Spectators, Frozen: r.frozen})
 }
+
+// Stats is what an operator sees of a room.
+type Stats struct {
+	Code       string              `json:"code"`
+	ID         string              `json:"id"`
+	Game       string              `json:"game"`
+	Mode       string              `json:"mode"`
+	Phase      string              `json:"phase"`
+	Seats      []protocol.SeatInfo `json:"seats"`
+	Rev        uint64              `json:"rev"`
+	Epoch      string              `json:"epoch"`
+	Created    time.Time           `json:"created"`
+	Spectators int                 `json:"spectators"`
+	Frozen     bool                `json:"frozen"`
+}
+
+// Stats returns the room's operator view as of its last batch.
+func (r *Room) Stats() Stats { return *r.stat.Load() }
 
 // schedule arms the timer for the nearest of: an AI move, a presence
 // message, the idle deadline.

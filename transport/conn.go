@@ -71,7 +71,7 @@ func (c *conn) Send(frame []byte) {
 	select {
 	case c.out <- frame:
 	default:
-		c.srv.cfg.Metrics.slowClose()
+		c.srv.cfg.Metrics.slowClose(len(c.out) + 1)
 		c.log.Info("outbox full; closing slow client", "outbox", cap(c.out))
 		c.close(closeReq{code: protocol.CloseSlow, reason: "slow consumer", dropQueue: true})
 		// Leave the room at once: its presence shows the client gone and it

@@ -1,11 +1,64 @@
 package transport
 
-// Metrics receives connection measurements. A nil *Metrics records nothing.
-// (The Prometheus collectors are filled in with the metrics work.)
-type Metrics struct{}
+import "github.com/prometheus/client_golang/prometheus"
 
-func (m *Metrics) connOpened()   {}
-func (m *Metrics) connClosed()   {}
-func (m *Metrics) slowClose()    {}
-func (m *Metrics) rateLimited()  {}
-func (m *Metrics) invalidFrame() {}
+// Metrics are the connections' Prometheus measurements. A nil *Metrics
+// records nothing.
+type Metrics struct {
+	conns       prometheus.Gauge
+	opened      prometheus.Counter
+	slow        prometheus.Counter
+	limited     prometheus.Counter
+	invalid     prometheus.Counter
+	outboxDrops prometheus.Counter
+}
+
+// NewMetrics registers the connection metrics on reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		conns:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "roomd_connections", Help: "Open WebSocket connections."}),
+		opened: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_connections_opened_total", Help: "WebSocket connections accepted."}),
+		slow: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_slow_closes_total",
+			Help: "Connections closed with 4008 because their outbox overflowed."}),
+		limited: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_rate_limited_total",
+			Help: "Messages refused by a connection's rate limit."}),
+		invalid: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_invalid_frames_total",
+			Help: "Frames that were not valid protocol messages."}),
+		outboxDrops: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_outbox_drops_total",
+			Help: "Frames dropped because a connection's outbox was full."}),
+	}
+	reg.MustRegister(m.conns, m.opened, m.slow, m.limited, m.invalid, m.outboxDrops)
+	return m
+}
+
+func (m *Metrics) connOpened() {
+	if m != nil {
+		m.conns.Inc()
+		m.opened.Inc()
+	}
+}
+
+func (m *Metrics) connClosed() {
+	if m != nil {
+		m.conns.Dec()
+	}
+}
+
+func (m *Metrics) slowClose(dropped int) {
+	if m != nil {
+		m.slow.Inc()
+		m.outboxDrops.Add(float64(dropped))
+	}
+}
+
+func (m *Metrics) rateLimited() {
+	if m != nil {
+		m.limited.Inc()
+	}
+}
+
+func (m *Metrics) invalidFrame() {
+	if m != nil {
+		m.invalid.Inc()
+	}
+}

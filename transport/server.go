@@ -65,6 +65,9 @@ type Config struct {
 	Ready func(context.Context) error
 	// Metrics records connection measurements. Nil records nothing.
 	Metrics *Metrics
+	// AdminToken enables the operator API (/api/admin/...) and page (/admin)
+	// behind "Authorization: Bearer <AdminToken>". Empty disables them.
+	AdminToken string
 }
 
 func (c *Config) setDefaults() error {
@@ -146,6 +149,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no API route "+r.Method+" "+r.URL.Path)
 	})
+	s.adminRoutes()
 	for pattern, h := range s.cfg.Routes {
 		s.mux.Handle(pattern, h)
 	}

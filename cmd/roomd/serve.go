@@ -16,6 +16,9 @@ import (
 	"time"
 
 	"github.com/lmittmann/tint"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store"
@@ -31,6 +34,7 @@ type serveConfig struct {
 	retryAfter      time.Duration
 	shutdownTimeout time.Duration
 	aiDelay         time.Duration
+	adminToken      string
 }
 
 func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
@@ -45,6 +49,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	retry := ef.Duration("retry-after", "", time.Second, "how long clients are told to wait before reconnecting when the server restarts")
 	shutdown := ef.Duration("shutdown-timeout", "", 20*time.Second, "how long a SIGTERM/SIGINT shutdown may take before connections are cut")
 	aiDelay := ef.Duration("ai-delay", "", 400*time.Millisecond, "how long an AI seat thinks before it moves")
+	adminToken := ef.String("admin-token", "", "", "bearer token of the operator API (/api/admin/...) and page (/admin); empty disables them")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHeader())
 		fmt.Fprintln(stderr, "\nServe flags:")
@@ -60,7 +65,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 		return serveConfig{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	return serveConfig{addr: *addr, origins: *origins, logFormat: *logFormat, logLevel: *logLevel,
-		idleTimeout: *idle, retryAfter: *retry, shutdownTimeout: *shutdown, aiDelay: *aiDelay}, nil
+		idleTimeout: *idle, retryAfter: *retry, shutdownTimeout: *shutdown, aiDelay: *aiDelay, adminToken: *adminToken}, nil
 }
 
 func newLogger(format, level string, w *os.File) (*slog.Logger, error) {
@@ -110,18 +115,23 @@ func serveMain(args []string, stdout, stderr io.Writer) int {
 
 func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Writer) error {
 	st := store.NewMemory()
-	rooms, err := room.NewManager(room.Config{Games: registry(), Store: st, Logger: log,
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	rooms, err := room.NewManager(room.Config{Games: registry(), Store: st, Logger: log, Metrics: room.NewMetrics(reg),
 		IdleTimeout: cfg.idleTimeout, RetryAfter: cfg.retryAfter, AIDelay: cfg.aiDelay})
 	if err != nil {
 		return err
 	}
+	reg.MustRegister(rooms.Collector())
 	var origins []string
 	for _, o := range strings.Split(cfg.origins, ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			origins = append(origins, o)
 		}
 	}
-	front, err := transport.NewServer(transport.Config{Rooms: rooms, Logger: log, Origins: origins})
+	front, err := transport.NewServer(transport.Config{Rooms: rooms, Logger: log, Origins: origins,
+		Metrics: transport.NewMetrics(reg), AdminToken: cfg.adminToken,
+		Routes: map[string]http.Handler{"GET /metrics": promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})}})
 	if err != nil {
 		return err
 	}
