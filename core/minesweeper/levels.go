@@ -115,6 +115,13 @@ func (c *Config) UnmarshalJSON(data []byte) error {
 		}
 		out.Mode = Mode(m)
 	}
+	if have != [3]bool{} || out.Level == LevelCustom {
+		for i, name := range [3]string{"rows", "cols", "mines"} {
+			if !have[i] {
+				return configError("%s is required with explicit dimensions", name)
+			}
+		}
+	}
 	switch lv, preset := LevelByID(out.Level); {
 	case preset:
 		for i, want := range [3]int{lv.Rows, lv.Cols, lv.Mines} {
@@ -125,13 +132,7 @@ func (c *Config) UnmarshalJSON(data []byte) error {
 		}
 	case out.Level != "" && out.Level != LevelCustom:
 		return configError("unknown level %q", clip([]byte(out.Level)))
-	case out.Level == LevelCustom || have != [3]bool{}:
-		for i, name := range [3]string{"rows", "cols", "mines"} {
-			if !have[i] {
-				return configError("%s is required with explicit dimensions", name)
-			}
-		}
-	default: // {} or {"mode": ...}: the beginner level
+	case have == [3]bool{}: // {} or {"mode": ...}: the beginner level
 		out.Rows, out.Cols, out.Mines = Levels[0].Rows, Levels[0].Cols, Levels[0].Mines
 	}
 	if err := out.Validate(); err != nil {

@@ -1,7 +1,8 @@
 package minesweeper
 
 // ConfigSchema is the JSON Schema (draft 2020-12) of a config. It cannot say
-// that mines ≤ rows*cols−1; Config's decoder checks that.
+// that mines ≤ rows*cols−1; Config's decoder checks that. A preset level
+// given with dimensions requires them to be the preset's.
 const ConfigSchema = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://roomd.dev/schemas/minesweeper/config.json",
@@ -27,8 +28,13 @@ const ConfigSchema = `{
     "cols": ["rows", "mines"],
     "mines": ["rows", "cols"]
   },
-  "if": {"properties": {"level": {"const": "custom"}}, "required": ["level"]},
-  "then": {"required": ["rows", "cols", "mines"]},
+  "allOf": [
+    {"if": {"properties": {"level": {"const": "custom"}}, "required": ["level"]}, "then": {"required": ["rows", "cols", "mines"]}},
+    {"if": {"properties": {"level": {"const": "beginner"}}, "required": ["level"]}, "then": {"properties": {"rows": {"const": 9}, "cols": {"const": 9}, "mines": {"const": 10}}}},
+    {"if": {"properties": {"level": {"const": "intermediate"}}, "required": ["level"]}, "then": {"properties": {"rows": {"const": 16}, "cols": {"const": 16}, "mines": {"const": 40}}}},
+    {"if": {"properties": {"level": {"const": "expert"}}, "required": ["level"]}, "then": {"properties": {"rows": {"const": 16}, "cols": {"const": 30}, "mines": {"const": 99}}}},
+    {"if": {"properties": {"level": {"const": "nightmare"}}, "required": ["level"]}, "then": {"properties": {"rows": {"const": 20}, "cols": {"const": 30}, "mines": {"const": 150}}}}
+  ],
   "examples": [
     {"level": "expert"},
     {"rows": 9, "cols": 9, "mines": 10, "id": "beginner", "name": "Noobs"},

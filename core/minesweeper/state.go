@@ -188,18 +188,20 @@ func (s *State) BoardPhase(seat session.Seat) Phase { return s.boardOf(seat).pha
 // RevealedSafe is the reference's revealedSafe counter of seat's board.
 func (s *State) RevealedSafe(seat session.Seat) int { return s.boardOf(seat).revealed }
 
-// Layout returns the mines and adjacency of seat's board once placed.
-func (s *State) Layout(seat session.Seat) (mine []bool, adjacent []int, ok bool) {
+// Layout returns the layout of seat's board once its mines are placed
+// (Rows, Cols, Mines, Mine and Adjacent; the generation fields are not
+// kept), for storing it as the reference's decision 0003 suggests.
+func (s *State) Layout(seat session.Seat) (Layout, bool) {
 	b := s.boardOf(seat)
 	if !b.placed {
-		return nil, nil, false
+		return Layout{}, false
 	}
 	cells := b.g.Cells()
-	mine, adjacent = make([]bool, len(cells)), make([]int, len(cells))
+	l := Layout{Rows: s.cfg.Rows, Cols: s.cfg.Cols, Mines: s.cfg.Mines, Mine: make([]bool, len(cells)), Adjacent: make([]int, len(cells))}
 	for k, cl := range cells {
-		mine[k], adjacent[k] = cl.mine, int(cl.adj)
+		l.Mine[k], l.Adjacent[k] = cl.mine, int(cl.adj)
 	}
-	return mine, adjacent, true
+	return l, true
 }
 
 // CellStatuses returns the status of every cell of seat's board, row-major.

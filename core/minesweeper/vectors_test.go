@@ -218,11 +218,10 @@ func TestVectorsGames(t *testing.T) {
 func checkFinal(t *testing.T, g vectorGame, sess *clocked, cfg []byte) {
 	t.Helper()
 	st := sess.state(t)
-	mine, adj, ok := st.Layout(0)
+	l, ok := st.Layout(0)
 	if !ok {
 		t.Fatal("no layout")
 	}
-	l := Layout{Rows: st.cfg.Rows, Cols: st.cfg.Cols, Mine: mine, Adjacent: adj}
 	if got := l.Strings(); fmt.Sprint(got) != fmt.Sprint(g.Board) {
 		t.Errorf("board %q, want %q", got, g.Board)
 	}

@@ -92,7 +92,7 @@ func (g *erased[C, S, M, E, V]) Info() Info { return g.d.Info }
 
 func (g *erased[C, S, M, E, V]) decodeConfig(raw json.RawMessage) (C, error) {
 	var c C
-	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+	if t := jsonTrim(raw); len(t) == 0 || bytes.Equal(t, []byte("null")) {
 		raw = json.RawMessage("{}")
 	}
 	if err := json.Unmarshal(raw, &c); err != nil {
@@ -140,11 +140,15 @@ type match[C, S, M, E, V any] struct {
 	step  step[C, S, M, E, V]
 }
 
+// jsonTrim strips JSON whitespace only (bytes.TrimSpace would also take
+// \v, \f and Unicode spaces, which JSON does not allow).
+func jsonTrim(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }
+
 // DecodeMove decodes one JSON command strictly: null, empty and non-object
 // input, unknown fields of the wrong type and trailing data are malformed.
 func DecodeMove[M any](raw json.RawMessage) (M, error) {
 	var m M
-	trimmed := bytes.TrimSpace(raw)
+	trimmed := jsonTrim(raw)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return m, Malformed(CodeMalformedInput, "a command must be a JSON object")
 	}
