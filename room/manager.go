@@ -21,6 +21,10 @@ type Manager struct {
 	loading map[string]chan struct{}
 	closing bool
 	wg      sync.WaitGroup
+
+	scores     chan finished // to the leaderboard writer
+	scoresDone chan struct{}
+	stopScores sync.Once
 }
 
 // NewManager validates cfg and returns a manager with no rooms loaded.
@@ -28,7 +32,12 @@ func NewManager(cfg Config) (*Manager, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	return &Manager{cfg: cfg, rooms: map[string]*Room{}, loading: map[string]chan struct{}{}}, nil
+	m := &Manager{cfg: cfg, rooms: map[string]*Room{}, loading: map[string]chan struct{}{}}
+	if cfg.Leaderboards != nil {
+		m.scores, m.scoresDone = make(chan finished, 1024), make(chan struct{})
+		go m.writeScores()
+	}
+	return m, nil
 }
 
 // Config returns the manager's configuration with defaults applied.
@@ -249,8 +258,14 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	}()
 	select {
 	case <-done:
-		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("room: shutdown: %w", ctx.Err())
 	}
+	m.stopScores.Do(func() {
+		if m.scores != nil {
+			close(m.scores)
+			<-m.scoresDone
+		}
+	})
+	return nil
 }

@@ -104,6 +104,7 @@ type Room struct {
 	outs     []out
 	accepted []pending
 	frozen   bool
+	unsure   bool // an append failed without saying whether it landed
 	closing  bool // closing for good (4004)
 	stopping bool // server shutdown (4000)
 	lastConn time.Time
@@ -117,6 +118,8 @@ type Room struct {
 	joins    []joinReply       // HTTP joins answered once stored
 	// published are the batch's stored actions, measured once flushed.
 	published []pending
+	// finished are matches the batch ended, recorded once stored.
+	finished []finished
 }
 
 type joinReply struct {
@@ -260,6 +263,9 @@ func (r *Room) accept(e *entry, p pending) error {
 	p.aid, p.kind = e.Aid, e.Kind
 	r.accepted = append(r.accepted, p)
 	r.fanout(e, eff)
+	if eff.ended {
+		r.finish()
+	}
 	if p.c != nil && e.Aid != "" {
 		r.queue(out{to: p.c, frame: mustEncode(protocol.Receipt{Type: protocol.TypeReceipt, ID: e.Aid, OK: true, Rev: e.Rev}), durable: true})
 	}
@@ -383,6 +389,11 @@ func (r *Room) commit() {
 		r.batch = r.batch[:0]
 		r.published = append(r.published, r.accepted...)
 		r.accepted = r.accepted[:0]
+		r.unsure = false
+		for _, f := range r.finished {
+			r.m.record(f)
+		}
+		r.finished = r.finished[:0]
 		for _, j := range r.joins {
 			j.reply <- j.res
 		}
@@ -395,13 +406,84 @@ func (r *Room) commit() {
 		r.maybeSnapshot(false)
 		return
 	}
-	if errors.Is(err, store.ErrFenced) {
+	switch {
+	case errors.Is(err, store.ErrFenced):
 		r.log.Error("lost the room's lease to another process; stopping", "err", err)
 		r.stopping = true
-	} else {
+		r.rollback()
+	case errors.Is(err, store.ErrNotFound):
+		// The store lost the room (a Redis restarted empty): the state in
+		// memory is whole, so store it again under a new epoch.
+		r.log.Warn("the store no longer has this room; storing it again under a new epoch", "err", err)
+		r.rollback()
+		r.recreate()
+	case errors.Is(err, store.ErrGap):
+		// The store holds entries this room does not: an earlier append
+		// whose answer was lost did land. Load what the store has.
+		r.log.Warn("the store is ahead of the room; reloading", "err", err)
+		r.rollback()
+		r.reload()
+	default:
 		r.log.Warn("append failed; rolling back", "entries", len(r.batch), "err", err)
+		r.unsure = true
+		r.rollback()
 	}
-	r.rollback()
+}
+
+// recreate stores the room's current state as a new room in the store, under
+// a new epoch, and sends every member a snapshot of it.
+func (r *Room) recreate() {
+	r.st.Epoch = NewID()
+	data, err := r.st.encode()
+	if err != nil {
+		r.log.Error("encode snapshot", "err", err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.m.cfg.StoreTimeout)
+	defer cancel()
+	lease, err := r.m.cfg.Store.Create(ctx, r.code, store.Snapshot{Rev: r.st.Rev, Data: data})
+	if err != nil {
+		r.log.Warn("store the room again", "err", err)
+		return // still frozen; the next write tries again
+	}
+	r.lease, r.base, r.tail, r.frozen, r.unsure = lease, data, nil, false, false
+	r.resyncAll()
+}
+
+// reload replaces the room's state with what the store holds.
+func (r *Room) reload() {
+	ctx, cancel := context.WithTimeout(context.Background(), r.m.cfg.StoreTimeout)
+	defer cancel()
+	lease, rec, err := r.m.cfg.Store.Open(ctx, r.code)
+	if err != nil {
+		r.log.Warn("reload from the store", "err", err)
+		return
+	}
+	entries := make([][]byte, len(rec.Entries))
+	for i, e := range rec.Entries {
+		entries[i] = e.Data
+	}
+	st, err := rebuild(r.m.cfg.Games, rec.Snapshot.Data, entries)
+	if err != nil {
+		r.log.Error("the stored room does not rebuild; closing it", "err", err)
+		r.closing = true
+		return
+	}
+	r.st, r.lease, r.base, r.tail, r.frozen, r.unsure = st, lease, rec.Snapshot.Data, rec.Entries, false, false
+	r.resyncAll()
+}
+
+// resyncAll sends every member a snapshot of the current state, dropping any
+// member whose seat no longer exists.
+func (r *Room) resyncAll() {
+	for c, mem := range r.members {
+		if mem.player != "" && r.st.seatOf(mem.player) < 0 {
+			r.queue(out{to: c, close: protocol.CloseRestarting, reason: "seat not stored", forget: true})
+			continue
+		}
+		r.queue(out{to: c, snapshot: true})
+	}
+	r.publishInfo()
 }
 
 func (r *Room) rollback() {
@@ -452,6 +534,7 @@ func (r *Room) rollback() {
 	r.batch = r.batch[:0]
 	r.accepted = r.accepted[:0]
 	r.joins = r.joins[:0]
+	r.finished = r.finished[:0]
 	clear(r.replaced)
 	r.publishInfo()
 }
@@ -650,11 +733,15 @@ func (r *Room) onTimer() {
 	}
 	if r.frozen && len(r.batch) == 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), r.m.cfg.StoreTimeout)
-		if r.m.cfg.Store.Ping(ctx) == nil {
+		ok := r.m.cfg.Store.Ping(ctx) == nil
+		cancel()
+		switch {
+		case ok && r.unsure:
+			r.reload() // whatever landed during the outage becomes the state
+		case ok:
 			r.frozen = false
 			r.publishInfo()
 		}
-		cancel()
 	}
 }
 

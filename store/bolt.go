@@ -62,20 +62,40 @@ func (o *BoltOptions) init() {
 // BoltFile is the name of the database file inside a Bolt store's directory.
 const BoltFile = "roomd.db"
 
-// Bucket and key names of the bbolt layout (see STORAGE.md).
+// The buckets of the bbolt layout (see STORAGE.md). A room's log keys
+// start with the length of its code and the code, so one room's entries
+// are contiguous and in revision order.
 var (
-	bRooms  = []byte("rooms")  // room code → the room's bucket
-	bExpiry = []byte("expiry") // expiry ms (8 bytes) + code → empty
+	bRooms  = []byte("rooms")  // code → roomMeta (32 bytes)
+	bSnaps  = []byte("snaps")  // code → snapshot bytes
+	bLog    = []byte("log")    // len(code), code, rev (8 bytes) → entry bytes
+	bExpiry = []byte("expiry") // expiry ms (8 bytes), code → empty
 	bBoards = []byte("boards") // game\0board\0kind → bucket of scores
 	bCounts = []byte("boardn") // game\0board\0kind → number of scores (8 bytes)
-
-	kFence   = []byte("fence")   // fencing token
-	kLast    = []byte("last")    // revision of the last stored entry (or of the snapshot)
-	kSnapRev = []byte("snaprev") // revision of the snapshot
-	kSnap    = []byte("snap")    // snapshot bytes
-	kEnded   = []byte("ended")   // present when ended: expiry, ms since the epoch
-	kLog     = []byte("log")     // bucket: revision (8 bytes) → entry bytes
 )
+
+// roomMeta is a room's bookkeeping, stored as four big-endian uint64s.
+type roomMeta struct {
+	fence   uint64 // fencing token
+	last    uint64 // revision of the last entry (or of the snapshot when newer)
+	snapRev uint64 // revision of the snapshot
+	ended   uint64 // 0 while live; else expiry, ms since the epoch
+}
+
+func (m roomMeta) bytes() []byte {
+	b := make([]byte, 0, 32)
+	for _, v := range []uint64{m.fence, m.last, m.snapRev, m.ended} {
+		b = binary.BigEndian.AppendUint64(b, v)
+	}
+	return b
+}
+
+func decodeMeta(b []byte) roomMeta {
+	if len(b) < 32 {
+		return roomMeta{}
+	}
+	return roomMeta{fence: u64(b), last: u64(b[8:]), snapRev: u64(b[16:]), ended: u64(b[24:])}
+}
 
 // Bolt stores rooms in one bbolt file. Writes of all rooms go through one
 // committer goroutine that puts everything waiting into one read-write
@@ -130,15 +150,16 @@ func OpenBolt(dir string, opts BoltOptions) (*Bolt, error) {
 		return nil, fmt.Errorf("store: open bolt: %w", err)
 	}
 	db, err := bbolt.Open(filepath.Join(dir, BoltFile), 0o600, &bbolt.Options{
-		Timeout:      opts.LockTimeout,
-		NoSync:       opts.NoSync,
-		FreelistType: bbolt.FreelistMapType,
+		Timeout:        opts.LockTimeout,
+		NoSync:         opts.NoSync,
+		FreelistType:   bbolt.FreelistMapType,
+		NoFreelistSync: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: open bolt %s: %w", dir, err)
 	}
 	err = db.Update(func(tx *bbolt.Tx) error {
-		for _, name := range [][]byte{bRooms, bExpiry, bBoards, bCounts} {
+		for _, name := range [][]byte{bRooms, bSnaps, bLog, bExpiry, bBoards, bCounts} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
@@ -295,9 +316,9 @@ func (b *Bolt) sweep(ctx context.Context) (int, error) {
 			keys = append(keys, slices.Clone(k))
 		}
 		for _, k := range keys {
-			code := k[8:]
-			if rb := rooms.Bucket(code); rb != nil && bytes.Equal(rb.Get(kEnded), k[:8]) {
-				if err := rooms.DeleteBucket(code); err != nil {
+			code := string(k[8:])
+			if v := rooms.Get([]byte(code)); v != nil && decodeMeta(v).ended == u64(k) {
+				if err := deleteRoom(tx, code); err != nil {
 					return err
 				}
 				n++
@@ -320,38 +341,72 @@ func u64(v []byte) uint64 {
 	return binary.BigEndian.Uint64(v)
 }
 
-func expiryKey(at []byte, code string) []byte { return append(slices.Clone(at), code...) }
+func expiryKey(at uint64, code string) []byte { return append(be64(at), code...) }
 
-// room returns the room's bucket, nil when there is none. A room whose TTL
-// has passed is deleted.
-func (b *Bolt) room(tx *bbolt.Tx, code string) (*bbolt.Bucket, error) {
-	rooms := tx.Bucket(bRooms)
-	rb := rooms.Bucket([]byte(code))
-	if rb == nil {
-		return nil, nil
-	}
-	if at := rb.Get(kEnded); at != nil && b.opts.Now().UnixMilli() >= int64(u64(at)) {
-		if err := tx.Bucket(bExpiry).Delete(expiryKey(at, code)); err != nil {
-			return nil, err
-		}
-		return nil, rooms.DeleteBucket([]byte(code))
-	}
-	return rb, nil
+// logPrefix starts the log keys of a room.
+func logPrefix(code string) []byte { return append([]byte{byte(len(code))}, code...) }
+
+func logKey(code string, rev uint64) []byte {
+	return binary.BigEndian.AppendUint64(logPrefix(code), rev)
 }
 
-// held returns the bucket of the room lease holds, or why it may not write.
-func (b *Bolt) held(tx *bbolt.Tx, lease Lease) (*bbolt.Bucket, error) {
-	rb, err := b.room(tx, lease.Room)
+// deleteRange deletes the log keys of code with revision ≤ upTo.
+func deleteLog(tx *bbolt.Tx, code string, upTo uint64) error {
+	prefix := logPrefix(code)
+	c := tx.Bucket(bLog).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && u64(k[len(prefix):]) <= upTo; k, _ = c.Seek(prefix) {
+		if err := c.Delete(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteRoom deletes everything of a room but its expiry key.
+func deleteRoom(tx *bbolt.Tx, code string) error {
+	if err := tx.Bucket(bRooms).Delete([]byte(code)); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bSnaps).Delete([]byte(code)); err != nil {
+		return err
+	}
+	return deleteLog(tx, code, math.MaxUint64)
+}
+
+// room loads the room's meta; ok is false when there is none. A room whose
+// TTL has passed is deleted.
+func (b *Bolt) room(tx *bbolt.Tx, code string) (m roomMeta, ok bool, err error) {
+	v := tx.Bucket(bRooms).Get([]byte(code))
+	if v == nil {
+		return roomMeta{}, false, nil
+	}
+	m = decodeMeta(v)
+	if m.ended != 0 && b.opts.Now().UnixMilli() >= int64(m.ended) {
+		if err := tx.Bucket(bExpiry).Delete(expiryKey(m.ended, code)); err != nil {
+			return roomMeta{}, false, err
+		}
+		return roomMeta{}, false, deleteRoom(tx, code)
+	}
+	return m, true, nil
+}
+
+// held loads the meta of the room lease holds, or says why it may not write.
+func (b *Bolt) held(tx *bbolt.Tx, lease Lease) (roomMeta, error) {
+	m, ok, err := b.room(tx, lease.Room)
 	if err != nil {
-		return nil, err
+		return m, err
 	}
-	if rb == nil {
-		return nil, ErrNotFound
+	if !ok {
+		return m, ErrNotFound
 	}
-	if cur := u64(rb.Get(kFence)); cur != lease.Token {
-		return nil, fmt.Errorf("token %d, current %d: %w", lease.Token, cur, ErrFenced)
+	if m.fence != lease.Token {
+		return m, fmt.Errorf("token %d, current %d: %w", lease.Token, m.fence, ErrFenced)
 	}
-	return rb, nil
+	return m, nil
+}
+
+func putMeta(tx *bbolt.Tx, code string, m roomMeta) error {
+	return tx.Bucket(bRooms).Put([]byte(code), m.bytes())
 }
 
 // nonNil makes empty data storable (bbolt keeps a nil value as empty).
@@ -362,29 +417,36 @@ func nonNil(b []byte) []byte {
 	return b
 }
 
+func checkCode(op, code string) error {
+	if code == "" || len(code) > 255 {
+		return fmt.Errorf("%s: room code must be 1 to 255 bytes", op)
+	}
+	return nil
+}
+
 func (b *Bolt) Create(ctx context.Context, room string, snap Snapshot) (Lease, error) {
+	op := "create " + room
+	if err := checkCode(op, room); err != nil {
+		return Lease{}, err
+	}
 	var lease Lease
-	err := b.do(ctx, "create "+room, func(tx *bbolt.Tx) error {
-		rb, err := b.room(tx, room)
+	err := b.do(ctx, op, func(tx *bbolt.Tx) error {
+		_, ok, err := b.room(tx, room)
 		if err != nil {
 			return err
 		}
-		if rb != nil {
+		if ok {
 			return ErrExists
 		}
-		rb, err = tx.Bucket(bRooms).CreateBucket([]byte(room))
-		if err != nil {
+		// A room that expired is gone with its log, but be sure.
+		if err := deleteLog(tx, room, math.MaxUint64); err != nil {
 			return err
 		}
 		token := firstToken(time.Now())
-		for _, kv := range [][2][]byte{
-			{kFence, be64(token)}, {kLast, be64(snap.Rev)}, {kSnapRev, be64(snap.Rev)}, {kSnap, nonNil(snap.Data)},
-		} {
-			if err := rb.Put(kv[0], kv[1]); err != nil {
-				return err
-			}
+		if err := tx.Bucket(bSnaps).Put([]byte(room), nonNil(snap.Data)); err != nil {
+			return err
 		}
-		if _, err := rb.CreateBucket(kLog); err != nil {
+		if err := putMeta(tx, room, roomMeta{fence: token, last: snap.Rev, snapRev: snap.Rev}); err != nil {
 			return err
 		}
 		lease = Lease{Room: room, Token: token}
@@ -399,26 +461,28 @@ func (b *Bolt) Open(ctx context.Context, room string) (Lease, Record, error) {
 		rec   Record
 	)
 	err := b.do(ctx, "open "+room, func(tx *bbolt.Tx) error {
-		rb, err := b.room(tx, room)
+		m, ok, err := b.room(tx, room)
 		if err != nil {
 			return err
 		}
-		if rb == nil {
+		if !ok {
 			return ErrNotFound
 		}
-		token := u64(rb.Get(kFence)) + 1
-		if err := rb.Put(kFence, be64(token)); err != nil {
+		m.fence++
+		if err := putMeta(tx, room, m); err != nil {
 			return err
 		}
-		lease = Lease{Room: room, Token: token}
+		lease = Lease{Room: room, Token: m.fence}
 		rec = Record{
-			Snapshot: Snapshot{Rev: u64(rb.Get(kSnapRev)), Data: slices.Clone(rb.Get(kSnap))},
-			Ended:    rb.Get(kEnded) != nil,
+			Snapshot: Snapshot{Rev: m.snapRev, Data: slices.Clone(tx.Bucket(bSnaps).Get([]byte(room)))},
+			Ended:    m.ended != 0,
 		}
-		return rb.Bucket(kLog).ForEach(func(k, v []byte) error {
-			rec.Entries = append(rec.Entries, Entry{Rev: u64(k), Data: slices.Clone(v)})
-			return nil
-		})
+		prefix := logPrefix(room)
+		c := tx.Bucket(bLog).Cursor()
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			rec.Entries = append(rec.Entries, Entry{Rev: u64(k[len(prefix):]), Data: slices.Clone(v)})
+		}
+		return nil
 	})
 	if err != nil {
 		return Lease{}, Record{}, err
@@ -437,85 +501,70 @@ func (b *Bolt) Append(ctx context.Context, lease Lease, entries []Entry) error {
 		}
 	}
 	return b.do(ctx, op, func(tx *bbolt.Tx) error {
-		rb, err := b.held(tx, lease)
+		m, err := b.held(tx, lease)
 		if err != nil {
 			return err
 		}
-		log := rb.Bucket(kLog)
-		last, first := u64(rb.Get(kLast)), entries[0].Rev
-		if first <= last {
+		log := tx.Bucket(bLog)
+		first := entries[0].Rev
+		if first <= m.last {
 			for _, e := range entries {
-				if v := log.Get(be64(e.Rev)); v == nil || !bytes.Equal(v, e.Data) {
-					return fmt.Errorf("rev %d after %d: %w", first, last, ErrGap)
+				if v := log.Get(logKey(lease.Room, e.Rev)); v == nil || !bytes.Equal(v, e.Data) {
+					return fmt.Errorf("rev %d after %d: %w", first, m.last, ErrGap)
 				}
 			}
 			return nil // a retry of an append that landed
 		}
-		if first != last+1 {
-			return fmt.Errorf("rev %d after %d: %w", first, last, ErrGap)
+		if first != m.last+1 {
+			return fmt.Errorf("rev %d after %d: %w", first, m.last, ErrGap)
 		}
-		log.FillPercent = 1 // keys only grow: pack pages full
 		for _, e := range entries {
-			if err := log.Put(be64(e.Rev), nonNil(e.Data)); err != nil {
+			if err := log.Put(logKey(lease.Room, e.Rev), nonNil(e.Data)); err != nil {
 				return err
 			}
 		}
-		return rb.Put(kLast, be64(entries[len(entries)-1].Rev))
+		m.last = entries[len(entries)-1].Rev
+		return putMeta(tx, lease.Room, m)
 	})
 }
 
 func (b *Bolt) WriteSnapshot(ctx context.Context, lease Lease, snap Snapshot) error {
 	return b.do(ctx, "snapshot "+lease.Room, func(tx *bbolt.Tx) error {
-		rb, err := b.held(tx, lease)
+		m, err := b.held(tx, lease)
 		if err != nil {
 			return err
 		}
-		if snap.Rev < u64(rb.Get(kSnapRev)) {
+		if snap.Rev < m.snapRev {
 			return nil // an older snapshot never replaces a newer one
 		}
-		if err := rb.Put(kSnapRev, be64(snap.Rev)); err != nil {
+		if err := tx.Bucket(bSnaps).Put([]byte(lease.Room), nonNil(snap.Data)); err != nil {
 			return err
 		}
-		if err := rb.Put(kSnap, nonNil(snap.Data)); err != nil {
+		m.snapRev, m.last = snap.Rev, max(m.last, snap.Rev)
+		if err := putMeta(tx, lease.Room, m); err != nil {
 			return err
 		}
-		if snap.Rev > u64(rb.Get(kLast)) {
-			if err := rb.Put(kLast, be64(snap.Rev)); err != nil {
-				return err
-			}
-		}
-		log := rb.Bucket(kLog)
-		var drop [][]byte
-		c := log.Cursor()
-		for k, _ := c.First(); k != nil && u64(k) <= snap.Rev; k, _ = c.Next() {
-			drop = append(drop, slices.Clone(k))
-		}
-		for _, k := range drop {
-			if err := log.Delete(k); err != nil {
-				return err
-			}
-		}
-		return nil
+		return deleteLog(tx, lease.Room, snap.Rev)
 	})
 }
 
 func (b *Bolt) End(ctx context.Context, lease Lease, ttl time.Duration) error {
 	return b.do(ctx, "end "+lease.Room, func(tx *bbolt.Tx) error {
-		rb, err := b.held(tx, lease)
+		m, err := b.held(tx, lease)
 		if err != nil {
 			return err
 		}
 		exp := tx.Bucket(bExpiry)
-		if old := rb.Get(kEnded); old != nil {
-			if err := exp.Delete(expiryKey(old, lease.Room)); err != nil {
+		if m.ended != 0 {
+			if err := exp.Delete(expiryKey(m.ended, lease.Room)); err != nil {
 				return err
 			}
 		}
-		at := be64(uint64(b.opts.Now().Add(ttl).UnixMilli()))
-		if err := rb.Put(kEnded, at); err != nil {
+		m.ended = uint64(max(b.opts.Now().Add(ttl).UnixMilli(), 1))
+		if err := putMeta(tx, lease.Room, m); err != nil {
 			return err
 		}
-		return exp.Put(expiryKey(at, lease.Room), []byte{})
+		return exp.Put(expiryKey(m.ended, lease.Room), []byte{})
 	})
 }
 
@@ -525,9 +574,8 @@ func (b *Bolt) List(ctx context.Context) ([]string, error) {
 	}
 	var out []string
 	err := b.db.View(func(tx *bbolt.Tx) error {
-		rooms := tx.Bucket(bRooms)
-		return rooms.ForEachBucket(func(k []byte) error {
-			if rooms.Bucket(k).Get(kEnded) == nil {
+		return tx.Bucket(bRooms).ForEach(func(k, v []byte) error {
+			if decodeMeta(v).ended == 0 {
 				out = append(out, string(k))
 			}
 			return nil

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -54,6 +55,7 @@ func TestBoltSweep(t *testing.T) {
 	defer b.Close()
 	ctx := testCtx(t)
 	a := mustCreate(t, b, "SWEEPA", Snapshot{})
+	mustAppend(t, b, a, entries("SWEEPA", 1, 3))
 	mustCreate(t, b, "SWEEPB", Snapshot{})
 	c := mustCreate(t, b, "SWEEPC", Snapshot{})
 	if err := b.End(ctx, a, time.Hour); err != nil {
@@ -70,10 +72,13 @@ func TestBoltSweep(t *testing.T) {
 		t.Fatalf("sweep: %d, %v; want 1", n, err)
 	}
 	err = b.db.View(func(tx *bbolt.Tx) error {
-		if tx.Bucket(bRooms).Bucket([]byte("SWEEPA")) != nil {
+		if tx.Bucket(bRooms).Get([]byte("SWEEPA")) != nil || tx.Bucket(bSnaps).Get([]byte("SWEEPA")) != nil {
 			t.Error("the expired room is still stored")
 		}
-		if tx.Bucket(bRooms).Bucket([]byte("SWEEPC")) == nil {
+		if k, _ := tx.Bucket(bLog).Cursor().Seek(logPrefix("SWEEPA")); k != nil && bytes.HasPrefix(k, logPrefix("SWEEPA")) {
+			t.Error("the expired room's log is still stored")
+		}
+		if tx.Bucket(bRooms).Get([]byte("SWEEPC")) == nil {
 			t.Error("the room ended for 3 h is gone after 2 h")
 		}
 		if n := tx.Bucket(bExpiry).Stats().KeyN; n != 1 {

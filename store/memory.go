@@ -265,3 +265,11 @@ func firstToken(now time.Time) uint64 {
 	}
 	return 1
 }
+
+// Forget deletes a room as a store that loses data would (a Redis restarted
+// without persistence), for tests of how rooms recover from it.
+func (m *Memory) Forget(room string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.rooms, room)
+}

@@ -27,7 +27,8 @@ type RedisOptions struct {
 	// 500 ms.
 	DialTimeout time.Duration
 	// ReadTimeout and WriteTimeout bound one socket read or write. Zero
-	// means the URL's read_timeout/write_timeout, or 1 second.
+	// means the URL's read_timeout/write_timeout, or 500 ms. With one retry,
+	// a frozen server surfaces as an error after about a second.
 	ReadTimeout  time.Duration
 	WriteTimeout time.Duration
 	// MaxRetries is how many times a command failing on the network is
@@ -109,8 +110,8 @@ func OpenRedis(ctx context.Context, url string, opts RedisOptions) (*Redis, erro
 		opts.LeaderboardSize = 1000
 	}
 	setDuration(&o.DialTimeout, opts.DialTimeout, 500*time.Millisecond)
-	setDuration(&o.ReadTimeout, opts.ReadTimeout, time.Second)
-	setDuration(&o.WriteTimeout, opts.WriteTimeout, time.Second)
+	setDuration(&o.ReadTimeout, opts.ReadTimeout, 500*time.Millisecond)
+	setDuration(&o.WriteTimeout, opts.WriteTimeout, 500*time.Millisecond)
 	switch {
 	case opts.MaxRetries != 0:
 		o.MaxRetries = opts.MaxRetries
@@ -506,6 +507,8 @@ func (r *Redis) send(batch []*redisAppend) {
 			}
 			if err == nil {
 				r.accepted.Add(1)
+			} else if r.ctx.Err() != nil {
+				err = ErrClosed // Close cut the pipeline short
 			}
 			todo[i].done <- mapErr(err)
 		}

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"strconv"
 	"time"
 
+	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
 )
@@ -148,4 +151,60 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, code, status)
+}
+
+func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
+	limit := 10
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			writeError(w, http.StatusBadRequest, "limit must be an integer from 1 to 100")
+			return
+		}
+		limit = n
+	}
+	b, err := s.cfg.Rooms.Leaderboard(r.Context(), r.PathValue("game"), r.PathValue("board"), limit)
+	switch {
+	case errors.Is(err, room.ErrUnknownGame):
+		writeError(w, http.StatusNotFound, err.Error())
+	case errors.Is(err, room.ErrNoLeaderboards):
+		writeError(w, http.StatusNotFound, "this server keeps no leaderboards")
+	case err != nil:
+		roomError(w, "", err)
+	default:
+		writeJSON(w, http.StatusOK, b)
+	}
+}
+
+// submitReplay validates an offline game {game?, name, seed, config, log}
+// by replay and lists a valid win as client-timed.
+func (s *Server) submitReplay(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, session.MaxRecordBytes)
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, http.StatusRequestEntityTooLarge, "replay too large")
+		return
+	}
+	var head struct {
+		Game string `json:"game"`
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(data, &head)
+	if head.Game == "" {
+		head.Game = "minesweeper"
+	}
+	rec, err := session.DecodeRecord(data)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	v, listed, err := s.cfg.Rooms.SubmitReplay(r.Context(), head.Game, rec, head.Name)
+	if err != nil {
+		roomError(w, "", err)
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		session.Verdict
+		Listed bool `json:"listed"`
+	}{v, listed})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
+	"github.com/roomd/roomd/store"
 )
 
 func TestSchemaAndGamesEndpoints(t *testing.T) {
@@ -194,3 +196,44 @@ func TestLocalTransport(t *testing.T) {
 }
 
 func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
+
+func TestReplaySubmissionAndLeaderboard(t *testing.T) {
+	s := startServer(t, func(rc *room.Config, _ *Config) { rc.Leaderboards = rc.Store.(*store.Memory) })
+	rec, err := os.ReadFile("../testdata/replay/g01.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body map[string]any
+	json.Unmarshal(rec, &body)
+	body["name"] = "Offline Ann"
+	var verdict struct {
+		Status string
+		Time   float64
+		Valid  bool
+		Listed bool
+	}
+	if st := s.post("/api/replays", body, &verdict); st != http.StatusOK || !verdict.Valid || !verdict.Listed || verdict.Time != 34991 {
+		t.Fatalf("replay: %d %+v", st, verdict)
+	}
+	body["log"] = []any{}
+	if st := s.post("/api/replays", body, &verdict); st != http.StatusOK || verdict.Valid || verdict.Listed {
+		t.Fatalf("empty log: %d %+v", st, verdict)
+	}
+	if st := s.post("/api/replays", map[string]any{"seed": 1}, &struct{}{}); st != http.StatusBadRequest {
+		t.Fatalf("a record without a log: %d", st)
+	}
+	code, raw := get(t, s.URL+"/api/leaderboards/minesweeper/beginner?limit=5", "")
+	var board room.Board
+	if err := json.Unmarshal(raw, &board); err != nil || code != http.StatusOK {
+		t.Fatalf("leaderboard: %d %s", code, raw)
+	}
+	if len(board.Client) != 1 || board.Client[0].Name != "Offline Ann" || board.Client[0].TimeMs != 34991 || len(board.Host) != 0 {
+		t.Fatalf("leaderboard %+v", board)
+	}
+	if code, _ := get(t, s.URL+"/api/leaderboards/chess/x", ""); code != http.StatusNotFound {
+		t.Fatalf("unknown game: %d", code)
+	}
+	if code, _ := get(t, s.URL+"/api/leaderboards/minesweeper/beginner?limit=0", ""); code != http.StatusBadRequest {
+		t.Fatalf("limit 0: %d", code)
+	}
+}

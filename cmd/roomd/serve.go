@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -35,6 +36,12 @@ type serveConfig struct {
 	shutdownTimeout time.Duration
 	aiDelay         time.Duration
 	adminToken      string
+	dataDir         string
+	redisURL        string
+	memory          bool
+	fsync           bool
+	restoreAll      bool
+	endedTTL        time.Duration
 }
 
 func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
@@ -50,6 +57,12 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	shutdown := ef.Duration("shutdown-timeout", "", 20*time.Second, "how long a SIGTERM/SIGINT shutdown may take before connections are cut")
 	aiDelay := ef.Duration("ai-delay", "", 400*time.Millisecond, "how long an AI seat thinks before it moves")
 	adminToken := ef.String("admin-token", "", "", "bearer token of the operator API (/api/admin/...) and page (/admin); empty disables them")
+	dataDir := ef.String("data", "", store.DefaultDataDir, "directory of the embedded store (bbolt), used when --redis is not set")
+	redisURL := ef.String("redis", "ROOMD_REDIS_URL", "", "Redis URL (redis://host:port/db) to keep rooms in Redis instead of the embedded store")
+	memory := ef.Bool("memory", "", false, "keep rooms in memory only: nothing survives a restart (demos, load tests)")
+	fsync := ef.Bool("fsync", "", true, "fsync the embedded store on every group commit; false survives a crash of roomd but not of the machine")
+	restoreAll := ef.Bool("restore-all", "", false, "restore every live room at start instead of on its first join")
+	endedTTL := ef.Duration("ended-ttl", "", 24*time.Hour, "how long a closed room stays in the store")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHeader())
 		fmt.Fprintln(stderr, "\nServe flags:")
@@ -65,7 +78,8 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 		return serveConfig{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	return serveConfig{addr: *addr, origins: *origins, logFormat: *logFormat, logLevel: *logLevel,
-		idleTimeout: *idle, retryAfter: *retry, shutdownTimeout: *shutdown, aiDelay: *aiDelay, adminToken: *adminToken}, nil
+		idleTimeout: *idle, retryAfter: *retry, shutdownTimeout: *shutdown, aiDelay: *aiDelay, adminToken: *adminToken,
+		dataDir: *dataDir, redisURL: *redisURL, memory: *memory, fsync: *fsync, restoreAll: *restoreAll, endedTTL: *endedTTL}, nil
 }
 
 func newLogger(format, level string, w *os.File) (*slog.Logger, error) {
@@ -114,15 +128,35 @@ func serveMain(args []string, stdout, stderr io.Writer) int {
 }
 
 func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Writer) error {
-	st := store.NewMemory()
+	octx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	st, err := store.Open(octx, store.Config{RedisURL: cfg.redisURL, DataDir: cfg.dataDir, Memory: cfg.memory,
+		Bolt: store.BoltOptions{NoSync: !cfg.fsync}})
+	cancel()
+	if err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	switch {
+	case cfg.memory:
+		log.Warn("rooms are kept in memory only: nothing survives a restart")
+	case cfg.redisURL != "":
+		log.Info("rooms are kept in Redis", "url", redactURL(cfg.redisURL))
+	default:
+		log.Info("rooms are kept in the embedded store", "dir", cfg.dataDir, "fsync", cfg.fsync)
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	rooms, err := room.NewManager(room.Config{Games: registry(), Store: st, Logger: log, Metrics: room.NewMetrics(reg),
-		IdleTimeout: cfg.idleTimeout, RetryAfter: cfg.retryAfter, AIDelay: cfg.aiDelay})
+	rooms, err := room.NewManager(room.Config{Games: registry(), Store: st, Leaderboards: st, Logger: log, Metrics: room.NewMetrics(reg),
+		IdleTimeout: cfg.idleTimeout, RetryAfter: cfg.retryAfter, AIDelay: cfg.aiDelay, EndedTTL: cfg.endedTTL})
 	if err != nil {
+		st.Close()
 		return err
 	}
 	reg.MustRegister(rooms.Collector())
+	if cfg.restoreAll {
+		start := time.Now()
+		n, err := rooms.RestoreAll(ctx)
+		log.Info("restored rooms", "rooms", n, "took", time.Since(start), "err", err)
+	}
 	var origins []string
 	for _, o := range strings.Split(cfg.origins, ",") {
 		if o = strings.TrimSpace(o); o != "" {
@@ -163,6 +197,15 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	}
 	log.Info("stopped cleanly")
 	return nil
+}
+
+// redactURL hides a password in a URL for logs.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
 }
 
 // openURL is the address a person opens in a browser.

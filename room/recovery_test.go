@@ -1,0 +1,260 @@
+package room
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/roomd/roomd/core/minesweeper"
+	"github.com/roomd/roomd/core/nim"
+	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/protocol"
+	"github.com/roomd/roomd/store"
+)
+
+// lossyStore stores an append and then answers with a timeout, as a store
+// whose reply was lost on the network.
+type lossyStore struct {
+	*store.Memory
+	lie atomic.Bool
+}
+
+func (s *lossyStore) Append(ctx context.Context, l store.Lease, e []store.Entry) error {
+	err := s.Memory.Append(ctx, l, e)
+	if err == nil && s.lie.CompareAndSwap(true, false) {
+		return context.DeadlineExceeded
+	}
+	return err
+}
+
+func nimPile(t *testing.T, m protocol.ServerMessage) int {
+	t.Helper()
+	var v nim.View
+	if err := json.Unmarshal(m.Snapshot.View.(json.RawMessage), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v.Pile
+}
+
+// TestLostReplyReloads: an append lands but its answer is lost. The room
+// refuses the action (storage-unavailable), then reloads what the store
+// holds; the resent action gets its receipt and is applied once.
+func TestLostReplyReloads(t *testing.T) {
+	st := &lossyStore{Memory: store.NewMemory()}
+	m := newManager(t, st)
+	r, host, guest, _ := nimRoom(t, m)
+	rev := currentRev(t, host)
+	st.lie.Store(true)
+	if rc := act(t, r, host, "lost", protocol.TypeCommand, take(3), nil); rc.OK || rc.Notice.Code != protocol.CodeStorageUnavailable {
+		t.Fatalf("receipt %+v, want storage-unavailable", rc)
+	}
+	// The room retries the store within a second and reloads: everyone gets
+	// a snapshot that includes the move that did land.
+	waitFor(t, "reload snapshot", func() bool {
+		s := guest.last(t, protocol.TypeSnapshot)
+		return s.Snapshot.Rev == rev+1
+	})
+	if pile := nimPile(t, guest.last(t, protocol.TypeSnapshot)); pile != 7 {
+		t.Fatalf("pile %d after reload, want 7", pile)
+	}
+	if err := r.Act(host, &protocol.Action{Type: protocol.TypeCommand, ID: "lost", Rev: rev, Command: take(3)}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the resend's receipt", func() bool {
+		n := 0
+		for _, msg := range host.messages(t) {
+			if msg.Receipt != nil && msg.Receipt.ID == "lost" && msg.Receipt.OK && msg.Receipt.Rev == rev+1 {
+				n++
+			}
+		}
+		return n == 1
+	})
+	if rc := act(t, r, guest, "next", protocol.TypeCommand, take(1), nil); !rc.OK || rc.Rev != rev+2 {
+		t.Fatalf("guest's move after the reload: %+v", rc)
+	}
+}
+
+// TestStoreLostRoomNewEpoch: the store forgets the room (a Redis restarted
+// empty). The room stores itself again under a new epoch and sends every
+// client a snapshot of it; nothing is rewound.
+func TestStoreLostRoomNewEpoch(t *testing.T) {
+	st := store.NewMemory()
+	m := newManager(t, st)
+	r, host, guest, _ := nimRoom(t, m)
+	act(t, r, host, "m1", protocol.TypeCommand, take(2), nil)
+	before := guest.last(t, protocol.TypeSnapshot).Snapshot.Epoch
+	rev := currentRev(t, guest)
+	st.Forget(r.Code())
+	if rc := act(t, r, guest, "m2", protocol.TypeCommand, take(2), nil); rc.OK || rc.Notice.Code != protocol.CodeStorageUnavailable {
+		t.Fatalf("receipt %+v", rc)
+	}
+	var snap *protocol.Snapshot
+	waitFor(t, "a snapshot of a new epoch", func() bool {
+		snap = guest.last(t, protocol.TypeSnapshot).Snapshot
+		return snap.Epoch != before
+	})
+	if snap.Rev != rev || nimPile(t, guest.last(t, protocol.TypeSnapshot)) != 8 {
+		t.Fatalf("new epoch at rev %d (want %d), pile %d (want 8)", snap.Rev, rev, nimPile(t, guest.last(t, protocol.TypeSnapshot)))
+	}
+	if err := r.Act(guest, &protocol.Action{Type: protocol.TypeCommand, ID: "m2", Rev: rev, Command: take(2)}); err != nil {
+		t.Fatal(err)
+	}
+	if rc := guest.receipt(t, "m2"); !rc.OK {
+		// the first receipt was the refusal; wait for the second
+		waitFor(t, "m2 accepted", func() bool {
+			for _, msg := range guest.messages(t) {
+				if msg.Receipt != nil && msg.Receipt.ID == "m2" && msg.Receipt.OK {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	if _, _, err := st.Open(context.Background(), r.Code()); err != nil {
+		t.Fatalf("the room is not in the store again: %v", err)
+	}
+}
+
+// TestClientAheadOfRestoredRoom: the store lost the last entries; a client
+// that saw them comes back and gets a new epoch and a snapshot instead of a
+// silent rewind.
+func TestClientAheadOfRestoredRoom(t *testing.T) {
+	ctx := context.Background()
+	a := store.NewMemory()
+	m1, err := NewManager(Config{Games: session.NewRegistry(nim.Game), Store: a, AIDelay: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, _, hostToken := nimRoom(t, m1)
+	code := r.Code()
+	if err := m1.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Store b is a copy of the room as it was then: it will "lose" what follows.
+	_, rec, err := a.Open(ctx, code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := store.NewMemory()
+	lease, err := b.Create(ctx, code, rec.Snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Append(ctx, lease, rec.Entries); err != nil {
+		t.Fatal(err)
+	}
+	// Play on with store a.
+	m2 := newManager(t, a)
+	r2, err := m2.Get(ctx, code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := newFake("host")
+	r2.Hello(host, &protocol.Hello{Room: code, Token: hostToken})
+	lostAt := host.last(t, protocol.TypeSnapshot).Snapshot.Rev
+	if rc := act(t, r2, host, "x1", protocol.TypeCommand, take(1), nil); !rc.OK {
+		t.Fatalf("x1: %+v", rc.Notice)
+	}
+	waitFor(t, "x1's update", func() bool { return currentRev(t, host) == lostAt+1 })
+	seen := currentRev(t, host)
+	epoch := host.last(t, protocol.TypeSnapshot).Snapshot.Epoch
+	if err := m2.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The room comes back from store b, which never got x1.
+	m3 := newManager(t, b)
+	r3, err := m3.Get(ctx, code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := newFake("back")
+	r3.Hello(back, &protocol.Hello{Room: code, Token: hostToken, Epoch: epoch, Rev: &seen})
+	snap := back.last(t, protocol.TypeSnapshot).Snapshot
+	if snap.Epoch == epoch {
+		t.Fatalf("same epoch %s at rev %d for a client that saw %d", snap.Epoch, snap.Rev, seen)
+	}
+	if snap.Rev != lostAt+1 { // the epoch change is itself an entry
+		t.Fatalf("new epoch at rev %d, want %d", snap.Rev, lostAt+1)
+	}
+	if n := back.last(t, protocol.TypeNotice).Notice; n.Code != protocol.CodeEpochChanged {
+		t.Fatalf("notice %+v", n)
+	}
+}
+
+// TestLeaderboardRecordsHostTime: won solo games are recorded with the
+// host's time and the player's name; lost ones are not.
+func TestLeaderboardRecordsHostTime(t *testing.T) {
+	st := store.NewMemory()
+	var clock atomic.Int64
+	clock.Store(1_750_000_000_000)
+	m, err := NewManager(Config{Games: session.NewRegistry(minesweeper.Game), Store: st, Leaderboards: st,
+		Now: func() time.Time { return time.UnixMilli(clock.Load()) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var won []protocol.Result
+	for game := 0; len(won) < 2 && game < 30; game++ {
+		created, err := m.Create(ctx, CreateRequest{Game: "minesweeper", Name: "Ann",
+			Settings: json.RawMessage(`{"mode":"solo","level":"custom","rows":3,"cols":3,"mines":1}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := m.Get(ctx, created.Room)
+		c := newFake("ann")
+		r.Hello(c, &protocol.Hello{Room: r.Code(), Token: created.Token})
+		act(t, r, c, "start", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlStart})
+		if res := finishByResult(t, r, c, &clock); res.Status == "won" {
+			won = append(won, res)
+		}
+	}
+	if len(won) < 2 {
+		t.Fatalf("only %d wins in 30 games", len(won))
+	}
+	if err := m.Shutdown(ctx); err != nil { // waits for the leaderboard writer
+		t.Fatal(err)
+	}
+	top, err := st.Top(ctx, "minesweeper", "custom-3x3x1", store.KindHost, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(top) != len(won) {
+		t.Fatalf("%d scores recorded for %d wins (losses must not count): %+v", len(top), len(won), top)
+	}
+	for _, s := range top {
+		if s.Name != "Ann" || s.TimeMs < 0 || math.Mod(s.TimeMs, 1000) != 0 {
+			t.Fatalf("score %+v: want Ann with a whole number of the host's seconds", s)
+		}
+	}
+}
+
+// finishByResult plays a 3×3 one-mine board to its end by trying cells in
+// order, each a second later, and returns the result.
+func finishByResult(t *testing.T, r *Room, c *fakeClient, clock *atomic.Int64) protocol.Result {
+	t.Helper()
+	for i := 0; i < 9 && r.Info().Phase == protocol.PhaseRunning; i++ {
+		clock.Add(1000)
+		cmd := json.RawMessage(`{"type":"reveal","r":` + string(rune('0'+i/3)) + `,"c":` + string(rune('0'+i%3)) + `}`)
+		a := &protocol.Action{Type: protocol.TypeCommand, ID: "cell" + string(rune('0'+i)), Rev: currentRev(t, c), Command: cmd}
+		if err := r.Act(c, a); err != nil {
+			t.Fatal(err)
+		}
+		c.receipt(t, a.ID)
+	}
+	var res *protocol.Result
+	waitFor(t, "the result", func() bool {
+		for _, msg := range c.messages(t) {
+			if msg.Update != nil && msg.Update.Result != nil {
+				res = msg.Update.Result
+			}
+		}
+		return res != nil
+	})
+	if res.Status != "won" && res.Status != "lost" {
+		t.Fatalf("status %s", res.Status)
+	}
+	return *res
+}

@@ -1,0 +1,299 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/roomd/roomd/internal/testredis"
+)
+
+// uniquePrefix gives each test its own keys on a shared server.
+func uniquePrefix() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "roomdtest-" + hex.EncodeToString(b[:])
+}
+
+func openRedis(t testing.TB, url string, opts RedisOptions) *Redis {
+	t.Helper()
+	if opts.Prefix == "" {
+		opts.Prefix = uniquePrefix()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, err := OpenRedis(ctx, url, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// inspect returns a plain client to look at the server's keys.
+func inspect(t *testing.T, srv *testredis.Server) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestRedisConformance(t *testing.T) {
+	srv := testredis.Start(t)
+	runConformance(t, func(t *testing.T) *subject {
+		prefix := uniquePrefix()
+		sub := &subject{s: openRedis(t, srv.URL(), RedisOptions{Prefix: prefix})}
+		sub.reopen = func(t *testing.T) Backend {
+			if err := sub.s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			sub.s = openRedis(t, srv.URL(), RedisOptions{Prefix: prefix})
+			return sub.s
+		}
+		return sub
+	})
+}
+
+func TestRedisKeyLayout(t *testing.T) {
+	srv := testredis.Start(t)
+	r := openRedis(t, srv.URL(), RedisOptions{Prefix: "lay"})
+	c := inspect(t, srv)
+	ctx := testCtx(t)
+	l := mustCreate(t, r, "K7QXMP", Snapshot{Data: []byte("s")})
+	mustAppend(t, r, l, entries("K7QXMP", 1, 2))
+	for _, k := range []string{"lay:{K7QXMP}:fence", "lay:{K7QXMP}:snap", "lay:{K7QXMP}:log", "lay:{K7QXMP}:meta"} {
+		if n := c.Exists(ctx, k).Val(); n != 1 {
+			t.Errorf("key %s missing", k)
+		}
+	}
+	if !c.SIsMember(ctx, "lay:rooms", "K7QXMP").Val() {
+		t.Error("the room is not in lay:rooms")
+	}
+	if n := c.LLen(ctx, "lay:{K7QXMP}:log").Val(); n != 2 {
+		t.Errorf("log length %d, want 2", n)
+	}
+	if err := r.End(ctx, l, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"lay:{K7QXMP}:fence", "lay:{K7QXMP}:snap", "lay:{K7QXMP}:log", "lay:{K7QXMP}:meta"} {
+		if ttl := c.PTTL(ctx, k).Val(); ttl <= 0 || ttl > time.Hour {
+			t.Errorf("TTL of %s = %v after End", k, ttl)
+		}
+	}
+	if c.SIsMember(ctx, "lay:rooms", "K7QXMP").Val() {
+		t.Error("an ended room is still in lay:rooms")
+	}
+	if err := r.Record(ctx, "mines", "expert", KindHost, Score{Name: "a", TimeMs: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.ZCard(ctx, "lay:lb:mines:expert:host").Val(); n != 1 {
+		t.Errorf("leaderboard has %d members, want 1", n)
+	}
+}
+
+// TestRedisRoundTrips checks group commit: with 200 rooms appending at once,
+// one round trip carries many appends.
+func TestRedisRoundTrips(t *testing.T) {
+	srv := testredis.Start(t)
+	r := openRedis(t, srv.URL(), RedisOptions{})
+	const rooms, appends = 200, 20
+	leases := make([]Lease, rooms)
+	for i := range rooms {
+		leases[i] = mustCreate(t, r, fmt.Sprintf("RT%04d", i), Snapshot{})
+	}
+	before := r.Stats()
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range rooms {
+		wg.Go(func() {
+			<-start
+			for rev := uint64(1); rev <= appends; rev++ {
+				if err := r.Append(testCtx(t), leases[i], []Entry{entry(leases[i].Room, rev)}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	st := r.Stats()
+	accepted := st.Accepted - before.Accepted
+	trips := st.RoundTrips - before.RoundTrips
+	perAppend := float64(trips) / float64(accepted)
+	t.Logf("%d appends accepted in %d batches, %d round trips: %.3f round trips per append",
+		accepted, st.Batches-before.Batches, trips, perAppend)
+	if accepted != rooms*appends {
+		t.Fatalf("%d appends accepted, want %d", accepted, rooms*appends)
+	}
+	if perAppend >= 0.5 {
+		t.Fatalf("%.3f round trips per append, want < 0.5", perAppend)
+	}
+}
+
+// TestRedisOutage stops the server: calls fail fast instead of hanging, and
+// the same client works again once the server is back.
+func TestRedisOutage(t *testing.T) {
+	srv := testredis.Start(t)
+	r := openRedis(t, srv.URL(), RedisOptions{})
+	l := mustCreate(t, r, "OUTAGE", Snapshot{})
+	mustAppend(t, r, l, entries("OUTAGE", 1, 1))
+	srv.Stop()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	err := r.Append(ctx, l, entries("OUTAGE", 2, 2))
+	took := time.Since(start)
+	t.Logf("append during the outage: %v after %v", err, took)
+	if err == nil {
+		t.Fatal("append succeeded with the server stopped")
+	}
+	if took > 2*time.Second {
+		t.Fatalf("append took %v to fail, want ≤ 2s", took)
+	}
+	start = time.Now()
+	if err := r.Ping(ctx); err == nil {
+		t.Fatal("ping succeeded with the server stopped")
+	} else if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("ping took %v to fail", took)
+	}
+
+	srv.Start()
+	deadline := time.Now().Add(10 * time.Second)
+	for r.Ping(ctx) != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("ping still fails 10s after the server came back")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mustAppend(t, r, l, entries("OUTAGE", 2, 3))
+	_, rec := mustOpen(t, r, "OUTAGE")
+	checkRecord(t, rec, Snapshot{}, entries("OUTAGE", 1, 3))
+}
+
+// TestRedisPause freezes the server: an append fails on its timeouts within
+// about a second; retried once the server goes on, it succeeds exactly
+// once whether or not the first attempt landed late.
+func TestRedisPause(t *testing.T) {
+	srv := testredis.Start(t)
+	r := openRedis(t, srv.URL(), RedisOptions{})
+	l := mustCreate(t, r, "PAUSED", Snapshot{})
+	srv.Pause(time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	err := r.Append(ctx, l, entries("PAUSED", 1, 2))
+	took := time.Since(start)
+	t.Logf("append to a frozen server: %v after %v", err, took)
+	if err == nil {
+		t.Fatal("append succeeded on a frozen server")
+	}
+	if took > 2*time.Second {
+		t.Fatalf("append took %v to fail, want ≤ 2s", took)
+	}
+	srv.Resume()
+	mustAppend(t, r, l, entries("PAUSED", 1, 2))
+	_, rec := mustOpen(t, r, "PAUSED")
+	checkRecord(t, rec, Snapshot{}, entries("PAUSED", 1, 2))
+}
+
+// TestRedisKill9 kills the server (appendfsync always) while rooms append:
+// every acknowledged append is there after the restart.
+func TestRedisKill9(t *testing.T) {
+	srv := testredis.Start(t, testredis.Args("--appendfsync", "always"))
+	prefix := uniquePrefix()
+	r := openRedis(t, srv.URL(), RedisOptions{Prefix: prefix})
+	const rooms = 50
+	acked := make([]atomic.Uint64, rooms)
+	var total atomic.Int64
+	var wg sync.WaitGroup
+	for i := range rooms {
+		l := mustCreate(t, r, fmt.Sprintf("KILL%02d", i), Snapshot{})
+		wg.Go(func() {
+			for rev := uint64(1); ; rev++ {
+				if err := r.Append(testCtx(t), l, []Entry{entry(l.Room, rev)}); err != nil {
+					return // the server is gone
+				}
+				acked[i].Store(rev)
+				total.Add(1)
+			}
+		})
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for total.Load() < 2000 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	srv.Kill()
+	wg.Wait()
+	t.Logf("%d appends acknowledged before the kill", total.Load())
+	srv.Start()
+	r2 := openRedis(t, srv.URL(), RedisOptions{Prefix: prefix})
+	for i := range rooms {
+		code := fmt.Sprintf("KILL%02d", i)
+		last := acked[i].Load()
+		_, rec := mustOpen(t, r2, code)
+		if uint64(len(rec.Entries)) < last {
+			t.Fatalf("%s: %d entries after restart, %d acknowledged", code, len(rec.Entries), last)
+		}
+		checkRecord(t, Record{Entries: rec.Entries[:last]}, Snapshot{}, entries(code, 1, last))
+	}
+}
+
+// TestRedisScriptFlush: a server that lost its scripts (a restart) gets
+// them again: EVALSHA falls back.
+func TestRedisScriptFlush(t *testing.T) {
+	srv := testredis.Start(t)
+	r := openRedis(t, srv.URL(), RedisOptions{})
+	ctx := testCtx(t)
+	flush := func() {
+		if got := srv.Do("SCRIPT FLUSH"); got != "+OK" {
+			t.Fatalf("SCRIPT FLUSH: %q", got)
+		}
+	}
+	flush()
+	l := mustCreate(t, r, "FLUSH1", Snapshot{})
+	flush()
+	l, _ = mustOpen(t, r, "FLUSH1")
+	flush()
+	mustAppend(t, r, l, entries("FLUSH1", 1, 3))
+	flush()
+	if err := r.WriteSnapshot(ctx, l, Snapshot{Rev: 2, Data: []byte("s2")}); err != nil {
+		t.Fatal(err)
+	}
+	flush()
+	if err := r.End(ctx, l, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	_, rec := mustOpen(t, r, "FLUSH1")
+	checkRecord(t, rec, Snapshot{Rev: 2, Data: []byte("s2")}, entries("FLUSH1", 3, 3))
+}
+
+// TestRedisLostData: a server that comes back empty answers ErrNotFound,
+// not a hang or a write into nothing.
+func TestRedisLostData(t *testing.T) {
+	srv := testredis.Start(t, testredis.NoPersistence())
+	r := openRedis(t, srv.URL(), RedisOptions{})
+	ctx := testCtx(t)
+	l := mustCreate(t, r, "LOSTIT", Snapshot{})
+	mustAppend(t, r, l, entries("LOSTIT", 1, 1))
+	srv.RestartEmpty()
+	deadline := time.Now().Add(10 * time.Second)
+	for r.Ping(ctx) != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("ping still fails 10s after the restart")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	wantErr(t, "append after the data was lost", r.Append(ctx, l, entries("LOSTIT", 2, 2)), ErrNotFound)
+	_, _, err := r.Open(ctx, "LOSTIT")
+	wantErr(t, "open after the data was lost", err, ErrNotFound)
+	if got, err := r.List(ctx); err != nil || len(got) != 0 {
+		t.Fatalf("list = %v, %v", got, err)
+	}
+}
