@@ -324,4 +324,3 @@ func TestRedisOutageAndEmptyRestart(t *testing.T) {
 	}
 	p.term()
 }
-

@@ -171,7 +171,9 @@ type bot struct {
 	done     chan struct{}
 }
 
-func dialBot(t *testing.T, base, room, token string) *bot { return dialGame(t, base, room, token, msPin) }
+func dialBot(t *testing.T, base, room, token string) *bot {
+	return dialGame(t, base, room, token, msPin)
+}
 
 func dialGame(t *testing.T, base, room, token string, pin protocol.GamePin) *bot {
 	t.Helper()
