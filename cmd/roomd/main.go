@@ -8,19 +8,24 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"time"
 )
 
 func main() {
 	args := os.Args[1:]
 	cmd := "serve"
-	if len(args) > 0 && (args[0] == "serve" || args[0] == "replay") {
+	if len(args) > 0 && (args[0] == "serve" || args[0] == "replay" || args[0] == "probe") {
 		cmd, args = args[0], args[1:]
 	}
 	var code int
 	switch cmd {
 	case "replay":
 		code = replayMain(args, os.Stdin, os.Stdout, os.Stderr)
+	case "probe":
+		code = probeMain(args, os.Stderr)
 	default:
 		code = serveMain(args, os.Stdout, os.Stderr)
 	}
@@ -33,11 +38,28 @@ func usageHeader() string {
 Usage:
   roomd [serve] [flags]       run the server (default)
   roomd replay [flags] FILE   print the verdict of a recorded game (FILE or - for stdin)
+  roomd probe URL             exit 0 if URL answers 200 (a health check for images without curl)
 
 Every flag can also be set by the environment variable named after it.
 `
 }
 
-func fprintf(w interface{ Write([]byte) (int, error) }, format string, args ...any) {
-	fmt.Fprintf(w, format, args...)
+// probeMain implements `roomd probe URL`.
+func probeMain(args []string, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "usage: roomd probe URL")
+		return 2
+	}
+	client := &http.Client{Timeout: 3 * time.Second}
+	resp, err := client.Get(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "roomd probe: %v\n", err)
+		return 1
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		fmt.Fprintf(stderr, "roomd probe: %s answered %s\n", args[0], resp.Status)
+		return 1
+	}
+	return 0
 }
