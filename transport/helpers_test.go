@@ -302,3 +302,14 @@ func (c *client) checkContinuity() {
 		}
 	}
 }
+
+// postJSON posts body and decodes the answer into out.
+func postJSON(url string, body, out any) (int, error) {
+	b, _ := json.Marshal(body)
+	resp, err := http.Post(url, "application/json", bytes.NewReader(b))
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode, json.NewDecoder(resp.Body).Decode(out)
+}
