@@ -275,7 +275,7 @@ func (r *Room) accept(e *entry, p pending) error {
 // fanout queues one update per member, encoded once per audience.
 func (r *Room) fanout(e *entry, eff effect) {
 	var info *protocol.Room
-	if eff.meta {
+	if eff.meta || eff.clock {
 		ri := r.roomInfo()
 		info = &ri
 	}

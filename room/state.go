@@ -94,6 +94,7 @@ type state struct {
 type effect struct {
 	step         session.Step // the game step of a command
 	meta         bool         // seats, settings, phase or host changed
+	clock        bool         // the match clock started: publish the room's clocks
 	seats        bool         // seat numbers may have moved
 	started      bool         // a match started: everyone needs a view
 	ended        bool         // the match ended: publish the result
@@ -385,6 +386,7 @@ func (s *state) command(e *entry) (effect, error) {
 	if seat < 0 {
 		return effect{}, refuse(protocol.CodeWrongSeat, "only a seated player can play")
 	}
+	_, wasStarted := s.sess.Started()
 	step, err := s.sess.ApplyAt(seat, e.Move, float64(e.T))
 	if err != nil {
 		var rej *session.Rejection
@@ -398,6 +400,9 @@ func (s *state) command(e *entry) (effect, error) {
 		return effect{}, refuse(protocol.CodeInvalidCommand, err.Error())
 	}
 	eff := effect{step: step}
+	if _, started := s.sess.Started(); started && !wasStarted {
+		eff.clock = true
+	}
 	if res, over := s.sess.Result(); over {
 		s.Phase = protocol.PhaseEnded
 		s.Result = s.result(res.Status, res.Time, res.Winners)

@@ -24,6 +24,7 @@ import (
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store"
 	"github.com/roomd/roomd/transport"
+	"github.com/roomd/roomd/web"
 )
 
 type serveConfig struct {
@@ -163,7 +164,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 			origins = append(origins, o)
 		}
 	}
-	front, err := transport.NewServer(transport.Config{Rooms: rooms, Logger: log, Origins: origins,
+	front, err := transport.NewServer(transport.Config{Rooms: rooms, Logger: log, Origins: origins, Web: web.Handler(),
 		Metrics: transport.NewMetrics(reg), AdminToken: cfg.adminToken,
 		Routes: map[string]http.Handler{"GET /metrics": promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})}})
 	if err != nil {

@@ -1,0 +1,89 @@
+// @ts-check
+// The HTTP API (PROTOCOL.md §1).
+
+/**
+ * @typedef {object} Mode
+ * @property {string} id
+ * @property {string} name
+ * @property {number} minSeats
+ * @property {number} maxSeats
+ * @property {boolean} ai
+ */
+
+/**
+ * @typedef {object} GameInfo
+ * @property {string} id
+ * @property {string} name
+ * @property {string} rulesVersion
+ * @property {Mode[]} modes
+ * @property {any} configSchema
+ * @property {any} commandSchema
+ */
+
+export class APIError extends Error {
+  /** @param {number} status @param {string} message */
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/**
+ * @param {string} path
+ * @param {RequestInit} [init]
+ */
+async function call(path, init) {
+  let res;
+  try {
+    res = await fetch(path, { ...init, headers: { Accept: 'application/json', ...(init?.body ? { 'Content-Type': 'application/json' } : {}) } });
+  } catch {
+    throw new APIError(0, 'Cannot reach the server. Check your connection and try again.');
+  }
+  let body = null;
+  try { body = await res.json(); } catch { /* not JSON */ }
+  if (!res.ok) throw new APIError(res.status, (body && body.error) || `${res.status} ${res.statusText}`);
+  return body;
+}
+
+/** @returns {Promise<{protocol: number, games: GameInfo[]}>} */
+export function games() { return call('/api/games'); }
+
+/**
+ * @param {string} game
+ * @param {any} settings
+ * @param {string} name
+ * @returns {Promise<{room: string, token: string, seat: number}>}
+ */
+export function createRoom(game, settings, name) {
+  return call('/api/rooms', { method: 'POST', body: JSON.stringify({ game, settings, name }) });
+}
+
+/** @param {string} code @returns {Promise<import('./client.js').RoomInfo>} */
+export function roomInfo(code) { return call('/api/rooms/' + encodeURIComponent(code)); }
+
+/**
+ * @typedef {object} Score
+ * @property {string} name
+ * @property {number} time     ms, host time
+ * @property {string} [room]
+ * @property {number} [match]
+ * @property {number} [at]
+ */
+
+/**
+ * The best host-timed results of a board, best first, or [] when there is
+ * no leaderboard (yet). GET /api/leaderboards/{game}/{board} answers
+ * {game, board, host: [...], client: [...]}; a bare list is taken too.
+ * @param {string} game
+ * @param {string} board
+ * @returns {Promise<Score[]>}
+ */
+export async function leaderboard(game, board) {
+  try {
+    const body = await call(`/api/leaderboards/${encodeURIComponent(game)}/${encodeURIComponent(board)}?limit=10`);
+    const list = Array.isArray(body) ? body : (body?.host || body?.scores || []);
+    return list.filter((/** @type {any} */ s) => s && typeof s.time === 'number').slice(0, 10);
+  } catch {
+    return [];
+  }
+}

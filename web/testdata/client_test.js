@@ -1,0 +1,167 @@
+// The client module's protocol rules, run in the browser against a fake
+// WebSocket (browser_test.go evaluates this file in a page of roomd and
+// reads the failures it returns). ASSETS is replaced by the assets' URL.
+(async () => {
+  const { RoomClient, TokenStore, backoff } = await import('ASSETS/js/client.js');
+  const failures = [];
+  const check = (ok, what) => { if (!ok) failures.push(what); };
+  const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
+
+  class FakeWS {
+    static all = [];
+    constructor(url) { this.url = url; this.readyState = 0; this.sent = []; FakeWS.all.push(this); }
+    send(s) { this.sent.push(JSON.parse(s)); }
+    close() { this.readyState = 3; }
+    open() { this.readyState = 1; this.onopen && this.onopen(); }
+    recv(msg) { this.onmessage && this.onmessage({ data: JSON.stringify(msg) }); }
+    drop(code, reason = '') { this.readyState = 3; this.onclose && this.onclose({ code, reason }); }
+  }
+  const last = () => FakeWS.all[FakeWS.all.length - 1];
+  const room = { code: 'ABC123', phase: 'running', seats: [], clocks: { now: Date.now(), elapsedMs: 0, running: false } };
+  const snapshot = (epoch, rev) => ({ type: 'snapshot', epoch, rev, seat: 0, view: null, room });
+  const update = (epoch, from) => ({ type: 'update', epoch, from, to: from + 1, by: 0, beats: [{ type: 'flag', r: 0, c: 0, flagged: true }] });
+
+  // Backoff: min(10 s, 500 ms·2ⁿ) plus up to 250 ms of jitter.
+  check(backoff(0, () => 0) === 500 && backoff(1, () => 0) === 1000 && backoff(4, () => 0) === 8000, 'backoff doubles from 500 ms');
+  check(backoff(5, () => 0) === 10000 && backoff(30, () => 0) === 10000, 'backoff stops at 10 s');
+  check(backoff(0, () => 0.999999) < 750 && backoff(0, () => 0.5) === 625, 'jitter is up to 250 ms');
+
+  const tokens = new TokenStore(null);
+  tokens.set('ABC123', 'tok-1');
+  let waits = 0;
+  const c = new RoomClient({ room: 'abc123', game: { id: 'minesweeper', rulesVersion: 'minesweeper/1' }, tokens,
+    url: 'ws://test/ws', WebSocket: FakeWS, backoff: () => { waits++; return 5; } });
+  const seen = { snapshots: [], updates: [], notices: [], states: [] };
+  c.on('snapshot', (s) => seen.snapshots.push(s));
+  c.on('update', (u) => seen.updates.push(u));
+  c.on('notice', (n) => seen.notices.push(n));
+  c.on('state', (s) => seen.states.push(s.state));
+  c.start();
+  check(c.state === 'connecting', 'starts connecting');
+  last().open();
+  const hello = last().sent[0];
+  check(hello && hello.type === 'hello' && hello.room === 'ABC123' && hello.token === 'tok-1' && hello.game.rulesVersion === 'minesweeper/1' && hello.rev === undefined,
+    'hello carries the room, the stored token and the game: ' + JSON.stringify(hello));
+  last().recv({ type: 'welcome', conn: 'x', seat: 0, heartbeatMs: 15000 });
+  last().recv(snapshot('E1', 5));
+  check(c.state === 'online' && c.rev === 5, 'online at the snapshot');
+
+  // Updates follow the revision; a gap is dropped and answered by a resync.
+  last().recv(update('E1', 5));
+  check(c.rev === 6 && seen.updates.length === 1, 'an update moves the revision');
+  last().recv(update('E1', 9));
+  check(c.rev === 6 && seen.updates.length === 1, 'an update after a gap is dropped');
+  const resync = last().sent.find((m) => m.type === 'resync');
+  check(resync && resync.rev === 6 && resync.id, 'a gap sends a resync: ' + JSON.stringify(last().sent));
+  last().recv(update('E1', 10));
+  check(last().sent.filter((m) => m.type === 'resync').length === 1, 'one resync per gap');
+  last().recv(snapshot('E1', 10));
+  check(c.rev === 10 && seen.snapshots.length === 2, 'the resync snapshot is taken');
+  last().recv(snapshot('E1', 8));
+  check(c.rev === 10 && seen.snapshots.length === 2, 'an older snapshot of the same epoch is ignored');
+  last().recv(snapshot('E2', 3));
+  check(c.rev === 3 && c.epoch === 'E2' && seen.snapshots.length === 3, 'a snapshot of a new epoch wins');
+
+  // Actions: a fresh id and the revision seen; a receipt settles them.
+  const p1 = c.command({ type: 'reveal', r: 1, c: 1 });
+  const a1 = last().sent.at(-1);
+  check(a1.type === 'command' && a1.rev === 3 && a1.id.length >= 16 && a1.command.r === 1, 'a command carries a fresh id and the revision: ' + JSON.stringify(a1));
+  c.command({ type: 'flag', r: 2, c: 2 });
+  const a2 = last().sent.at(-1);
+  check(a2.id !== a1.id, 'every action has its own id');
+  last().recv({ type: 'receipt', id: a1.id, ok: false, notice: { code: 'game:NotHidden', message: '(1, 1) is revealed' } });
+  const r1 = await p1;
+  check(!r1.ok && seen.notices.some((n) => n.code === 'game:NotHidden'), 'a refused receipt resolves the action and shows its notice');
+
+  // The socket drops with a2 unanswered: reconnect, resend a2 with its id.
+  last().drop(1006);
+  check(c.state === 'reconnecting', 'a lost socket reconnects');
+  const off = await c.command({ type: 'reveal', r: 0, c: 0 });
+  check(!off.ok && off.notice.code === 'offline' && seen.notices.at(-1).code === 'offline', 'an action while offline is refused with an offline notice');
+  await tick(30);
+  check(FakeWS.all.length === 2 && waits === 1, 'one new socket after the backoff');
+  last().open();
+  const hello2 = last().sent[0];
+  check(hello2.epoch === 'E2' && hello2.rev === 3 && hello2.token === 'tok-1', 'the hello says what was seen: ' + JSON.stringify(hello2));
+  last().recv(snapshot('E2', 4));
+  const resent = last().sent.filter((m) => m.type === 'command');
+  check(resent.length === 1 && resent[0].id === a2.id && resent[0].command.type === 'flag', 'the unanswered action is resent with its id: ' + JSON.stringify(resent));
+
+  // A bye's retryAfterMs replaces the backoff.
+  last().recv({ type: 'bye', code: 4000, reason: 'server restarting', reconnect: true, retryAfterMs: 20 });
+  const before = waits;
+  last().drop(4000);
+  check(c.state === 'reconnecting' && waits === before, 'after a bye the wait is its retryAfterMs, not the backoff');
+  await tick(60);
+  check(FakeWS.all.length === 3, 'reconnected after retryAfterMs');
+  last().open();
+  last().recv(snapshot('E2', 4));
+  check(c.state === 'online', 'online again');
+
+  // 4001: closed, until a take-back reopens and sends a reconnect action.
+  last().drop(4001);
+  check(c.state === 'closed' && c.replaced, 'replaced (4001) stops');
+  await tick(30);
+  check(FakeWS.all.length === 3, 'no reconnect after 4001');
+  c.takeBack();
+  check(FakeWS.all.length === 4, 'a take-back opens a socket');
+  last().open();
+  last().recv(snapshot('E2', 4));
+  check(last().sent.some((m) => m.type === 'reconnect' && m.id), 'a take-back sends a reconnect action: ' + JSON.stringify(last().sent));
+
+  // 4004: closed for good, the token forgotten. 4002 too. 4003: closed.
+  last().drop(4004);
+  check(c.state === 'closed' && tokens.get('ABC123') === '', 'room closed (4004) forgets the token');
+  await tick(30);
+  check(FakeWS.all.length === 4, 'no reconnect after 4004');
+  for (const code of [4002, 4003]) {
+    tokens.set('ABC123', 'tok-2');
+    const d = new RoomClient({ room: 'ABC123', game: { id: 'minesweeper', rulesVersion: 'minesweeper/1' }, tokens,
+      url: 'ws://test/ws', WebSocket: FakeWS, backoff: () => 5 });
+    d.start();
+    last().open();
+    const sockets = FakeWS.all.length;
+    last().drop(code);
+    await tick(30);
+    check(d.state === 'closed' && FakeWS.all.length === sockets, `${code} stops for good`);
+    check((tokens.get('ABC123') === '') === (code === 4002), `${code}: the token is ${code === 4002 ? '' : 'not '}forgotten`);
+    d.stop();
+  }
+
+  // Heartbeat: a socket that answers pings stays; a silent one is dropped.
+  const hb = new RoomClient({ room: 'HB1', game: { id: 'nim', rulesVersion: 'nim/1' }, tokens: new TokenStore(null),
+    url: 'ws://test/ws', WebSocket: FakeWS, backoff: () => 10_000 });
+  hb.start();
+  const live = last();
+  live.open();
+  live.recv({ type: 'welcome', conn: 'h', seat: null, heartbeatMs: 20 });
+  live.recv(snapshot('H', 1));
+  const answer = setInterval(() => {
+    const ping = live.sent.filter((m) => m.type === 'ping').at(-1);
+    if (ping) live.recv({ type: 'pong', t: ping.t, now: Date.now() });
+  }, 5);
+  await tick(150);
+  check(hb.state === 'online' && live.sent.filter((m) => m.type === 'ping').length >= 3, 'a socket that answers pings stays online');
+  clearInterval(answer);
+  await tick(150);
+  check(hb.state === 'reconnecting', 'a socket that stops answering is dropped: ' + hb.state);
+  hb.stop();
+
+  // A new seat's token is kept by room code; a spectator sends no token.
+  const store = new TokenStore(null);
+  const e = new RoomClient({ room: 'NEW1', name: 'Ann', game: { id: 'nim', rulesVersion: 'nim/1' }, tokens: store, url: 'ws://test/ws', WebSocket: FakeWS });
+  e.start();
+  last().open();
+  check(last().sent[0].name === 'Ann' && !last().sent[0].token, 'a hello without a token asks for a seat by name');
+  last().recv({ type: 'welcome', conn: 'y', seat: 1, token: 'new-token', heartbeatMs: 15000 });
+  check(store.get('NEW1') === 'new-token', 'the welcome token is stored by room code');
+  e.stop();
+  store.set('W1', 'mine');
+  const w = new RoomClient({ room: 'W1', watch: true, game: { id: 'nim', rulesVersion: 'nim/1' }, tokens: store, url: 'ws://test/ws', WebSocket: FakeWS });
+  w.start();
+  last().open();
+  check(last().sent[0].watch === true && !last().sent[0].token, 'a spectator says watch and sends no token');
+  w.stop();
+  c.stop();
+  return failures;
+})()

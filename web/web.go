@@ -1,0 +1,187 @@
+// Package web is roomd's browser client: plain JavaScript modules, CSS and
+// SVG files embedded in the binary and served by Handler. There is no build
+// step; the files under static/ are what the browser runs.
+//
+// URLs:
+//
+//	/                     the lobby (pick a game, create a room)
+//	/r/{CODE}             a room: its lobby, the game, the result
+//	/assets/{version}/…   the static files; version is a hash of them all,
+//	                      so a page never mixes files of two builds
+//
+// index.html is served with no-cache for the app routes; assets under the
+// current version are immutable. Nothing is loaded from another origin.
+package web
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"io/fs"
+	"net/http"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+//go:embed static
+var embedded embed.FS
+
+// AssetPrefix is the URL path under which the static files are served,
+// followed by the build's version.
+const AssetPrefix = "/assets/"
+
+// contentTypes are the types of the files the client is made of; a file of
+// another kind is not served.
+var contentTypes = map[string]string{
+	".html": "text/html; charset=utf-8",
+	".js":   "text/javascript; charset=utf-8",
+	".css":  "text/css; charset=utf-8",
+	".svg":  "image/svg+xml",
+	".png":  "image/png",
+	".json": "application/json",
+	".txt":  "text/plain; charset=utf-8",
+}
+
+// contentSecurityPolicy allows nothing from another origin: scripts, styles,
+// images and the socket all come from roomd.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// roomRoute matches the app routes that show index.html.
+var roomRoute = regexp.MustCompile(`^/r/[A-Za-z0-9]{1,32}/?$`)
+
+type asset struct {
+	body  []byte
+	ctype string
+	etag  string
+}
+
+type handler struct {
+	version string
+	assets  map[string]asset // by path under static/, e.g. "js/app.js"
+	index   asset
+	start   time.Time
+}
+
+// Handler serves the browser client: index.html for the app routes, the
+// embedded files under /assets/{version}/, and 404 for anything else.
+func Handler() http.Handler {
+	h, err := build()
+	if err != nil {
+		panic("web: " + err.Error()) // the embedded files are part of the binary
+	}
+	return h
+}
+
+// Version returns the hash that names this build's assets.
+func Version() string {
+	h, err := build()
+	if err != nil {
+		return ""
+	}
+	return h.version
+}
+
+// build reads the embedded files once.
+var build = sync.OnceValues(func() (*handler, error) { return newHandler(embedded) })
+
+func newHandler(files embed.FS) (*handler, error) {
+	root, err := fs.Sub(files, "static")
+	if err != nil {
+		return nil, err
+	}
+	h := &handler{assets: map[string]asset{}, start: time.Now()}
+	var names []string
+	err = fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		ctype, ok := contentTypes[path.Ext(p)]
+		if !ok {
+			return nil
+		}
+		body, err := fs.ReadFile(root, p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(body)
+		h.assets[p] = asset{body: body, ctype: ctype, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+		names = append(names, p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	all := sha256.New()
+	for _, n := range names {
+		all.Write([]byte(n))
+		all.Write([]byte{0})
+		all.Write(h.assets[n].body)
+	}
+	h.version = hex.EncodeToString(all.Sum(nil))[:12]
+	page, ok := h.assets["index.html"]
+	if !ok {
+		return nil, fs.ErrNotExist
+	}
+	body := bytes.ReplaceAll(page.body, []byte("{{ASSETS}}"), []byte(AssetPrefix+h.version))
+	sum := sha256.Sum256(body)
+	h.index = asset{body: body, ctype: page.ctype, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+	delete(h.assets, "index.html")
+	return h, nil
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	p := r.URL.Path
+	switch {
+	case p == "/" || p == "/index.html" || roomRoute.MatchString(p):
+		h.serve(w, r, h.index, "no-cache")
+		return
+	case strings.HasPrefix(p, AssetPrefix):
+		rest := strings.TrimPrefix(p, AssetPrefix)
+		version, name, ok := strings.Cut(rest, "/")
+		a, found := h.assets[name]
+		if !ok || !found || strings.Contains(name, "..") {
+			break
+		}
+		cache := "public, max-age=31536000, immutable"
+		if version != h.version {
+			// A page of another build asks: give it today's file, but do
+			// not let a cache keep it under the old name.
+			cache = "no-cache"
+		}
+		h.serve(w, r, a, cache)
+		return
+	case p == "/favicon.ico" || p == "/favicon.svg":
+		if a, ok := h.assets["img/favicon.svg"]; ok {
+			h.serve(w, r, a, "public, max-age=86400")
+			return
+		}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	http.Error(w, "404 page not found", http.StatusNotFound)
+}
+
+func (h *handler) serve(w http.ResponseWriter, r *http.Request, a asset, cache string) {
+	hdr := w.Header()
+	hdr.Set("Content-Type", a.ctype)
+	hdr.Set("Cache-Control", cache)
+	hdr.Set("ETag", a.etag)
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Referrer-Policy", "same-origin")
+	if strings.HasPrefix(a.ctype, "text/html") {
+		hdr.Set("Content-Security-Policy", contentSecurityPolicy)
+		hdr.Set("X-Frame-Options", "DENY")
+	}
+	http.ServeContent(w, r, "", h.start, bytes.NewReader(a.body))
+}
