@@ -50,7 +50,7 @@ type Config struct {
 	RateLimit rate.Limit
 	RateBurst int
 	// AbuseLimit is how many rate-limited messages within ten seconds close
-	// the connection with 4029. Zero means 200.
+	// the connection with 4029. Zero means 100.
 	AbuseLimit int
 	// MaxInvalid is how many invalid frames close a connection with 1002.
 	// Zero means 20.
@@ -96,7 +96,7 @@ func (c *Config) setDefaults() error {
 		c.RateBurst = 40
 	}
 	if c.AbuseLimit == 0 {
-		c.AbuseLimit = 200
+		c.AbuseLimit = 100
 	}
 	if c.MaxInvalid == 0 {
 		c.MaxInvalid = 20
