@@ -379,7 +379,7 @@ func (r *Room) commit() {
 	if len(r.batch) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.m.cfg.StoreTimeout)
+	ctx, cancel := r.storeCtx()
 	start := time.Now()
 	err := r.m.cfg.Store.Append(ctx, r.lease, r.batch)
 	cancel()
@@ -434,12 +434,11 @@ func (r *Room) commit() {
 // a new epoch, and sends every member a snapshot of it.
 func (r *Room) recreate() {
 	r.st.Epoch = NewID()
-	data, err := r.st.encode()
-	if err != nil {
-		r.log.Error("encode snapshot", "err", err)
+	data, ok := r.encodeState()
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.m.cfg.StoreTimeout)
+	ctx, cancel := r.storeCtx()
 	defer cancel()
 	lease, err := r.m.cfg.Store.Create(ctx, r.code, store.Snapshot{Rev: r.st.Rev, Data: data})
 	if err != nil {
@@ -452,7 +451,7 @@ func (r *Room) recreate() {
 
 // reload replaces the room's state with what the store holds.
 func (r *Room) reload() {
-	ctx, cancel := context.WithTimeout(context.Background(), r.m.cfg.StoreTimeout)
+	ctx, cancel := r.storeCtx()
 	defer cancel()
 	lease, rec, err := r.m.cfg.Store.Open(ctx, r.code)
 	if err != nil {
@@ -548,12 +547,11 @@ func (r *Room) maybeSnapshot(force bool) {
 	if !force && len(r.tail) < r.m.cfg.SnapshotEvery && r.now().Sub(r.lastSnap) < r.m.cfg.SnapshotInterval {
 		return
 	}
-	data, err := r.st.encode()
-	if err != nil {
-		r.log.Error("encode snapshot", "err", err)
+	data, ok := r.encodeState()
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.m.cfg.StoreTimeout)
+	ctx, cancel := r.storeCtx()
 	defer cancel()
 	if err := r.m.cfg.Store.WriteSnapshot(ctx, r.lease, store.Snapshot{Rev: r.st.Rev, Data: data}); err != nil {
 		r.log.Warn("write snapshot", "rev", r.st.Rev, "err", err)
@@ -732,7 +730,7 @@ func (r *Room) onTimer() {
 		r.playAI()
 	}
 	if r.frozen && len(r.batch) == 0 {
-		ctx, cancel := context.WithTimeout(context.Background(), r.m.cfg.StoreTimeout)
+		ctx, cancel := r.storeCtx()
 		ok := r.m.cfg.Store.Ping(ctx) == nil
 		cancel()
 		switch {
@@ -789,7 +787,7 @@ func (r *Room) stop() {
 	code, reason := protocol.CloseRestarting, "server restarting"
 	if r.closing {
 		code, reason = protocol.CloseRoomClosed, "room closed"
-		ctx, cancel := context.WithTimeout(context.Background(), r.m.cfg.StoreTimeout)
+		ctx, cancel := r.storeCtx()
 		if err := r.m.cfg.Store.End(ctx, r.lease, r.m.cfg.EndedTTL); err != nil && !errors.Is(err, store.ErrFenced) {
 			r.log.Warn("mark room ended", "err", err)
 		}
@@ -807,6 +805,21 @@ func (r *Room) stop() {
 // mustEncode encodes a message built from plain data. Failing here is a bug
 // in a game's view or events: it is reported loudly (as a notice frame
 // naming the problem) instead of crashing the server.
+// storeCtx bounds one store call of the actor.
+func (r *Room) storeCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), r.m.cfg.StoreTimeout)
+}
+
+// encodeState encodes the room's snapshot, logging a failure (a bug).
+func (r *Room) encodeState() ([]byte, bool) {
+	data, err := r.st.encode()
+	if err != nil {
+		r.log.Error("encode snapshot", "rev", r.st.Rev, "err", err)
+		return nil, false
+	}
+	return data, true
+}
+
 func mustEncode(v any) []byte {
 	b, err := protocol.Encode(v)
 	if err != nil {
