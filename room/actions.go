@@ -57,17 +57,20 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 	case !h.Watch && st.Phase == protocol.PhaseLobby && len(st.Players) < st.setup.Mode.MaxSeats:
 		token := newToken()
 		p := &player{ID: NewID(), Name: cleanName(h.Name), TokenHash: hashToken(token)}
-		r.members[c] = &member{c: c, player: p.ID}
-		if err := r.accept(&entry{Kind: kindJoin, By: p.ID, Players: []*player{p}}, pending{c: c, join: true}); err != nil {
-			r.members[c].player = ""
-			r.queue(out{to: c, frame: noticeFrom(err), welcome: r.welcome(c, -1, ""), snapshot: true})
+		// The member joins after its join is applied: its first messages are
+		// the welcome and a snapshot that includes the join, not an update.
+		err := r.accept(&entry{Kind: kindJoin, By: p.ID, Players: []*player{p}}, pending{c: c, join: true})
+		if err != nil {
+			r.members[c] = &member{c: c}
+			r.queue(out{to: c, welcome: r.welcome(c, -1, ""), snapshot: true, frame: noticeFrom(err)})
 			return
 		}
+		r.members[c] = &member{c: c, player: p.ID}
+		o := out{to: c, welcome: r.welcome(c, r.st.seatOf(p.ID), token), snapshot: true, durable: true}
 		if asked, ok := r.lastNameReplaced(p.ID); ok {
-			r.queue(out{to: c, frame: notice(protocol.CodeNameReplaced,
-				fmt.Sprintf("%q is taken in this room; you are %q", asked, r.st.player(p.ID).Name)), durable: true})
+			o.frame = notice(protocol.CodeNameReplaced, fmt.Sprintf("%q is taken in this room; you are %q", asked, r.st.player(p.ID).Name))
 		}
-		r.queue(out{to: c, welcome: r.welcome(c, r.st.seatOf(p.ID), token), snapshot: true, durable: true})
+		r.queue(o)
 	default:
 		r.members[c] = &member{c: c}
 		o := out{to: c, welcome: r.welcome(c, -1, ""), snapshot: true}
@@ -152,7 +155,7 @@ func (r *Room) action(mem *member, a *protocol.Action, at time.Time) {
 		}
 	}
 	if a.Rev > r.st.Rev {
-		r.stale(c, a, fmt.Sprintf("revision %d is ahead of the room's %d", a.Rev, r.st.Rev))
+		r.stale(mem, a, fmt.Sprintf("revision %d is ahead of the room's %d", a.Rev, r.st.Rev))
 		return
 	}
 	var err error
@@ -176,7 +179,7 @@ func (r *Room) action(mem *member, a *protocol.Action, at time.Time) {
 			break
 		}
 		if r.st.Phase == protocol.PhaseRunning && a.Rev < r.st.MatchRev {
-			r.stale(c, a, fmt.Sprintf("revision %d is from before this match started at %d", a.Rev, r.st.MatchRev))
+			r.stale(mem, a, fmt.Sprintf("revision %d is from before this match started at %d", a.Rev, r.st.MatchRev))
 			return
 		}
 		err = r.accept(&entry{Kind: kindCommand, By: mem.player, Aid: a.ID, Move: a.Command}, pending{c: c, at: at})
@@ -213,7 +216,7 @@ func (r *Room) control(mem *member, a *protocol.Action) error {
 		e.Kind, e.Ready = kindReady, ctl.Ready
 	case protocol.ControlSettings:
 		if a.Rev < r.st.MetaRev {
-			r.stale(mem.c, a, "the seats or settings changed since this was sent")
+			r.stale(mem, a, "the seats or settings changed since this was sent")
 			return nil
 		}
 		e.Kind, e.Settings = kindSettings, ctl.Settings
@@ -235,7 +238,7 @@ func (r *Room) control(mem *member, a *protocol.Action) error {
 		e.Kind, e.Target = kindRemove, r.st.Players[*ctl.Seat].ID
 	case protocol.ControlStart:
 		if a.Rev < r.st.MetaRev {
-			r.stale(mem.c, a, "the seats or settings changed since this was sent")
+			r.stale(mem, a, "the seats or settings changed since this was sent")
 			return nil
 		}
 		e.Kind, e.Seed = kindStart, newSeed()
@@ -264,10 +267,14 @@ func (r *Room) control(mem *member, a *protocol.Action) error {
 
 // stale refuses an action seen at a revision the room cannot honour and
 // sends a snapshot so the client catches up.
-func (r *Room) stale(c Client, a *protocol.Action, why string) {
+func (r *Room) stale(mem *member, a *protocol.Action, why string) {
 	r.m.cfg.Metrics.observeResync()
-	rc := protocol.Receipt{Type: protocol.TypeReceipt, ID: a.ID, Notice: &protocol.Notice{Code: protocol.CodeStale, Message: why + "; a snapshot follows"}}
-	r.queue(out{to: c, frame: mustEncode(rc), snapshot: true})
+	msg := why + "; a snapshot follows"
+	if mem.player != "" {
+		r.st.window(mem.player).add(dedupEntry{H: actionHash(a.ID), Code: protocol.CodeStale, Msg: msg})
+	}
+	rc := protocol.Receipt{Type: protocol.TypeReceipt, ID: a.ID, Notice: &protocol.Notice{Code: protocol.CodeStale, Message: msg}}
+	r.queue(out{to: mem.c, frame: mustEncode(rc), snapshot: true})
 }
 
 // refused answers a refused action and remembers the refusal, so a resend

@@ -158,6 +158,11 @@ func nimRoom(t *testing.T, m *Manager) (*Room, *fakeClient, *fakeClient, string)
 	if w.Welcome.Token == "" || w.Welcome.Seat == nil || *w.Welcome.Seat != 1 {
 		t.Fatalf("guest welcome = %+v, want seat 1 with a token", w.Welcome)
 	}
+	// A seat taken by hello starts with the welcome and a snapshot that
+	// includes the join, never with the join's update.
+	if ms := guest.messages(t); len(ms) < 2 || ms[0].Welcome == nil || ms[1].Snapshot == nil || ms[1].Snapshot.Rev != 1 {
+		t.Fatalf("guest's first messages: %+v", ms)
+	}
 	act(t, r, guest, "g-ready", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlReady, Ready: true})
 	act(t, r, host, "h-start", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlStart})
 	return r, host, guest, created.Token

@@ -213,7 +213,8 @@ func (t *RemoteTransport) Result() (protocol.Result, bool) {
 }
 
 // Send implements Transport. Off line it fails with ErrOffline; an action
-// whose write fails stays pending and is resent after the reconnect.
+// whose write fails stays pending and is resent after the reconnect. A zero
+// a.Rev is filled with the newest revision the transport has received.
 func (t *RemoteTransport) Send(ctx context.Context, a protocol.Action) (string, error) {
 	t.mu.Lock()
 	if t.state == StateClosed {
@@ -227,7 +228,9 @@ func (t *RemoteTransport) Send(ctx context.Context, a protocol.Action) (string, 
 	if a.ID == "" {
 		a.ID = NewActionID()
 	}
-	a.Rev = t.rev
+	if a.Rev == 0 {
+		a.Rev = t.rev // the newest revision this transport has; a caller may pass the one it read
+	}
 	t.pending = append(t.pending, a)
 	ws := t.ws
 	t.mu.Unlock()
@@ -507,16 +510,19 @@ func (t *RemoteTransport) handle(ws *websocket.Conn, msg protocol.ServerMessage,
 		return true
 	}
 	t.mu.Unlock()
+	// Actions still waiting for a receipt go out again, with their ids,
+	// before the client is told it is online: a new action cannot overtake
+	// them.
+	for _, a := range resend {
+		if err := t.write(t.ctx, ws, a); err != nil {
+			break
+		}
+	}
 	if ev.Kind == EventSnapshot {
 		t.setState(StateOnline, 0)
 	}
 	if !t.emit(ev) {
 		return false
-	}
-	for _, a := range resend {
-		if err := t.write(t.ctx, ws, a); err != nil {
-			break
-		}
 	}
 	if takeBack {
 		t.mu.Lock()

@@ -54,7 +54,9 @@ func startServer(t testing.TB, opts ...serverOpt) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(front.Handler())
+	hs := httptest.NewUnstartedServer(front.Handler())
+	hs.Listener = LimitWriteBuffer(hs.Listener, 64<<10)
+	hs.Start()
 	s := &testServer{t: t, rooms: rooms, front: front, http: hs, store: st, URL: hs.URL}
 	t.Cleanup(s.stop)
 	return s

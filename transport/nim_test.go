@@ -249,6 +249,22 @@ func TestStaleRevisionGetsResync(t *testing.T) {
 	if _, now := host.tr.Position(); now != rev {
 		t.Fatalf("stale command moved the revision %d → %d", rev, now)
 	}
+	// Resent with the same id, it gets the same refusal.
+	if err := host.tr.SendRaw(context.Background(), []byte(frame)); err != nil {
+		t.Fatal(err)
+	}
+	host.waitFor("the resend's receipt", func(evs []Event) bool {
+		n := 0
+		for _, ev := range evs {
+			if ev.Receipt != nil && ev.Receipt.ID == "future" {
+				if ev.Receipt.OK || ev.Receipt.Notice.Code != protocol.CodeStale {
+					t.Fatalf("resent stale action: %+v", ev.Receipt)
+				}
+				n++
+			}
+		}
+		return n == 2
+	})
 }
 
 func TestRulesVersionMismatch(t *testing.T) {

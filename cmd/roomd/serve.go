@@ -43,6 +43,7 @@ type serveConfig struct {
 	fsync           bool
 	restoreAll      bool
 	endedTTL        time.Duration
+	sndbuf          int
 }
 
 func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
@@ -64,6 +65,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	fsync := ef.Bool("fsync", "", true, "fsync the embedded store on every group commit; false survives a crash of roomd but not of the machine")
 	restoreAll := ef.Bool("restore-all", "", false, "restore every live room at start instead of on its first join")
 	endedTTL := ef.Duration("ended-ttl", "", 24*time.Hour, "how long a closed room stays in the store")
+	sndbuf := ef.Int("socket-sndbuf", "", 64<<10, "kernel send buffer of each client socket in bytes, so a client that stops reading is found slow soon (0 keeps the kernel's default)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHeader())
 		fmt.Fprintln(stderr, "\nServe flags:")
@@ -80,7 +82,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	}
 	return serveConfig{addr: *addr, origins: *origins, logFormat: *logFormat, logLevel: *logLevel,
 		idleTimeout: *idle, retryAfter: *retry, shutdownTimeout: *shutdown, aiDelay: *aiDelay, adminToken: *adminToken,
-		dataDir: *dataDir, redisURL: *redisURL, memory: *memory, fsync: *fsync, restoreAll: *restoreAll, endedTTL: *endedTTL}, nil
+		dataDir: *dataDir, redisURL: *redisURL, memory: *memory, fsync: *fsync, restoreAll: *restoreAll, endedTTL: *endedTTL, sndbuf: *sndbuf}, nil
 }
 
 func newLogger(format, level string, w *os.File) (*slog.Logger, error) {
@@ -176,7 +178,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	}
 	httpSrv := &http.Server{Handler: front.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
-	go func() { errc <- httpSrv.Serve(ln) }()
+	go func() { errc <- httpSrv.Serve(transport.LimitWriteBuffer(ln, cfg.sndbuf)) }()
 	fmt.Fprintf(stdout, "roomd is running: open %s\n", openURL(ln.Addr()))
 	log.Info("listening", "addr", ln.Addr().String())
 

@@ -1,0 +1,702 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/roomd/roomd/protocol"
+	"github.com/roomd/roomd/transport"
+)
+
+type role int
+
+const (
+	roleHost role = iota
+	roleGuest
+	roleSpectator
+)
+
+func (r role) String() string {
+	return [...]string{"host", "guest", "spectator"}[r]
+}
+
+// Action kinds in a bot's ledger.
+const (
+	kindCommand = "command"
+	kindControl = "control"
+	kindResync  = "resync"
+	kindResign  = "resign"
+)
+
+// maxMatchBytes bounds the frames one bot keeps for one match's leak check.
+const maxMatchBytes = 8 << 20
+
+// matchFrames are the snapshot and update frames a bot received during one
+// match, before its end, kept until the match's seed is published.
+type matchFrames struct {
+	match     int
+	frames    []matchFrame
+	bytes     int
+	truncated bool
+}
+
+func (m *matchFrames) add(f matchFrame) {
+	if m.bytes+len(f.raw) > maxMatchBytes {
+		m.truncated = true
+		return
+	}
+	m.frames = append(m.frames, f)
+	m.bytes += len(f.raw)
+}
+
+// move is a command in flight.
+type move struct {
+	action   protocol.Action // as sent, with the revision read before sending
+	sentAt   time.Time
+	gen      int    // connection generation it was sent on
+	rev      uint64 // the revision it produced, once accepted
+	accepted bool
+	resend   bool // resend on purpose when the receipt arrives
+}
+
+type ctlInFlight struct {
+	op string
+	at time.Time
+}
+
+// botCmd is an order from the runner, carried out in the bot's goroutine.
+type botCmd struct {
+	kind  string // "verify" or "resign"
+	reply chan int
+}
+
+// bot is one socket in a room: a player (host or guest) or a spectator.
+// Everything below is owned by the bot's goroutine, except what the runner
+// reads after the goroutine has ended.
+type bot struct {
+	sc   *scenario
+	room *roomRun
+	name string
+	role role
+	tr   *transport.RemoteTransport
+	rng  *rand.Rand
+	ctx  context.Context
+
+	fol  follower
+	led  *ledger
+	revs revTrack
+	seat int
+	info *protocol.Room
+
+	joined     chan struct{}
+	joinedOnce bool
+	online     bool
+	everOnline bool
+	gen        int
+	offlineAt  time.Time
+	stopped    bool
+	playing    bool
+	// onlineAtStop is set by the runner just before the bots stop.
+	onlineAtStop bool
+
+	cur    *matchFrames
+	parked []*matchFrames
+
+	inflight  map[string]*move
+	waiting   *move
+	nextAt    time.Time
+	noMoveRev uint64
+	noMove    bool
+	ctl       map[string]ctlInFlight
+	ctlRetry  time.Time
+	endedAt   time.Time
+	lastSnap  struct {
+		rev      uint64
+		compared bool
+	}
+	resyncID      string
+	checkAt       time.Time
+	verifyReply   chan int
+	verifyTries   int
+	verifyRetry   time.Time
+	resignReply   chan int
+	resignID      string
+	resignMatch   int
+	cmds          chan botCmd
+	holdCh        chan time.Duration
+	slowHeld      bool
+	slowUndropped bool // the server did not drop it during its hold
+	slowArmed     bool // the hold's own socket came online (events are read in order)
+	slowClosed    bool
+	slowBack      bool
+	tinyBuf       atomic.Bool // sockets dialed now get tiny receive buffers
+	slowWindow    time.Time   // a close before this is the hold's
+	done          chan struct{}
+}
+
+func newBot(sc *scenario, rm *roomRun, name string, r role, seed uint64) *bot {
+	return &bot{sc: sc, room: rm, name: name, role: r, rng: rand.New(rand.NewPCG(seed, uint64(len(name)))),
+		fol: newFollower(sc.cfg.Game), led: newLedger(name), seat: -1, joined: make(chan struct{}),
+		inflight: map[string]*move{}, ctl: map[string]ctlInFlight{}, cmds: make(chan botCmd, 1),
+		holdCh: make(chan time.Duration, 1), done: make(chan struct{}), playing: true}
+}
+
+// run reads the bot's events and plays until ctx ends; it stops making
+// moves when play ends.
+func (b *bot) run(ctx, play context.Context) {
+	defer close(b.done)
+	b.ctx = ctx
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	playDone := play.Done()
+	events := b.tr.Events()
+	for {
+		wake := b.act(time.Now())
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		if !wake.IsZero() {
+			timer.Reset(max(time.Until(wake), 0))
+		}
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				b.stopped, events = true, nil
+				continue
+			}
+			b.handle(ev, time.Now())
+		case <-timer.C:
+		case <-playDone:
+			b.playing, playDone = false, nil
+		case c := <-b.cmds:
+			b.command(c, time.Now())
+		case d := <-b.holdCh:
+			b.hold(ctx, play, d)
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// hold stops reading events: a slow consumer. It reads again after d, when
+// play ends, or as soon as the room's presence (as the host sees it) shows
+// fewer spectators than the room has: the server dropped it (or another
+// spectator is reconnecting, which ends the hold a little early).
+func (b *bot) hold(ctx, play context.Context, d time.Duration) {
+	// Redial with a tiny receive buffer, so that the server's outbox
+	// overflows after a few dozen frames (an ordinary socket would buffer
+	// megabytes in the kernel first), then stop reading.
+	b.tinyBuf.Store(true)
+	b.tr.Drop()
+	b.sc.st.count("chaos/slow-redials", 1)
+	if !waitState(ctx, play, b.tr, false, time.Second) || !waitState(ctx, play, b.tr, true, 5*time.Second) {
+		b.tinyBuf.Store(false)
+		return
+	}
+	// The room's presence shows the redialed socket back before the hold.
+	base := int64(b.room.spectators) // as configured; the host's count follows presence
+	for wait := time.Now().Add(time.Second); b.room.specSeen.Load() < base && time.Now().Before(wait); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	b.slowHeld = true
+	b.sc.st.count("chaos/slow-holds", 1)
+	b.sc.log.Debug("holding reads", "bot", b.name, "for", d, "spectators", base)
+	start, roomFrames := time.Now(), b.room.hostFrames.Load()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	poll := time.NewTicker(20 * time.Millisecond)
+	defer poll.Stop()
+	dropped := false
+wait:
+	for {
+		select {
+		case <-t.C:
+			break wait
+		case <-ctx.Done():
+			break wait
+		case <-play.Done():
+			break wait
+		case <-poll.C:
+			if base > 0 && b.room.specSeen.Load() < base {
+				dropped = true
+				b.sc.st.count("chaos/slow-dropped-by-server", 1)
+				break wait
+			}
+		}
+	}
+	b.tinyBuf.Store(false)
+	held := time.Since(start)
+	b.sc.st.latency(latHold, held)
+	// How busy the room was meanwhile: frames its host received.
+	b.sc.st.count("chaos/slow-hold-room-frames", b.room.hostFrames.Load()-roomFrames)
+	b.slowWindow = time.Now().Add(max(2*held, 5*time.Second))
+	if !dropped && ctx.Err() == nil {
+		// The server kept it: come back on an ordinary socket (the
+		// backlog is dropped with the old one) rather than crawl through
+		// it on the tiny one.
+		b.slowUndropped = true
+		b.sc.st.count("chaos/slow-not-dropped", 1)
+		b.tr.Drop()
+	}
+}
+
+// waitState polls the transport until it is online (or not), for at most d.
+func waitState(ctx, play context.Context, tr *transport.RemoteTransport, online bool, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for (tr.State() == transport.StateOnline) != online {
+		if time.Now().After(deadline) || ctx.Err() != nil || play.Err() != nil {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
+func (b *bot) handle(ev transport.Event, now time.Time) {
+	if b.role == roleHost && (ev.Kind == transport.EventUpdate || ev.Kind == transport.EventPresence) {
+		b.room.hostFrames.Add(1)
+	}
+	switch ev.Kind {
+	case transport.EventState:
+		b.onState(ev, now)
+	case transport.EventWelcome:
+		if ev.Welcome.Seat != nil {
+			b.seat = *ev.Welcome.Seat
+		}
+	case transport.EventSnapshot:
+		b.onSnapshot(ev.Snapshot, ev.Raw, now)
+	case transport.EventUpdate:
+		b.onUpdate(ev.Update, ev.Raw, now)
+	case transport.EventReceipt:
+		b.onReceipt(ev.Receipt, now)
+	case transport.EventPresence:
+		if b.role == roleHost {
+			b.room.specSeen.Store(int64(ev.Presence.Spectators))
+		}
+	case transport.EventNotice:
+		b.sc.st.count("notice/"+ev.Notice.Code, 1)
+	case transport.EventBye:
+		b.sc.st.count("bye/"+strconv.Itoa(ev.Bye.Code), 1)
+	}
+}
+
+func (b *bot) onState(ev transport.Event, now time.Time) {
+	st := b.sc.st
+	if ev.State == transport.StateOnline {
+		if b.slowHeld {
+			b.slowArmed = true // the socket redialed for the hold is up
+		}
+		if !b.online {
+			b.online = true
+			st.online.Add(1)
+			b.gen++
+			if !b.offlineAt.IsZero() {
+				st.latency(latResume, now.Sub(b.offlineAt))
+				st.count("reconnects", 1)
+			}
+		}
+		return
+	}
+	if b.online {
+		b.online = false
+		st.online.Add(-1)
+		b.offlineAt = now
+	}
+	if ev.Close != 0 {
+		st.count("close/"+strconv.Itoa(ev.Close), 1)
+	}
+	if b.slowArmed && !b.slowClosed && now.Before(b.slowWindow) {
+		b.slowClosed = true
+		switch {
+		case ev.Close == protocol.CloseSlow:
+			st.count("chaos/slow-closed-4008", 1)
+		case b.slowUndropped:
+			st.count("chaos/slow-closed-by-bot", 1)
+		default:
+			st.count("chaos/slow-closed-other", 1)
+		}
+	}
+	if ev.State == transport.StateClosed && b.ctx.Err() == nil {
+		st.errors.Add(1)
+		st.count("error/closed-"+strconv.Itoa(ev.Close), 1)
+		b.sc.log.Warn("socket closed for good", "bot", b.name, "code", ev.Close)
+	}
+}
+
+func viewOf(v any) json.RawMessage {
+	raw, _ := v.(json.RawMessage)
+	return raw
+}
+
+func (b *bot) onSnapshot(s *protocol.Snapshot, raw []byte, now time.Time) {
+	sc := b.sc
+	view := viewOf(s.View)
+	// At the revision it follows, the bot's view must equal the server's.
+	b.lastSnap.rev, b.lastSnap.compared = s.Rev, false
+	if b.revs.seen && s.Epoch == b.revs.epoch && s.Rev == b.revs.rev {
+		b.lastSnap.compared = true
+		eq, quirk, detail, err := b.fol.compare(view)
+		sc.st.count("checks/view", 1)
+		switch {
+		case err != nil:
+			sc.viol.add(vBadFrame, "%s: snapshot view: %v", b.name, err)
+		case eq:
+		case quirk:
+			sc.st.count("checks/view-chord-quirk", 1)
+		default:
+			sc.viol.add(vViewDiverged, "%s at revision %d:\n%s", b.name, s.Rev, detail)
+		}
+	}
+	if b.revs.seen && s.Epoch == b.revs.epoch && s.Rev > b.revs.rev {
+		sc.st.count("checks/recovered-by-snapshot", 1) // a gap or an outage, caught up
+	}
+	if p := b.revs.snapshot(s); p != "" {
+		sc.viol.add(vRevBack, "%s: %s", b.name, p)
+	}
+	b.seat = -1
+	if s.Seat != nil {
+		b.seat = *s.Seat
+	}
+	room := s.Room
+	b.info = &room
+	if b.role == roleHost {
+		b.room.specSeen.Store(int64(room.Spectators))
+	}
+	decoded, err := b.fol.decodeView(view)
+	if err != nil {
+		sc.viol.add(vBadFrame, "%s: snapshot view: %v", b.name, err)
+	}
+	switch room.Phase {
+	case protocol.PhaseRunning:
+		if b.cur == nil || b.cur.match != room.Match {
+			b.parkMatch()
+			b.cur = &matchFrames{match: room.Match}
+		}
+		b.cur.add(matchFrame{raw: raw, views: []any{decoded}})
+	case protocol.PhaseEnded:
+		if s.Result != nil {
+			b.room.led.addResult(*s.Result)
+			b.endMatch(*s.Result)
+		}
+		b.parkMatch()
+	default:
+		b.parkMatch()
+	}
+	b.fol.setDecoded(decoded)
+	b.noMove = false
+	b.completeUpTo(s.Rev, now)
+	if !b.joinedOnce {
+		b.joinedOnce = true
+		close(b.joined)
+	}
+	b.everOnline = true
+	if b.slowClosed && !b.slowBack {
+		b.slowBack = true
+		sc.st.count("chaos/slow-recovered", 1)
+	}
+}
+
+func (b *bot) onUpdate(u *protocol.Update, raw []byte, now time.Time) {
+	sc := b.sc
+	if p := b.revs.update(u); p != "" {
+		sc.viol.add(vRevGap, "%s: %s", b.name, p)
+	}
+	if u.Seat != nil {
+		b.seat = *u.Seat
+	}
+	if u.Room != nil {
+		b.info = u.Room
+		if b.role == roleHost {
+			b.room.specSeen.Store(int64(u.Room.Spectators))
+		}
+	}
+	frame := matchFrame{raw: raw}
+	view, beats := viewOf(u.View), viewOf(u.Beats)
+	if !isNull(view) {
+		v, err := b.fol.decodeView(view)
+		if err != nil {
+			sc.viol.add(vBadFrame, "%s: update view: %v", b.name, err)
+		}
+		frame.views = []any{v}
+	}
+	if !isNull(beats) {
+		evs, err := b.fol.decodeBeats(beats)
+		if err != nil {
+			sc.viol.add(vBadFrame, "%s: beats %s: %v", b.name, clipBytes(beats, 200), err)
+		}
+		frame.beats = evs
+	}
+	switch {
+	case u.Result != nil: // the end: the board is public from here on
+		b.room.led.addResult(*u.Result)
+		b.endMatch(*u.Result)
+	case frame.views != nil:
+		b.parkMatch()
+		match := 0
+		if b.info != nil {
+			match = b.info.Match
+		}
+		b.cur = &matchFrames{match: match}
+		b.cur.add(frame)
+	case b.cur != nil:
+		b.cur.add(frame)
+	}
+	if frame.views != nil {
+		b.fol.setDecoded(frame.views[0])
+	}
+	if !isNull(beats) {
+		if err := b.fol.applyDecoded(frame.beats); err != nil {
+			sc.viol.add(vBadFrame, "%s: beats %s: %v", b.name, clipBytes(beats, 200), err)
+		}
+		if u.By != nil {
+			if b.role != roleSpectator && *u.By == b.seat {
+				b.led.ownChange(u.To)
+			}
+			if b.role == roleSpectator {
+				sc.st.deliveries.Add(1)
+				// A slow spectator is not measured from its hold until it
+				// has reconnected.
+				if !b.slowHeld || b.slowBack {
+					b.room.arrival(u.To, now, sc.st)
+				}
+			}
+		}
+	}
+	b.noMove = false
+	b.completeUpTo(u.To, now)
+}
+
+// endMatch checks the frames of the match that res ends.
+func (b *bot) endMatch(res protocol.Result) {
+	if b.cur != nil && b.cur.match == res.Match {
+		b.checkFrames(b.cur, res)
+		b.cur = nil
+	}
+}
+
+// parkMatch keeps the current match's frames until its result is known.
+func (b *bot) parkMatch() {
+	if b.cur != nil {
+		if res, ok := b.room.led.result(b.cur.match); ok {
+			b.checkFrames(b.cur, res)
+		} else {
+			b.parked = append(b.parked, b.cur)
+		}
+		b.cur = nil
+	}
+}
+
+func (b *bot) checkFrames(m *matchFrames, res protocol.Result) {
+	st := b.sc.st
+	st.count("checks/leak-matches", 1)
+	st.count("checks/leak-frames", int64(len(m.frames)))
+	if m.truncated {
+		st.count("checks/leak-truncated", 1)
+	}
+	seat := b.seat
+	if b.role == roleSpectator {
+		seat = -1
+	}
+	for _, f := range leakChecker(b.sc.cfg.Game)(m.frames, res, seat) {
+		b.sc.viol.add(f.kind, "%s (%s, room %s): %s", b.name, b.role, b.room.code, f.detail)
+	}
+}
+
+func (b *bot) onReceipt(rc *protocol.Receipt, now time.Time) {
+	sc := b.sc
+	known, first := b.led.receipt(rc, sc.viol)
+	if !known || !first {
+		if known && !first {
+			sc.st.count("receipts/duplicate-expected", 1)
+		}
+		return
+	}
+	if rc.ID == b.resyncID {
+		b.resyncID = ""
+		b.onResyncReceipt(rc, now)
+		return
+	}
+	if rc.ID == b.resignID {
+		b.resignID = ""
+		if rc.OK {
+			b.room.led.claim(rc.Rev, rc.ID, b.name, sc.viol)
+		}
+		if b.resignReply != nil {
+			b.resignReply <- b.resignMatch
+			b.resignReply = nil
+		}
+		return
+	}
+	if c, ok := b.ctl[rc.ID]; ok {
+		delete(b.ctl, rc.ID)
+		if rc.OK {
+			b.room.led.claim(rc.Rev, rc.ID, b.name, sc.viol)
+		} else {
+			sc.st.count("control-refused/"+c.op+"/"+rc.Notice.Code, 1)
+			b.ctlRetry = now.Add(200 * time.Millisecond)
+		}
+		return
+	}
+	m := b.inflight[rc.ID]
+	if m == nil {
+		return // answered after its timeout
+	}
+	if m.resend {
+		b.resend(m)
+	}
+	if rc.OK {
+		m.accepted, m.rev = true, rc.Rev
+		b.room.led.claim(rc.Rev, rc.ID, b.name, sc.viol)
+		b.room.sent(rc.Rev, m.sentAt, sc.st)
+		if b.revs.rev >= rc.Rev {
+			b.complete(m, now)
+		}
+		return
+	}
+	code := "?"
+	if rc.Notice != nil {
+		code = rc.Notice.Code
+	}
+	b.complete(m, now)
+	switch refusalClass(code) {
+	case "expected":
+		sc.st.refusals.Add(1)
+		sc.st.count("refused/"+code, 1)
+	case "temporary":
+		sc.st.count("temporary/"+code, 1)
+		b.nextAt = now.Add(100 * time.Millisecond) // back off a little
+	default:
+		sc.st.errors.Add(1)
+		sc.st.count("error/"+code, 1)
+		if rc.Notice != nil {
+			sc.log.Debug("move refused", "bot", b.name, "code", code, "message", rc.Notice.Message, "command", string(m.action.Command))
+		}
+	}
+}
+
+func (b *bot) onResyncReceipt(rc *protocol.Receipt, now time.Time) {
+	if b.verifyReply == nil {
+		return
+	}
+	if rc.OK && b.lastSnap.rev == rc.Rev && b.lastSnap.compared {
+		b.verifyReply <- 1
+		b.verifyReply = nil
+		return
+	}
+	b.verifyTries++
+	if b.verifyTries >= 5 {
+		b.verifyReply <- 0
+		b.verifyReply = nil
+		return
+	}
+	b.verifyRetry = now.Add(50 * time.Millisecond)
+}
+
+// command carries out an order of the runner.
+func (b *bot) command(c botCmd, now time.Time) {
+	switch c.kind {
+	case "verify":
+		b.verifyReply, b.verifyTries, b.verifyRetry = c.reply, 0, now
+	case "resign":
+		if b.info == nil || b.info.Phase != protocol.PhaseRunning || b.role != roleHost {
+			c.reply <- 0
+			return
+		}
+		id, ok := b.send(protocol.Action{Type: protocol.TypeResign}, kindResign)
+		if !ok {
+			c.reply <- 0
+			return
+		}
+		b.resignID, b.resignReply, b.resignMatch = id, c.reply, b.info.Match
+	}
+}
+
+// send sends an action and records it in the ledger. It fails when the
+// socket is not online (the action was not sent).
+func (b *bot) send(a protocol.Action, kind string) (string, bool) {
+	if a.ID == "" {
+		a.ID = transport.NewActionID()
+	}
+	_, err := b.tr.Send(b.ctx, a)
+	switch err {
+	case nil:
+	case transport.ErrOffline, transport.ErrStopped:
+		b.sc.st.count("skipped/offline", 1)
+		return "", false
+	default:
+		// The write failed: the transport keeps the action and resends it
+		// with its id once it is back.
+		b.sc.st.count("send/write-failed", 1)
+	}
+	b.led.sent(a.ID, kind)
+	return a.ID, true
+}
+
+func (b *bot) resync(now time.Time) {
+	if b.resyncID != "" {
+		return
+	}
+	if id, ok := b.send(protocol.Action{Type: protocol.TypeResync}, kindResync); ok {
+		b.resyncID = id
+	}
+}
+
+// act does whatever is due and returns when it next needs waking (zero:
+// only for an event).
+func (b *bot) act(now time.Time) time.Time {
+	var wake time.Time
+	at := func(t time.Time) {
+		if !t.IsZero() && (wake.IsZero() || t.Before(wake)) {
+			wake = t
+		}
+	}
+	if b.stopped || !b.online {
+		if b.verifyReply != nil && b.stopped {
+			b.verifyReply <- 0
+			b.verifyReply = nil
+		}
+		return wake
+	}
+	cfg := &b.sc.cfg
+	if b.verifyReply != nil && b.resyncID == "" {
+		if !now.Before(b.verifyRetry) {
+			b.resync(now)
+			b.verifyRetry = now.Add(100 * time.Millisecond)
+		}
+		at(b.verifyRetry)
+	}
+	if b.playing && cfg.CheckEvery > 0 {
+		if b.checkAt.IsZero() {
+			b.checkAt = now.Add(cfg.CheckEvery/2 + time.Duration(b.rng.Int64N(int64(cfg.CheckEvery))))
+		}
+		if !now.Before(b.checkAt) {
+			b.resync(now)
+			b.checkAt = now.Add(cfg.CheckEvery)
+		}
+		at(b.checkAt)
+	}
+	for id, c := range b.ctl {
+		if now.Sub(c.at) > cfg.MoveTimeout {
+			delete(b.ctl, id)
+			b.sc.st.count("timeouts/control", 1)
+		} else {
+			at(c.at.Add(cfg.MoveTimeout))
+		}
+	}
+	if b.role == roleSpectator {
+		return wake
+	}
+	at(b.duties(now))
+	at(b.moves(now))
+	return wake
+}
+
+func (b *bot) String() string { return fmt.Sprintf("%s(%s)", b.name, b.role) }

@@ -1,0 +1,520 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// config is one scenario, as the flags describe it.
+type config struct {
+	URL        string
+	Target     string
+	MetricsURL string
+
+	Game       string // minesweeper or nim
+	Mode       string // minesweeper: solo, coop, race
+	Level      string // minesweeper level
+	Pile       int    // nim pile
+	Rooms      int
+	Players    int
+	Spectators int
+	AI         int
+
+	Loop         string // open or closed
+	Rate         float64
+	Think        dist
+	Duration     time.Duration
+	Ramp         float64
+	JoinParallel int
+	SetupTimeout time.Duration
+	Drain        time.Duration
+	MoveTimeout  time.Duration
+	RematchDelay time.Duration
+	CheckEvery   time.Duration
+	EndResign    bool
+
+	Chaos chaosConfig
+
+	JSON       string
+	HTML       string
+	CPUProfile string
+	MemProfile string
+	Progress   time.Duration
+	LogLevel   string
+	Seed       uint64
+	Label      string
+}
+
+// chaosConfig says which faults the bots inject on purpose.
+type chaosConfig struct {
+	Enabled   bool
+	Drop      float64       // fraction of live sockets cut per second
+	Resend    float64       // fraction of commands sent twice with the same id
+	Malformed int           // malformed frames in all (bounded)
+	Slow      int           // spectators that stop reading for a while
+	Hold      time.Duration // how long a slow spectator stops reading
+}
+
+// Chaos defaults, used by --chaos for sub-options not given.
+const (
+	defaultChaosDrop      = 0.02
+	defaultChaosResend    = 0.05
+	defaultChaosMalformed = 20
+	defaultChaosSlow      = 1
+	defaultChaosHold      = 8 * time.Second
+)
+
+// dist is a think-time or gap distribution.
+type dist struct {
+	Kind   string // fixed, uniform, exp
+	Mean   time.Duration
+	Lo, Hi time.Duration // uniform with an explicit range
+	Ranged bool
+}
+
+func (d dist) String() string {
+	switch {
+	case d.Ranged:
+		return fmt.Sprintf("uniform:%s-%s", d.Lo, d.Hi)
+	default:
+		return fmt.Sprintf("%s:%s", d.Kind, d.Mean)
+	}
+}
+
+// parseDist reads KIND[:MEAN] or uniform:A-B.
+func parseDist(s string) (dist, error) {
+	kind, arg, _ := strings.Cut(strings.TrimSpace(s), ":")
+	d := dist{Kind: kind}
+	switch kind {
+	case "fixed", "uniform", "exp":
+	case "none", "0":
+		return dist{Kind: "fixed"}, nil
+	default:
+		return dist{}, fmt.Errorf("think %q: kind must be fixed, uniform or exp", s)
+	}
+	if arg == "" {
+		return d, nil
+	}
+	if lo, hi, ok := strings.Cut(arg, "-"); ok && kind == "uniform" {
+		a, err1 := time.ParseDuration(lo)
+		b, err2 := time.ParseDuration(hi)
+		if err1 != nil || err2 != nil || a < 0 || b < a {
+			return dist{}, fmt.Errorf("think %q: want uniform:A-B with durations 0 <= A <= B", s)
+		}
+		d.Ranged, d.Lo, d.Hi, d.Mean = true, a, b, (a+b)/2
+		return d, nil
+	}
+	m, err := time.ParseDuration(arg)
+	if err != nil || m < 0 {
+		return dist{}, fmt.Errorf("think %q: mean must be a duration such as 50ms", s)
+	}
+	d.Mean = m
+	return d, nil
+}
+
+// draw returns one sample. mean overrides the distribution's mean when >= 0
+// (open loop: the mean gap is 1/rate) — a ranged uniform is scaled to it.
+func (d dist) draw(r *rand.Rand, mean time.Duration) time.Duration {
+	m := d.Mean
+	if mean >= 0 {
+		m = mean
+	}
+	if m <= 0 && !(d.Ranged && mean < 0) {
+		return 0
+	}
+	switch d.Kind {
+	case "uniform":
+		lo, hi := m/2, m+m/2
+		if d.Ranged && mean < 0 {
+			lo, hi = d.Lo, d.Hi
+		}
+		if hi <= lo {
+			return lo
+		}
+		return lo + time.Duration(r.Int64N(int64(hi-lo)))
+	case "exp":
+		x := r.ExpFloat64() * float64(m)
+		return time.Duration(math.Min(x, float64(20*m)))
+	default:
+		return m
+	}
+}
+
+const usageText = `roombot — bots that play roomd games over the real protocol, to load-test a
+server and check its guarantees while they do.
+
+Usage:
+  roombot [flags]
+
+Each room gets P players (the first is the host, who creates the room, starts
+it and asks for a rematch whenever a match ends) and S spectators. Players
+choose legal moves from their own view only (Minesweeper: the deducing solver;
+Nim: the Nim AI). The run lasts --duration after the last bot joined, then the
+bots stop, drain, check their views against the server's and report.
+
+Target:
+  --url URL            roomd base URL (default http://127.0.0.1:8080)
+  --target HOST        allow a --url whose host is not loopback: HOST must equal
+                       that host exactly. Without it roombot talks to 127.0.0.0/8,
+                       [::1] and localhost only, so a mistyped URL never loads
+                       someone else's machine.
+  --metrics URL        Prometheus endpoint read for the server's CPU
+                       (process_cpu_seconds_total) at the start and end of the
+                       measured window; default <url>/metrics, "off" to skip.
+                       A server without it is fine: server CPU is then "n/a".
+
+Scenario:
+  --game NAME          minesweeper or nim (default minesweeper)
+  --mode MODE          minesweeper mode: solo, coop or race (default coop)
+  --level LEVEL        minesweeper level: beginner, intermediate, expert,
+                       nightmare (default beginner)
+  --pile N             nim pile (default 21)
+  --rooms R            rooms (default 10)
+  --players P          human (bot) players per room, host included (default 2)
+  --spectators S       spectators per room (default 1)
+  --ai N               AI seats the host adds before starting (default 0;
+                       nim with --players 1 needs at least 1)
+
+Pacing:
+  --loop open|closed   closed: a player's next move waits for the previous
+                       one's receipt and update, then --think; open: each
+                       player moves every 1/--rate on average, whatever is
+                       in flight (default closed)
+  --rate R             open loop: moves per second per player (default 1)
+  --interval D         open loop: the same as --rate 1/D (e.g. 250ms)
+  --think DIST         closed loop: pause before each next move; open loop: the
+                       shape of the gaps between moves, whose mean is 1/--rate
+                       (a mean given here is then ignored). DIST is fixed:D,
+                       uniform:MEAN (±50%), uniform:A-B, exp:MEAN, or none
+                       (default uniform:50ms)
+  --duration D         measured play time after the last bot joined (default 30s)
+  --ramp N             joins per second while the bots connect (default 500);
+                       a join is one socket: create or join a room, open the
+                       socket, get the first snapshot
+  --join-parallel N    joins in flight at once (default 64)
+  --setup-timeout D    give up joining after this long (default 60s)
+  --drain D            after the play time, each final step (receipts in
+                       flight, the view checks, the last match's seed, the
+                       last receipts) waits at most half of this and ends as
+                       soon as it is done (default 10s)
+  --move-timeout D     a move without an answer for this long is counted as a
+                       timeout and the player moves on (default 10s)
+  --rematch-delay D    the host waits this long after a match ends before it
+                       sends rematch (default 100ms)
+  --check-every D      each bot asks for a resync this often and compares the
+                       snapshot with the view it follows (default 5s; 0: only
+                       at the end)
+  --end-resign         at the end the host resigns a running match so that its
+                       seed is published and its frames can be checked for
+                       leaks (default true)
+
+Chaos (off unless --chaos; giving a sub-option also turns it on):
+  --chaos              inject faults with the defaults below
+  --chaos-drop F       fraction of live sockets cut each second, without a
+                       close, as a network failure; they reconnect, rejoin
+                       with their token and resend what had no receipt
+                       (default 0.02)
+  --chaos-resend F     fraction of commands sent a second time with the same
+                       action id; each must get the same receipt and apply
+                       once (default 0.05)
+  --chaos-malformed N  malformed frames in all, spread over the players, at
+                       most 5 per socket (default 20)
+  --chaos-slow N       spectators that become slow consumers a fifth into the
+                       run: each reconnects with a tiny receive buffer and
+                       stops reading its events until the room's presence
+                       shows the server dropped it, --chaos-hold passes, or
+                       play ends. The server closes it with 4008 and it must
+                       come back and resync (default 1). A room too quiet to
+                       fill the server's outbox within the hold is counted
+                       (chaos/slow-not-dropped), not an error: the bot then
+                       reconnects it itself
+  --chaos-hold D       the longest a slow spectator stops reading (default 8s)
+
+Output:
+  --json FILE          write the result as JSON
+  --html FILE          write a self-contained HTML report (inline SVG charts:
+                       latency over time, latency percentiles, moves/s,
+                       connections, errors)
+  --cpuprofile FILE    write the bots' own CPU profile (go tool pprof FILE)
+  --memprofile FILE    write the bots' heap profile at the end of play
+  --progress D         live progress: a line redrawn every second on a
+                       terminal; otherwise a log line every D (default 10s;
+                       0: none)
+  --log-level LEVEL    debug, info, warn or error (default info)
+  --seed N             seed of the bots' own random choices (default: random)
+  --label TEXT         a name for this run in the reports
+
+Latency is measured from a move's send to the arrival of both its receipt and
+its update. Spectator delivery latency is from a player's send to a
+spectator's receipt of that update (one process clock). The summary's move
+and spectator latencies cover the measured window only; the per-second
+series in the HTML report covers the whole run.
+
+The bots run with GOGC=400 unless GOGC is set: their own garbage collection
+would otherwise add pauses to the latencies they measure. Pin roomd and
+roombot to different CPUs (taskset) for steadier figures.
+
+Exit status: 0 when every invariant held, 3 when any was violated, 1 when the
+run could not be done (no server, nobody joined), 2 for bad flags.
+
+Examples:
+  # 100 rooms of 2 co-op players, closed loop, 20 s, with a report
+  roombot --rooms 100 --players 2 --spectators 0 --loop closed --think none \
+          --duration 20s --json out.json --html out.html
+
+  # 1,000 rooms of 2 players at 1 move/s each (open loop, Poisson gaps)
+  roombot --rooms 1000 --players 2 --loop open --rate 1 --think exp --duration 30s
+
+  # one room, 4 players at 10 moves/s, 300 spectators watching
+  roombot --rooms 1 --players 4 --spectators 300 --loop open --rate 10 --duration 30s
+
+  # Nim against the server's AI, with every chaos option on
+  roombot --game nim --players 1 --ai 1 --rooms 20 --chaos --duration 15s
+
+  # a race on expert boards against a host that is not loopback (explicit)
+  roombot --url http://10.0.0.5:8080 --target 10.0.0.5 --mode race --level expert
+`
+
+// newFlagSet defines every flag on c; the strings receive the flags that
+// need parsing after.
+func newFlagSet(c *config, think, interval, seed *string) *flag.FlagSet {
+	fs := flag.NewFlagSet("roombot", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.StringVar(&c.URL, "url", "http://127.0.0.1:8080", "")
+	fs.StringVar(&c.Target, "target", "", "")
+	fs.StringVar(&c.MetricsURL, "metrics", "", "")
+	fs.StringVar(&c.Game, "game", "minesweeper", "")
+	fs.StringVar(&c.Mode, "mode", "coop", "")
+	fs.StringVar(&c.Level, "level", "beginner", "")
+	fs.IntVar(&c.Pile, "pile", 21, "")
+	fs.IntVar(&c.Rooms, "rooms", 10, "")
+	fs.IntVar(&c.Players, "players", 2, "")
+	fs.IntVar(&c.Spectators, "spectators", 1, "")
+	fs.IntVar(&c.AI, "ai", 0, "")
+	fs.StringVar(&c.Loop, "loop", "closed", "")
+	fs.Float64Var(&c.Rate, "rate", 1, "")
+	fs.StringVar(interval, "interval", "", "")
+	fs.StringVar(think, "think", "uniform:50ms", "")
+	fs.DurationVar(&c.Duration, "duration", 30*time.Second, "")
+	fs.Float64Var(&c.Ramp, "ramp", 500, "")
+	fs.IntVar(&c.JoinParallel, "join-parallel", 64, "")
+	fs.DurationVar(&c.SetupTimeout, "setup-timeout", 60*time.Second, "")
+	fs.DurationVar(&c.Drain, "drain", 10*time.Second, "")
+	fs.DurationVar(&c.MoveTimeout, "move-timeout", 10*time.Second, "")
+	fs.DurationVar(&c.RematchDelay, "rematch-delay", 100*time.Millisecond, "")
+	fs.DurationVar(&c.CheckEvery, "check-every", 5*time.Second, "")
+	fs.BoolVar(&c.EndResign, "end-resign", true, "")
+	fs.BoolVar(&c.Chaos.Enabled, "chaos", false, "")
+	fs.Float64Var(&c.Chaos.Drop, "chaos-drop", defaultChaosDrop, "")
+	fs.Float64Var(&c.Chaos.Resend, "chaos-resend", defaultChaosResend, "")
+	fs.IntVar(&c.Chaos.Malformed, "chaos-malformed", defaultChaosMalformed, "")
+	fs.IntVar(&c.Chaos.Slow, "chaos-slow", defaultChaosSlow, "")
+	fs.DurationVar(&c.Chaos.Hold, "chaos-hold", defaultChaosHold, "")
+	fs.StringVar(&c.JSON, "json", "", "")
+	fs.StringVar(&c.HTML, "html", "", "")
+	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "")
+	fs.StringVar(&c.MemProfile, "memprofile", "", "")
+	fs.DurationVar(&c.Progress, "progress", 10*time.Second, "")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "")
+	fs.StringVar(seed, "seed", "", "")
+	fs.StringVar(&c.Label, "label", "", "")
+	return fs
+}
+
+// parseFlags reads args into a config. It returns flag.ErrHelp for -h.
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var c config
+	var think, interval, seed string
+	fs := newFlagSet(&c, &think, &interval, &seed)
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stderr, usageText)
+		return c, flag.ErrHelp
+	}
+	if err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q (flags only; see -h)", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, name := range []string{"chaos-drop", "chaos-resend", "chaos-malformed", "chaos-slow", "chaos-hold"} {
+		if set[name] {
+			c.Chaos.Enabled = true
+		}
+	}
+	if !c.Chaos.Enabled {
+		c.Chaos = chaosConfig{}
+	} else {
+		// With --chaos alone every kind is on; naming some sub-options
+		// without --chaos turns on only those.
+		if !set["chaos"] {
+			if !set["chaos-drop"] {
+				c.Chaos.Drop = 0
+			}
+			if !set["chaos-resend"] {
+				c.Chaos.Resend = 0
+			}
+			if !set["chaos-malformed"] {
+				c.Chaos.Malformed = 0
+			}
+			if !set["chaos-slow"] {
+				c.Chaos.Slow = 0
+			}
+		}
+	}
+	if c.Think, err = parseDist(think); err != nil {
+		return c, err
+	}
+	if interval != "" {
+		if set["rate"] {
+			return c, errors.New("give --rate or --interval, not both")
+		}
+		d, err := time.ParseDuration(interval)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("--interval %q: want a positive duration", interval)
+		}
+		c.Rate = float64(time.Second) / float64(d)
+	}
+	if seed != "" {
+		if c.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
+			return c, fmt.Errorf("--seed %q: want a non-negative integer", seed)
+		}
+	} else {
+		c.Seed = rand.Uint64()
+	}
+	return c, c.validate()
+}
+
+// validate checks the scenario's numbers and the target.
+func (c *config) validate() error {
+	switch c.Game {
+	case "minesweeper":
+		switch c.Mode {
+		case "solo":
+			if c.Players+c.AI != 1 {
+				return errors.New("--mode solo takes exactly one player (--players 1, no --ai)")
+			}
+		case "coop":
+			if c.Players+c.AI < 1 || c.Players+c.AI > 4 {
+				return errors.New("--mode coop takes 1 to 4 seats (--players + --ai)")
+			}
+		case "race":
+			if c.Players+c.AI < 2 || c.Players+c.AI > 4 {
+				return errors.New("--mode race takes 2 to 4 seats (--players + --ai)")
+			}
+		default:
+			return fmt.Errorf("--mode %q: want solo, coop or race", c.Mode)
+		}
+		switch c.Level {
+		case "beginner", "intermediate", "expert", "nightmare":
+		default:
+			return fmt.Errorf("--level %q: want beginner, intermediate, expert or nightmare", c.Level)
+		}
+	case "nim":
+		if c.Players+c.AI < 2 || c.Players+c.AI > 4 {
+			return errors.New("nim takes 2 to 4 seats (--players + --ai)")
+		}
+		if c.Pile < 1 || c.Pile > 1000 {
+			return errors.New("--pile must be 1 to 1000")
+		}
+	default:
+		return fmt.Errorf("--game %q: want minesweeper or nim", c.Game)
+	}
+	switch {
+	case c.Rooms < 1 || c.Rooms > 100000:
+		return errors.New("--rooms must be 1 to 100000")
+	case c.Players < 1:
+		return errors.New("--players must be at least 1")
+	case c.Spectators < 0 || c.AI < 0:
+		return errors.New("--spectators and --ai must not be negative")
+	case c.Loop != "open" && c.Loop != "closed":
+		return fmt.Errorf("--loop %q: want open or closed", c.Loop)
+	case c.Loop == "open" && (c.Rate <= 0 || c.Rate > 1000):
+		return errors.New("--rate must be above 0 and at most 1000 moves/s per player")
+	case c.Duration <= 0 || c.Duration > 24*time.Hour:
+		return errors.New("--duration must be positive and at most 24h")
+	case c.Ramp <= 0:
+		return errors.New("--ramp must be positive")
+	case c.JoinParallel < 1:
+		return errors.New("--join-parallel must be at least 1")
+	case c.SetupTimeout <= 0 || c.Drain <= 0 || c.MoveTimeout <= 0:
+		return errors.New("--setup-timeout, --drain and --move-timeout must be positive")
+	case c.Chaos.Drop < 0 || c.Chaos.Drop > 1 || c.Chaos.Resend < 0 || c.Chaos.Resend > 1:
+		return errors.New("--chaos-drop and --chaos-resend are fractions from 0 to 1")
+	case c.Chaos.Malformed < 0 || c.Chaos.Slow < 0 || c.Chaos.Hold < 0:
+		return errors.New("chaos counts and --chaos-hold must not be negative")
+	case c.Chaos.Slow > c.Rooms*c.Spectators:
+		return fmt.Errorf("--chaos-slow %d: only %d spectators in all", c.Chaos.Slow, c.Rooms*c.Spectators)
+	}
+	if _, err := slogLevel(c.LogLevel); err != nil {
+		return err
+	}
+	return c.checkTarget()
+}
+
+// checkTarget refuses a non-loopback server unless --target names its host.
+func (c *config) checkTarget() error {
+	u, err := url.Parse(c.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--url %q: want http(s)://host:port", c.URL)
+	}
+	if m := c.metricsURL(); m != "" {
+		mu, err := url.Parse(m)
+		if err != nil || mu.Host == "" {
+			return fmt.Errorf("--metrics %q: want a URL or off", c.MetricsURL)
+		}
+		if mh := mu.Hostname(); !isLoopback(mh) && !strings.EqualFold(mh, c.Target) {
+			return fmt.Errorf("--metrics %q is not a loopback address and --target does not name it", m)
+		}
+	}
+	host := u.Hostname()
+	if isLoopback(host) {
+		return nil
+	}
+	if c.Target == "" {
+		return fmt.Errorf("--url %q is not a loopback address; roombot only loads 127.0.0.0/8, [::1] and localhost unless --target %s names the host explicitly", c.URL, host)
+	}
+	if !strings.EqualFold(c.Target, host) {
+		return fmt.Errorf("--target %q does not match the --url host %q", c.Target, host)
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// settings is the room settings JSON of the scenario.
+func (c *config) settings() string {
+	if c.Game == "nim" {
+		return fmt.Sprintf(`{"pile":%d}`, c.Pile)
+	}
+	return fmt.Sprintf(`{"mode":%q,"level":%q}`, c.Mode, c.Level)
+}
+
+// metricsURL is where the server's Prometheus metrics are read, or "".
+func (c *config) metricsURL() string {
+	switch c.MetricsURL {
+	case "off", "none":
+		return ""
+	case "":
+		return strings.TrimSuffix(c.URL, "/") + "/metrics"
+	}
+	return c.MetricsURL
+}

@@ -1,0 +1,543 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/roomd/roomd/core/minesweeper"
+	"github.com/roomd/roomd/core/nim"
+	"github.com/roomd/roomd/protocol"
+)
+
+// Invariant violation kinds. Each is counted and printed; any of them makes
+// the run exit with status 3.
+const (
+	vReceiptMissing   = "receipt-missing"   // an action never got a receipt
+	vReceiptDuplicate = "receipt-duplicate" // more receipts than copies sent
+	vReceiptMismatch  = "receipt-mismatch"  // copies of one action got different answers
+	vRevReused        = "rev-reused"        // two actions claim one revision of a room
+	vAppliedTwice     = "applied-twice"     // a change by the bot's seat that no receipt names
+	vRevGap           = "revision-gap"      // an update that does not follow the client's revision
+	vRevBack          = "revision-back"     // a snapshot older than what the client saw
+	vViewDiverged     = "view-diverged"     // followed view ≠ the server's at one revision
+	vLeakMine         = "leak-mine"         // an unrevealed mine was sent before the end
+	vLeakBoard        = "leak-board"        // a race player got another seat's cells
+	vLeakSecret       = "leak-secret"       // another seat's secret before the end
+	vLeakSeed         = "leak-seed"         // the seed before the end
+	vBadFrame         = "bad-frame"         // a view or beat the game's decoder refuses
+	vSlowNotBack      = "slow-not-recovered"
+)
+
+// violations counts invariant violations by kind, keeping a few examples.
+type violations struct {
+	mu       sync.Mutex
+	counts   map[string]int64
+	examples map[string][]string
+}
+
+func newViolations() *violations {
+	return &violations{counts: map[string]int64{}, examples: map[string][]string{}}
+}
+
+func (v *violations) add(kind, format string, args ...any) {
+	v.addN(kind, 1, format, args...)
+}
+
+func (v *violations) addN(kind string, n int64, format string, args ...any) {
+	if n <= 0 {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.counts[kind] += n
+	if len(v.examples[kind]) < 5 {
+		v.examples[kind] = append(v.examples[kind], fmt.Sprintf(format, args...))
+	}
+}
+
+func (v *violations) total() int64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	var n int64
+	for _, c := range v.counts {
+		n += c
+	}
+	return n
+}
+
+func (v *violations) snapshot() (map[string]int64, map[string][]string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	ex := map[string][]string{}
+	for k, e := range v.examples {
+		ex[k] = slices.Clone(e)
+	}
+	return maps.Clone(v.counts), ex
+}
+
+// receiptKey is what must be equal among the receipts of one action.
+type receiptKey struct {
+	OK   bool
+	Rev  uint64
+	Code string
+}
+
+// actionRec is one action a bot sent: how many copies went out and what
+// came back.
+type actionRec struct {
+	kind     string
+	copies   int // the original and each resend on purpose that was written
+	final    []receiptKey
+	temp     int // temporary refusals (rate-limited, storage-unavailable)
+	acceptAt uint64
+}
+
+// ledger checks receipts per action id for one bot: every action gets a
+// receipt; each copy sent on purpose may get one more, and every
+// non-temporary receipt of an id must be the same (the server answers a
+// resent id from its dedup window).
+type ledger struct {
+	who     string
+	actions map[string]*actionRec
+	// settled are the ids of answered actions, oldest first: past
+	// ledgerKeep of them the oldest is forgotten (a resend's answer comes
+	// within milliseconds), so the ledger stays bounded on long runs.
+	settled []string
+	// own are the revisions of updates that carried beats of this bot's
+	// seat; accepted are those its receipts name. Revisions more than
+	// revWindow behind are settled: matched pairs are forgotten, and an
+	// own change without a receipt is kept in extra.
+	own      map[uint64]bool
+	accepted map[uint64]bool
+	extra    []uint64
+	maxRev   uint64
+	changes  int
+}
+
+// Ledger bounds.
+const (
+	ledgerKeep = 1024
+	revWindow  = 4096
+)
+
+func newLedger(who string) *ledger {
+	return &ledger{who: who, actions: map[string]*actionRec{}, own: map[uint64]bool{}, accepted: map[uint64]bool{}}
+}
+
+func (l *ledger) sent(id, kind string) { l.actions[id] = &actionRec{kind: kind, copies: 1} }
+
+func (l *ledger) resent(id string) {
+	if a := l.actions[id]; a != nil {
+		a.copies++
+	}
+}
+
+// temporary reports whether a refusal may be retried with the same id: the
+// server does not remember it.
+func temporary(rc *protocol.Receipt) bool {
+	if rc.OK || rc.Notice == nil {
+		return false
+	}
+	return rc.Notice.Temporary || rc.Notice.Code == protocol.CodeRateLimited || rc.Notice.Code == protocol.CodeStorageUnavailable
+}
+
+// receipt records one receipt. known is false for receipts of actions this
+// bot did not send itself (the transport's own resyncs). first is true for
+// the first receipt of the action.
+func (l *ledger) receipt(rc *protocol.Receipt, v *violations) (known, first bool) {
+	a := l.actions[rc.ID]
+	if a == nil {
+		return false, false
+	}
+	first = len(a.final) == 0 && a.temp == 0
+	if first {
+		l.settled = append(l.settled, rc.ID)
+		if len(l.settled) > 2*ledgerKeep {
+			for _, id := range l.settled[:ledgerKeep] {
+				delete(l.actions, id)
+			}
+			l.settled = append(l.settled[:0], l.settled[ledgerKeep:]...)
+		}
+	}
+	if temporary(rc) {
+		a.temp++
+	} else {
+		k := receiptKey{OK: rc.OK, Rev: rc.Rev}
+		if rc.Notice != nil {
+			k.Code = rc.Notice.Code
+		}
+		if len(a.final) > 0 && a.final[0] != k {
+			v.add(vReceiptMismatch, "%s: action %s (%s) got %+v, then %+v", l.who, rc.ID, a.kind, a.final[0], k)
+		}
+		a.final = append(a.final, k)
+		if rc.OK && a.kind == kindCommand {
+			l.accepted[rc.Rev] = true
+			a.acceptAt = rc.Rev
+			l.maxRev = max(l.maxRev, rc.Rev)
+		}
+	}
+	if got := len(a.final) + a.temp; got > a.copies {
+		v.add(vReceiptDuplicate, "%s: action %s (%s) got %d receipts for %d copies sent", l.who, rc.ID, a.kind, got, a.copies)
+	}
+	return true, first
+}
+
+// ownChange records an update with beats caused by this bot's seat.
+func (l *ledger) ownChange(rev uint64) {
+	l.own[rev] = true
+	l.maxRev = max(l.maxRev, rev)
+	if l.changes++; l.changes%512 == 0 {
+		l.settleRevs()
+	}
+}
+
+// settleRevs forgets matched revisions far behind the newest.
+func (l *ledger) settleRevs() {
+	if l.maxRev < revWindow {
+		return
+	}
+	old := l.maxRev - revWindow
+	for rev := range l.own {
+		if rev < old {
+			if !l.accepted[rev] {
+				l.extra = append(l.extra, rev)
+			}
+			delete(l.own, rev)
+		}
+	}
+	for rev := range l.accepted {
+		if rev < old {
+			delete(l.accepted, rev)
+		}
+	}
+}
+
+// unanswered counts actions without any receipt.
+func (l *ledger) unanswered() int {
+	n := 0
+	for _, a := range l.actions {
+		if len(a.final) == 0 && a.temp == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// finish reports actions that never got a receipt (when reportMissing:
+// the bot was online when the run stopped) and changes of this bot's seat
+// that no receipt accounts for (an action applied twice makes one more
+// change than it has receipts).
+func (l *ledger) finish(v *violations, reportMissing bool) {
+	missing := 0
+	for id, a := range l.actions {
+		if len(a.final) == 0 && a.temp == 0 {
+			missing++
+			if reportMissing {
+				v.add(vReceiptMissing, "%s: action %s (%s) got no receipt", l.who, id, a.kind)
+			}
+		}
+	}
+	extra := l.extra
+	for rev := range l.own {
+		if !l.accepted[rev] {
+			extra = append(extra, rev)
+		}
+	}
+	// A missing receipt may belong to one of these changes.
+	if n := len(extra) - missing; n > 0 {
+		slices.Sort(extra)
+		v.addN(vAppliedTwice, int64(n), "%s: %d changes by its seat that no receipt names (revisions %v), %d receipts missing",
+			l.who, len(extra), clipRevs(extra), missing)
+	}
+}
+
+func clipRevs(r []uint64) []uint64 {
+	if len(r) > 8 {
+		return r[:8]
+	}
+	return r
+}
+
+// revTrack checks that a client's revisions are continuous: every update
+// follows the last revision seen, and only a snapshot may jump (forward, or
+// to another epoch).
+type revTrack struct {
+	epoch string
+	rev   uint64
+	seen  bool
+}
+
+// snapshot returns a problem, or "".
+func (t *revTrack) snapshot(s *protocol.Snapshot) string {
+	defer func() { t.epoch, t.rev, t.seen = s.Epoch, s.Rev, true }()
+	if t.seen && s.Epoch == t.epoch && s.Rev < t.rev {
+		return fmt.Sprintf("snapshot went back from %d to %d", t.rev, s.Rev)
+	}
+	return ""
+}
+
+// update returns a problem, or "".
+func (t *revTrack) update(u *protocol.Update) string {
+	defer func() { t.epoch, t.rev = u.Epoch, u.To }()
+	switch {
+	case !t.seen:
+		return fmt.Sprintf("update %d→%d before any snapshot", u.From, u.To)
+	case u.Epoch != t.epoch:
+		return fmt.Sprintf("update of epoch %s while following %s", u.Epoch, t.epoch)
+	case u.From != t.rev || u.To != u.From+1:
+		return fmt.Sprintf("update %d→%d after revision %d", u.From, u.To, t.rev)
+	}
+	return ""
+}
+
+// roomLedger is shared by the bots of one room: which action produced each
+// revision, the results of finished matches (for the leak checks) and the
+// send times of accepted moves (for spectator delivery latency).
+type roomLedger struct {
+	mu      sync.Mutex
+	byRev   map[uint64]string
+	maxRev  uint64
+	results map[int]protocol.Result
+}
+
+func newRoomLedger() *roomLedger {
+	return &roomLedger{byRev: map[uint64]string{}, results: map[int]protocol.Result{}}
+}
+
+// claim records that action id produced rev; a different id claiming the
+// same revision is a violation.
+func (r *roomLedger) claim(rev uint64, id, who string, v *violations) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if prev, ok := r.byRev[rev]; ok && prev != id {
+		v.add(vRevReused, "%s: revision %d claimed by actions %s and %s", who, rev, prev, id)
+		return
+	}
+	r.byRev[rev] = id
+	r.maxRev = max(r.maxRev, rev)
+	if len(r.byRev) > 50000 { // keep the map bounded on long runs
+		for k := range r.byRev {
+			if k+20000 < r.maxRev {
+				delete(r.byRev, k)
+			}
+		}
+	}
+}
+
+func (r *roomLedger) addResult(res protocol.Result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.results[res.Match]; !ok {
+		r.results[res.Match] = res
+	}
+}
+
+func (r *roomLedger) result(match int) (protocol.Result, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res, ok := r.results[match]
+	return res, ok
+}
+
+// finding is one leak found in a match's frames.
+type finding struct {
+	kind, detail string
+}
+
+// matchFrame is one snapshot or update a client received during a match:
+// the bytes, and the views and beats in it as the game's decoder read them.
+type matchFrame struct {
+	raw   []byte
+	views []any // minesweeper.View or nim.View
+	beats any   // []minesweeper.Event or []nim.Event
+}
+
+// leakCheck scans the frames one client received during a match, before
+// the update that ended it, against the match's result. seat is the
+// client's seat (-1 for a spectator).
+type leakCheck func(frames []matchFrame, res protocol.Result, seat int) []finding
+
+func leakChecker(game string) leakCheck {
+	if game == "nim" {
+		return nimLeaks
+	}
+	return minesweeperLeaks
+}
+
+// seedFinder finds a match's seed in a raw frame: a "seed" key, or the
+// seed's digits as a number of their own (only for seeds of 7 digits or
+// more, which no other field of a frame equals by chance).
+func seedFinder(seed int64) func(frame []byte) string {
+	key := []byte(`"seed"`)
+	digits := []byte(strconv.FormatInt(seed, 10))
+	isNum := func(c byte) bool { return c >= '0' && c <= '9' || c == '.' }
+	return func(frame []byte) string {
+		if bytes.Contains(frame, key) {
+			return "a \"seed\" key"
+		}
+		if len(digits) < 7 {
+			return ""
+		}
+		for off := 0; ; {
+			i := bytes.Index(frame[off:], digits)
+			if i < 0 {
+				return ""
+			}
+			i += off
+			end := i + len(digits)
+			if (i == 0 || !isNum(frame[i-1])) && (end == len(frame) || !isNum(frame[end])) {
+				return "the seed's digits"
+			}
+			off = i + 1
+		}
+	}
+}
+
+// minesweeperLeaks rebuilds each board of the match from the result's seed
+// and the first reveal on it, then checks that no frame before the end
+// showed a mine that was not exploded, a hidden cell, another race seat's
+// cells, or the seed.
+func minesweeperLeaks(frames []matchFrame, res protocol.Result, seat int) []finding {
+	var out []finding
+	cfg, err := minesweeper.DecodeConfig(res.Config)
+	if err != nil {
+		return []finding{{vBadFrame, fmt.Sprintf("result config %s: %v", res.Config, err)}}
+	}
+	var log []struct {
+		Seat int             `json:"seat"`
+		Move json.RawMessage `json:"move"`
+	}
+	if err := json.Unmarshal(res.Log, &log); err != nil {
+		return []finding{{vBadFrame, fmt.Sprintf("result log: %v", err)}}
+	}
+	race := cfg.ModeOrSolo() == minesweeper.ModeRace
+	layouts := map[int]minesweeper.Layout{}
+	for _, e := range log {
+		var mv minesweeper.Move
+		if json.Unmarshal(e.Move, &mv) != nil || mv.Type != minesweeper.Reveal {
+			continue
+		}
+		key := 0
+		if race {
+			key = e.Seat
+		}
+		if _, ok := layouts[key]; !ok {
+			if l, err := minesweeper.Generate(res.Seed, cfg, mv.R, mv.C); err == nil {
+				layouts[key] = l
+			}
+		}
+	}
+	isMine := func(board, r, c int) bool {
+		l, ok := layouts[board]
+		return ok && r >= 0 && c >= 0 && r < l.Rows && c < l.Cols && l.Mine[r*l.Cols+c]
+	}
+	seedIn := seedFinder(res.Seed)
+	for _, frame := range frames {
+		if why := seedIn(frame.raw); why != "" {
+			out = append(out, finding{vLeakSeed, fmt.Sprintf("match %d: %s in %s", res.Match, why, clipBytes(frame.raw, 300))})
+		}
+		for _, fv := range frame.views {
+			v, ok := fv.(minesweeper.View)
+			if !ok {
+				continue
+			}
+			check := func(board int, phase minesweeper.Phase, cells []minesweeper.ViewCell) {
+				exploded := 0
+				for _, c := range cells {
+					switch {
+					case c.Status == minesweeper.Hidden:
+						out = append(out, finding{vLeakMine, fmt.Sprintf("match %d board %d: hidden cell (%d,%d) listed before the end", res.Match, board, c.R, c.C)})
+					case c.Status == minesweeper.Revealed && (c.Mine || isMine(board, c.R, c.C)):
+						// Only the mine that exploded a lost race board may show.
+						exploded++
+						if phase != minesweeper.PhaseLost || exploded > 1 || !isMine(board, c.R, c.C) {
+							out = append(out, finding{vLeakMine, fmt.Sprintf("match %d board %d: mine (%d,%d) shown before the end", res.Match, board, c.R, c.C)})
+						}
+					}
+				}
+			}
+			if !v.Race {
+				check(0, v.Phase, v.Cells)
+				continue
+			}
+			for _, b := range v.Boards {
+				if b.Visible && seat >= 0 && b.Seat != seat {
+					out = append(out, finding{vLeakBoard, fmt.Sprintf("match %d: seat %d got the cells of seat %d's board", res.Match, seat, b.Seat)})
+				}
+				if b.Visible {
+					check(b.Seat, b.Phase, b.Cells)
+				}
+			}
+		}
+		evs, _ := frame.beats.([]minesweeper.Event)
+		for _, e := range evs {
+			board := 0
+			if e.Tagged {
+				board = e.Seat
+			}
+			if race && seat >= 0 && board != seat && e.Type != minesweeper.EventProgress {
+				out = append(out, finding{vLeakBoard, fmt.Sprintf("match %d: seat %d got a %v event of seat %d's board", res.Match, seat, e.Type, board)})
+			}
+			if len(e.Mines) > 0 {
+				out = append(out, finding{vLeakMine, fmt.Sprintf("match %d board %d: a %v event lists %d mines before the end", res.Match, board, e.Type, len(e.Mines))})
+			}
+			for _, c := range e.Cells {
+				if isMine(board, c.R, c.C) {
+					out = append(out, finding{vLeakMine, fmt.Sprintf("match %d board %d: a reveal shows the mine at (%d,%d)", res.Match, board, c.R, c.C)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// nimLeaks checks that no frame before the end showed all secrets, another
+// seat's secret (the secrets are dealt again from the result's seed), an
+// end event, or the seed.
+func nimLeaks(frames []matchFrame, res protocol.Result, seat int) []finding {
+	var out []finding
+	var cfg nim.Config
+	if err := json.Unmarshal(res.Config, &cfg); err != nil {
+		return []finding{{vBadFrame, fmt.Sprintf("result config %s: %v", res.Config, err)}}
+	}
+	var secrets []int
+	seedIn := seedFinder(res.Seed)
+	for _, frame := range frames {
+		if why := seedIn(frame.raw); why != "" {
+			out = append(out, finding{vLeakSeed, fmt.Sprintf("match %d: %s in %s", res.Match, why, clipBytes(frame.raw, 300))})
+		}
+		for _, fv := range frame.views {
+			v, ok := fv.(nim.View)
+			if !ok {
+				continue
+			}
+			if secrets == nil && v.Seats > 0 {
+				if st, err := (nim.Rules{}).Init(res.Seed, cfg, v.Seats); err == nil {
+					secrets = st.Secrets()
+				}
+			}
+			switch {
+			case len(v.Secrets) > 0:
+				out = append(out, finding{vLeakSecret, fmt.Sprintf("match %d: every secret shown before the end: %v", res.Match, v.Secrets)})
+			case v.Secret != nil && seat < 0:
+				out = append(out, finding{vLeakSecret, fmt.Sprintf("match %d: a spectator got secret %d", res.Match, *v.Secret)})
+			case v.Secret != nil && (v.You == nil || *v.You != seat):
+				out = append(out, finding{vLeakSecret, fmt.Sprintf("match %d: seat %d got a view for seat %v with its secret", res.Match, seat, v.You)})
+			case v.Secret != nil && secrets != nil && seat < len(secrets) && *v.Secret != secrets[seat]:
+				out = append(out, finding{vLeakSecret, fmt.Sprintf("match %d: seat %d was shown secret %d, its own is %d (another seat's?)", res.Match, seat, *v.Secret, secrets[seat])})
+			}
+		}
+		evs, _ := frame.beats.([]nim.Event)
+		for _, e := range evs {
+			if e.Type == nim.EventEnd {
+				out = append(out, finding{vLeakSecret, fmt.Sprintf("match %d: an end event with every secret before the match ended", res.Match)})
+			}
+		}
+	}
+	return out
+}

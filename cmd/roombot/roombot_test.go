@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/roomd/roomd/core/minesweeper"
+	"github.com/roomd/roomd/core/nim"
+	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/room"
+	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/transport"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// startServer runs a real roomd on a loopback port: a room manager with a
+// memory store and both games, behind the WebSocket front.
+func startServer(t *testing.T) string {
+	t.Helper()
+	rooms, err := room.NewManager(room.Config{Games: session.NewRegistry(minesweeper.Game, nim.Game), Store: store.NewMemory(),
+		AIDelay: 5 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A small outbox, so that a spectator that stops reading for a second
+	// or two overflows it and is closed with 4008.
+	front, err := transport.NewServer(transport.Config{Rooms: rooms, OutboxSize: 8, RateLimit: 1000, RateBurst: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewUnstartedServer(front.Handler())
+	hs.Listener = smallSendBuffers{hs.Listener}
+	hs.Start()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := front.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+		hs.Close()
+	})
+	return hs.URL
+}
+
+// smallSendBuffers bounds each accepted socket's kernel send buffer. Linux
+// otherwise grows it to several megabytes on loopback, which a stalled
+// reader would have to fill before the server's outbox even starts to.
+type smallSendBuffers struct{ net.Listener }
+
+func (l smallSendBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(1024) // the kernel's minimum, about 4.5 KiB
+	}
+	return c, err
+}
+
+// TestSmoke runs short scenarios with every chaos option on through the
+// same entry point as main, and fails on any invariant violation.
+func TestSmoke(t *testing.T) {
+	url := startServer(t)
+	dir := t.TempDir()
+	common := []string{"--url", url, "--duration", "4s", "--rooms", "4", "--spectators", "1", "--drain", "6s",
+		"--check-every", "1s", "--chaos", "--chaos-drop", "0.1", "--chaos-resend", "0.2", "--chaos-malformed", "12",
+		"--chaos-slow", "1", "--chaos-hold", "10s", "--progress", "0", "--seed", "7", "--log-level", "warn"}
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"minesweeper-coop", []string{"--game", "minesweeper", "--mode", "coop", "--players", "2", "--loop", "closed", "--think", "uniform:2ms"}},
+		{"nim", []string{"--game", "nim", "--players", "2", "--ai", "1", "--loop", "open", "--rate", "40", "--think", "exp"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			jsonPath, htmlPath := filepath.Join(dir, tc.name+".json"), filepath.Join(dir, tc.name+".html")
+			args := append(append(append([]string{}, common...), tc.args...), "--json", jsonPath, "--html", htmlPath, "--label", tc.name)
+			var stdout, stderr bytes.Buffer
+			start := time.Now()
+			code := run(context.Background(), args, &stdout, &stderr)
+			t.Logf("%s in %v:\n%s", tc.name, time.Since(start).Round(time.Millisecond), stdout.String())
+			if code != 0 {
+				t.Fatalf("exit status %d; stderr:\n%s", code, stderr.String())
+			}
+			var res result
+			data, err := os.ReadFile(jsonPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(data, &res); err != nil {
+				t.Fatalf("JSON result: %v", err)
+			}
+			c := res.Counts
+			if c["chaos/slow-closed-4008"] == 0 {
+				t.Logf("the slow spectator's room sent %d frames during the hold: too few to overflow", c["chaos/slow-hold-room-frames"])
+			}
+			switch {
+			case res.Violations.Total != 0:
+				t.Errorf("violations: %v", res.Violations.ByKind)
+			case res.Window.Moves < 50:
+				t.Errorf("only %d moves", res.Window.Moves)
+			case res.Latency[latMove].Count == 0 || res.Latency[latMove].P99 <= 0 || res.Latency[latJoin].Count != 12:
+				t.Errorf("latency: %+v", res.Latency)
+			case res.Latency[latSpectate].Count == 0:
+				t.Errorf("no spectator delivery latency")
+			case c["chaos/drops"] == 0 || c["reconnects"] == 0:
+				t.Errorf("no drops and reconnects: %v", c)
+			case c["chaos/resends"] == 0 || c["receipts/duplicate-expected"] == 0:
+				t.Errorf("no resends answered: %v", c)
+			case c["chaos/malformed"] != 12 || c["notice/invalid-message"]+c["notice/unknown-type"] == 0:
+				t.Errorf("malformed frames: %v", c)
+			case c["chaos/slow-holds"] != 1:
+				t.Errorf("the slow spectator was not held: %v", c)
+			case c["chaos/slow-hold-room-frames"] >= 200 && (c["chaos/slow-closed-4008"] != 1 || c["chaos/slow-recovered"] != 1):
+				// A few dozen frames fill the buffers of this server; a
+				// room this busy must have overflowed the outbox.
+				t.Errorf("the slow spectator was not closed with 4008 and back: %v", c)
+			case res.Checks.FinalViews < 10 || res.Checks.ViewChecks < int64(res.Checks.FinalViews):
+				t.Errorf("view checks: %+v", res.Checks)
+			case res.Checks.LeakMatches == 0 || res.Checks.LeakFrames == 0:
+				t.Errorf("no leak checks: %+v", res.Checks)
+			case res.Setup.Joined != 12:
+				t.Errorf("joins: %+v", res.Setup)
+			}
+			page, err := os.ReadFile(htmlPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSelfContained(t, string(page))
+		})
+	}
+}
+
+var external = regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?\s*(https?:)?//`)
+
+func checkSelfContained(t *testing.T, page string) {
+	t.Helper()
+	if !strings.HasPrefix(page, "<!doctype html>") || !strings.Contains(page, "<svg") || !strings.Contains(page, "</html>") {
+		t.Errorf("not a complete HTML page with charts")
+	}
+	if m := external.FindString(page); m != "" {
+		t.Errorf("the report loads something from outside: %q", m)
+	}
+	for _, s := range []string{"http://", "https://", "<script src", "<link", "@import", "url("} {
+		if strings.Contains(page, s) {
+			t.Errorf("the report contains %q", s)
+		}
+	}
+}

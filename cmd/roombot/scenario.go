@@ -1,0 +1,560 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/roomd/roomd/transport"
+)
+
+// scenario is one run: its rooms, bots and measurements.
+type scenario struct {
+	cfg  config
+	log  *slog.Logger
+	st   *stats
+	viol *violations
+
+	rest *http.Client // create and join rooms
+	ws   *http.Client // sockets
+
+	limiter *rate.Limiter
+	sem     chan struct{}
+
+	botCtx  context.Context
+	playCtx context.Context
+	botWG   sync.WaitGroup
+
+	mu         sync.Mutex
+	rooms      []*roomRun
+	bots       []*bot
+	slow       []*bot
+	joinFirst  time.Time
+	joinLast   time.Time
+	joinFailed atomic.Int64
+	slowLeft   atomic.Int64
+}
+
+// roomRun is one room of the scenario.
+type roomRun struct {
+	idx  int
+	code string
+	led  *roomLedger
+	host *bot
+
+	specSeen   atomic.Int64 // spectators connected, as the host last saw
+	hostFrames atomic.Int64 // updates and presence frames the host received
+
+	mu         sync.Mutex
+	bots       []*bot
+	spectators int
+	ready      bool
+	deliveries map[uint64]*delivery
+}
+
+// delivery pairs a player's send time with spectators' arrival times of
+// the update it produced, whichever is known first.
+type delivery struct {
+	created  time.Time
+	sent     bool
+	sentAt   time.Time
+	arrivals []time.Time
+}
+
+func (r *roomRun) entry(rev uint64, now time.Time) *delivery {
+	d := r.deliveries[rev]
+	if d == nil {
+		if len(r.deliveries) > 4096 {
+			for k, old := range r.deliveries {
+				if now.Sub(old.created) > 30*time.Second || k+4096 < rev {
+					delete(r.deliveries, k)
+				}
+			}
+		}
+		d = &delivery{created: now}
+		r.deliveries[rev] = d
+	}
+	return d
+}
+
+// arrival records a spectator's receipt of the update at rev.
+func (r *roomRun) arrival(rev uint64, now time.Time, st *stats) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d := r.entry(rev, now)
+	if d.sent {
+		st.latency(latSpectate, now.Sub(d.sentAt))
+		return
+	}
+	d.arrivals = append(d.arrivals, now)
+}
+
+// sent records when the move that produced rev was sent.
+func (r *roomRun) sent(rev uint64, sentAt time.Time, st *stats) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.spectators == 0 {
+		return
+	}
+	d := r.entry(rev, time.Now())
+	d.sent, d.sentAt = true, sentAt
+	for _, a := range d.arrivals {
+		st.latency(latSpectate, a.Sub(sentAt))
+	}
+	d.arrivals = nil
+}
+
+func newScenario(cfg config, log *slog.Logger) *scenario {
+	burst := max(1, min(int(cfg.Ramp/10), 100))
+	sc := &scenario{cfg: cfg, log: log, st: newStats(), viol: newViolations(),
+		rest:    &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256, DialContext: dialer(0).DialContext}},
+		ws:      &http.Client{Transport: &http.Transport{DialContext: dialer(0).DialContext}},
+		limiter: rate.NewLimiter(rate.Limit(cfg.Ramp), burst), sem: make(chan struct{}, cfg.JoinParallel)}
+	sc.slowLeft.Store(int64(cfg.Chaos.Slow))
+	return sc
+}
+
+// preflight checks that the server answers and serves the game.
+func (sc *scenario) preflight(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(sc.cfg.URL, "/")+"/api/games", nil)
+	resp, err := sc.rest.Do(req)
+	if err != nil {
+		return fmt.Errorf("no roomd at %s: %w", sc.cfg.URL, err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Games []struct {
+			ID           string `json:"id"`
+			RulesVersion string `json:"rulesVersion"`
+		} `json:"games"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET /api/games: status %d: %v", resp.StatusCode, err)
+	}
+	want := pin(sc.cfg.Game)
+	for _, g := range body.Games {
+		if g.ID == want.ID {
+			if g.RulesVersion != want.RulesVersion {
+				return fmt.Errorf("the server runs %s rules %s; roombot was built with %s", g.ID, g.RulesVersion, want.RulesVersion)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("the server does not serve %q", sc.cfg.Game)
+}
+
+type joinResult struct {
+	Room  string `json:"room"`
+	Token string `json:"token"`
+	Seat  int    `json:"seat"`
+}
+
+func (sc *scenario) post(ctx context.Context, path string, body any, want int) (joinResult, error) {
+	b, _ := json.Marshal(body)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(sc.cfg.URL, "/")+path, bytes.NewReader(b))
+	if err != nil {
+		return joinResult{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := sc.rest.Do(req)
+	if err != nil {
+		return joinResult{}, err
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode != want {
+		return joinResult{}, fmt.Errorf("POST %s: %d %s", path, resp.StatusCode, bytes.TrimSpace(data))
+	}
+	var res joinResult
+	if err := json.Unmarshal(data, &res); err != nil {
+		return joinResult{}, fmt.Errorf("POST %s: %v", path, err)
+	}
+	return res, nil
+}
+
+// join opens one bot's socket: it creates the room (host) or takes a seat
+// over HTTP (guest), or just watches (spectator), then waits for the first
+// snapshot. The join latency covers all of it.
+func (sc *scenario) join(ctx context.Context, rm *roomRun, r role, i int) (*bot, error) {
+	if err := sc.limiter.Wait(ctx); err != nil {
+		return nil, err
+	}
+	select {
+	case sc.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-sc.sem }()
+	t0 := time.Now()
+	sc.mu.Lock()
+	if sc.joinFirst.IsZero() {
+		sc.joinFirst = t0
+	}
+	sc.mu.Unlock()
+	name := fmt.Sprintf("r%d-%s%d", rm.idx, r, i)
+	b := newBot(sc, rm, name, r, sc.cfg.Seed^uint64(rm.idx)<<20^uint64(i)<<4^uint64(r))
+	ccfg := transport.ClientConfig{URL: sc.cfg.URL, Name: name, Game: pin(sc.cfg.Game), HTTPClient: sc.ws,
+		Logger: sc.log.With("bot", name), EventBuffer: 64}
+	switch r {
+	case roleHost:
+		res, err := sc.post(ctx, "/api/rooms", map[string]any{"game": sc.cfg.Game, "settings": json.RawMessage(sc.cfg.settings()), "name": name}, http.StatusCreated)
+		if err != nil {
+			return nil, err
+		}
+		rm.code, ccfg.Token = res.Room, res.Token
+	case roleGuest:
+		res, err := sc.post(ctx, "/api/rooms/"+url.PathEscape(rm.code)+"/join", map[string]string{"name": name}, http.StatusOK)
+		if err != nil {
+			return nil, err
+		}
+		ccfg.Token = res.Token
+	case roleSpectator:
+		ccfg.Watch = true
+		if sc.slowLeft.Add(-1) >= 0 {
+			// A slow consumer (see bot.hold): only the socket it opens
+			// for its hold has tiny buffers.
+			ccfg.EventBuffer = 4
+			ccfg.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				if b.tinyBuf.Load() {
+					return dialer(1024).DialContext(ctx, network, addr)
+				}
+				return dialer(0).DialContext(ctx, network, addr)
+			}}}
+			sc.mu.Lock()
+			sc.slow = append(sc.slow, b)
+			sc.mu.Unlock()
+		}
+	}
+	ccfg.Room = rm.code
+	tr, err := transport.NewRemote(ccfg)
+	if err != nil {
+		return nil, err
+	}
+	b.tr = tr
+	sc.mu.Lock()
+	sc.bots = append(sc.bots, b)
+	sc.mu.Unlock()
+	rm.mu.Lock()
+	rm.bots = append(rm.bots, b)
+	rm.mu.Unlock()
+	sc.botWG.Add(1)
+	go func() {
+		defer sc.botWG.Done()
+		b.run(sc.botCtx, sc.playCtx)
+	}()
+	if err := tr.Start(sc.botCtx); err != nil {
+		return b, err
+	}
+	select {
+	case <-b.joined:
+	case <-b.done:
+		return b, fmt.Errorf("%s: stopped before its first snapshot", name)
+	case <-ctx.Done():
+		return b, fmt.Errorf("%s: no snapshot before the setup timeout", name)
+	}
+	now := time.Now()
+	sc.st.latency(latJoin, now.Sub(t0))
+	sc.st.joins.Add(1)
+	sc.mu.Lock()
+	sc.joinLast = now
+	sc.mu.Unlock()
+	return b, nil
+}
+
+// setupRoom creates one room and seats its bots.
+func (sc *scenario) setupRoom(ctx context.Context, rm *roomRun) {
+	host, err := sc.join(ctx, rm, roleHost, 0)
+	if err != nil {
+		sc.joinFailed.Add(1)
+		sc.st.count("error/join", 1)
+		sc.log.Warn("host could not join", "room", rm.idx, "err", err)
+		return
+	}
+	rm.host = host
+	var wg sync.WaitGroup
+	failed := atomic.Bool{}
+	for i := 1; i < sc.cfg.Players; i++ {
+		wg.Go(func() {
+			if _, err := sc.join(ctx, rm, roleGuest, i); err != nil {
+				failed.Store(true)
+				sc.joinFailed.Add(1)
+				sc.st.count("error/join", 1)
+				sc.log.Warn("guest could not join", "room", rm.code, "err", err)
+			}
+		})
+	}
+	for i := range sc.cfg.Spectators {
+		wg.Go(func() {
+			if _, err := sc.join(ctx, rm, roleSpectator, i); err != nil {
+				sc.joinFailed.Add(1)
+				sc.st.count("error/join", 1)
+				sc.log.Warn("spectator could not join", "room", rm.code, "err", err)
+			}
+		})
+	}
+	wg.Wait()
+	rm.mu.Lock()
+	rm.ready = !failed.Load()
+	rm.mu.Unlock()
+}
+
+func (sc *scenario) allBots() []*bot {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return append([]*bot(nil), sc.bots...)
+}
+
+// measure is the state of the counters at one edge of the measured window.
+type measure struct {
+	at        time.Time
+	moves     int64
+	sent      int64
+	botCPU    float64
+	serverCPU float64
+	serverErr error
+}
+
+func (sc *scenario) measure(ctx context.Context) measure {
+	m := measure{at: time.Now(), moves: sc.st.moves.Load(), sent: sc.st.sent.Load(), botCPU: processCPU()}
+	if u := sc.cfg.metricsURL(); u != "" {
+		m.serverCPU, m.serverErr = scrapeCPU(ctx, sc.rest, u)
+	} else {
+		m.serverErr = errors.New("off")
+	}
+	return m
+}
+
+// run plays the whole scenario and returns its result.
+func (sc *scenario) run(ctx context.Context, progress *progress) (*result, error) {
+	cfg := sc.cfg
+	if err := sc.preflight(ctx); err != nil {
+		return nil, err
+	}
+	botCtx, stopBots := context.WithCancel(context.Background())
+	defer stopBots()
+	playCtx, endPlay := context.WithCancel(ctx)
+	defer endPlay()
+	sc.botCtx, sc.playCtx = botCtx, playCtx
+
+	progress.start(sc)
+	defer progress.stop()
+	sc.log.Info("joining", "rooms", cfg.Rooms, "players", cfg.Players, "spectators", cfg.Spectators, "ramp", cfg.Ramp)
+
+	// Setup: every room in parallel, joins limited by --ramp and
+	// --join-parallel.
+	setupCtx, cancelSetup := context.WithTimeout(ctx, cfg.SetupTimeout)
+	var setup sync.WaitGroup
+	for i := range cfg.Rooms {
+		rm := &roomRun{idx: i, led: newRoomLedger(), spectators: cfg.Spectators, deliveries: map[uint64]*delivery{}}
+		sc.rooms = append(sc.rooms, rm)
+		setup.Go(func() { sc.setupRoom(setupCtx, rm) })
+	}
+	setup.Wait()
+	cancelSetup()
+	joined := sc.st.joins.Load()
+	res := &result{}
+	if joined == 0 {
+		sc.shutdown(stopBots)
+		return nil, errors.New("no bot could join")
+	}
+	sc.log.Info("joined", "sockets", joined, "failed", sc.joinFailed.Load(), "in", sc.joinLast.Sub(sc.joinFirst).Round(time.Millisecond))
+
+	// The measured window: --duration of play.
+	start := sc.measure(ctx)
+	sc.st.measuring.Store(true)
+	var chaosWG sync.WaitGroup
+	if cfg.Chaos.Enabled {
+		chaosWG.Go(func() { sc.chaos(playCtx, cfg.Duration) })
+	}
+	select {
+	case <-time.After(cfg.Duration):
+	case <-ctx.Done():
+		sc.log.Warn("interrupted; finishing early")
+	}
+	end := sc.measure(context.Background())
+	sc.st.measuring.Store(false)
+	if cfg.MemProfile != "" {
+		if err := writeHeapProfile(cfg.MemProfile); err != nil {
+			sc.log.Warn("heap profile", "err", err)
+		}
+	}
+	endPlay()
+	chaosWG.Wait()
+
+	sc.finish(res)
+	sc.shutdown(stopBots)
+	sc.finalChecks(res)
+	progress.stop()
+	sc.fill(res, start, end)
+	return res, nil
+}
+
+// waitPending waits until no socket has an action without a receipt, or
+// the deadline.
+func (sc *scenario) waitPending(bots []*bot, deadline time.Time) {
+	for time.Now().Before(deadline) {
+		pending := 0
+		for _, b := range bots {
+			if b.tr.State() != transport.StateClosed {
+				pending += b.tr.Pending()
+			}
+		}
+		if pending == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// finish drains what is in flight, checks every bot's view against a fresh
+// snapshot, and has each host resign a running match so that its seed is
+// published for the leak checks. Each step waits at most half of --drain
+// and ends as soon as it is done.
+func (sc *scenario) finish(res *result) {
+	step := sc.cfg.Drain / 2
+	bots := sc.allBots()
+	sc.waitPending(bots, time.Now().Add(step))
+	time.Sleep(50 * time.Millisecond) // let the last updates land
+
+	// Views: every bot asks for a snapshot and compares.
+	replies := make([]chan int, len(bots))
+	for i, b := range bots {
+		replies[i] = make(chan int, 1)
+		select {
+		case b.cmds <- botCmd{kind: "verify", reply: replies[i]}:
+		case <-b.done:
+			replies[i] <- 0
+		}
+	}
+	deadline := time.After(step)
+	timedOut := false
+	for i, b := range bots {
+		var ok int
+		if timedOut {
+			select {
+			case ok = <-replies[i]:
+			default:
+				ok = -1
+			}
+		} else {
+			select {
+			case ok = <-replies[i]:
+			case <-deadline:
+				timedOut = true
+				select {
+				case ok = <-replies[i]:
+				default:
+					ok = -1
+				}
+			}
+		}
+		if ok == 1 {
+			res.Checks.FinalViews++
+		} else {
+			res.Checks.FinalUnverified++
+			sc.log.Debug("final view not verified", "bot", b.name, "timed_out", ok < 0)
+		}
+	}
+	if timedOut {
+		sc.log.Warn("some final view checks timed out", "unverified", res.Checks.FinalUnverified)
+	}
+
+	if sc.cfg.EndResign {
+		sc.resignAll(time.Now().Add(step))
+	}
+	sc.waitPending(bots, time.Now().Add(step))
+	time.Sleep(50 * time.Millisecond) // the result updates reach the other bots
+}
+
+// resignAll has each host resign a running match and waits for the
+// results: the seed of every match played is then known.
+func (sc *scenario) resignAll(deadline time.Time) {
+	type resign struct {
+		rm    *roomRun
+		reply chan int
+	}
+	var asked []resign
+	for _, rm := range sc.rooms {
+		if rm.host == nil {
+			continue
+		}
+		r := resign{rm, make(chan int, 1)}
+		select {
+		case rm.host.cmds <- botCmd{kind: "resign", reply: r.reply}:
+			asked = append(asked, r)
+		case <-rm.host.done:
+		}
+	}
+	for _, r := range asked {
+		var match int
+		select {
+		case match = <-r.reply:
+		case <-time.After(time.Until(deadline)):
+		}
+		for match != 0 && time.Now().Before(deadline) {
+			if _, ok := r.rm.led.result(match); ok {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// shutdown stops every bot and closes its socket.
+func (sc *scenario) shutdown(stopBots context.CancelFunc) {
+	for _, b := range sc.allBots() {
+		b.onlineAtStop = b.tr.State() == transport.StateOnline
+	}
+	stopBots()
+	sc.botWG.Wait()
+	var wg sync.WaitGroup
+	for _, b := range sc.allBots() {
+		wg.Go(func() { b.tr.Close() })
+	}
+	wg.Wait()
+	for _, c := range []*http.Client{sc.rest, sc.ws} {
+		c.CloseIdleConnections()
+	}
+}
+
+// finalChecks runs the checks that need every bot stopped: leak checks of
+// matches whose results came late, receipts, and slow consumers.
+func (sc *scenario) finalChecks(res *result) {
+	for _, b := range sc.allBots() {
+		frames := b.parked
+		if b.cur != nil {
+			frames = append(frames, b.cur)
+		}
+		for _, m := range frames {
+			if r, ok := b.room.led.result(m.match); ok {
+				b.checkFrames(m, r)
+			} else {
+				res.Checks.LeakUnchecked++
+			}
+		}
+		// A bot offline when the run stopped may have had answers on their
+		// way back: its unanswered actions are counted, not violations.
+		if !b.onlineAtStop {
+			sc.st.count("receipts/unanswered-offline-at-stop", int64(b.led.unanswered()))
+		}
+		b.led.finish(sc.viol, b.onlineAtStop)
+		if b.slowClosed && !b.slowBack {
+			sc.viol.add(vSlowNotBack, "%s was closed as a slow consumer and never came back", b.name)
+		}
+	}
+}

@@ -1,0 +1,14 @@
+//go:build !unix
+
+package main
+
+import (
+	"net"
+	"time"
+)
+
+func dialer(int) *net.Dialer {
+	return &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+}
+
+func processCPU() float64 { return 0 }
