@@ -169,3 +169,25 @@ func DecodeServer(data []byte) (ServerMessage, error) {
 	}
 	return m, nil
 }
+
+// MaxBatch bounds the bytes of a batched server frame: a server joins queued
+// messages into one frame only while the result stays under it.
+const MaxBatch = 64 << 10
+
+// SplitServerFrame returns the messages of one server frame: the frame itself,
+// or the elements of a batched frame (a JSON array of messages).
+func SplitServerFrame(data []byte) ([][]byte, error) {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if len(trimmed) == 0 || trimmed[0] != '[' {
+		return [][]byte{data}, nil
+	}
+	var raws []json.RawMessage
+	if err := json.Unmarshal(trimmed, &raws); err != nil {
+		return nil, fmt.Errorf("%w: batched frame: %v", ErrInvalid, err)
+	}
+	out := make([][]byte, len(raws))
+	for i, r := range raws {
+		out[i] = r
+	}
+	return out, nil
+}

@@ -62,8 +62,26 @@ func TestProtocolDocExamples(t *testing.T) {
 	if len(blocks) < 20 {
 		t.Fatalf("found %d JSON examples in PROTOCOL.md; expected one per message at least", len(blocks))
 	}
+	frame := compileSchema(t, "ServerFrame")
+	batches := 0
 	for _, b := range blocks {
 		msg := b[1]
+		if msg[0] == '[' { // a batched server frame
+			batches++
+			if err := validate(t, frame, msg); err != nil {
+				t.Errorf("batched example fails the schema: %v\n%s", err, msg)
+			}
+			parts, err := SplitServerFrame(msg)
+			if err != nil || len(parts) < 2 {
+				t.Errorf("batched example does not split: %v", err)
+			}
+			for _, p := range parts {
+				if _, err := DecodeServer(p); err != nil {
+					t.Errorf("batched example's message does not decode: %v\n%s", err, p)
+				}
+			}
+			continue
+		}
 		var head struct{ Type string }
 		if err := json.Unmarshal(msg, &head); err != nil {
 			t.Errorf("example is not JSON: %v\n%s", err, msg)
@@ -85,6 +103,9 @@ func TestProtocolDocExamples(t *testing.T) {
 		if _, err := DecodeServer(msg); err != nil {
 			t.Errorf("server example does not decode: %v\n%s", err, msg)
 		}
+	}
+	if batches == 0 {
+		t.Error("PROTOCOL.md has no example of a batched frame")
 	}
 	for _, typ := range []string{TypeHello, TypeCommand, TypeResign, TypeControl, TypeReconnect, TypeLeave, TypeResync, TypePing,
 		TypeWelcome, TypeSnapshot, TypeUpdate, TypeReceipt, TypePresence, TypeNotice, TypeBye, TypePong} {

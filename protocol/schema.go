@@ -67,6 +67,11 @@ func buildSchema() ([]byte, error) {
 	}
 	defs["ClientMessage"] = &jsonschema.Schema{OneOf: client}
 	defs["ServerMessage"] = &jsonschema.Schema{OneOf: server}
+	// A server frame is one message, or a batch: an array of messages.
+	defs["ServerFrame"] = &jsonschema.Schema{OneOf: []*jsonschema.Schema{
+		{Ref: "#/$defs/ServerMessage"},
+		{Type: "array", MinItems: ptrUint(2), Items: &jsonschema.Schema{Ref: "#/$defs/ServerMessage"}},
+	}}
 	root := &jsonschema.Schema{
 		Version:     jsonschema.Version,
 		ID:          SchemaID,
@@ -74,7 +79,7 @@ func buildSchema() ([]byte, error) {
 		Description: "Every message of the roomd WebSocket protocol, both directions. See PROTOCOL.md.",
 		OneOf: []*jsonschema.Schema{
 			{Ref: "#/$defs/ClientMessage"},
-			{Ref: "#/$defs/ServerMessage"},
+			{Ref: "#/$defs/ServerFrame"},
 		},
 		Definitions: defs,
 	}
@@ -89,3 +94,5 @@ func ifTypeThenRequired(typ, field string) *jsonschema.Schema {
 		Then: &jsonschema.Schema{Required: []string{field}},
 	}
 }
+
+func ptrUint(n uint64) *uint64 { return &n }

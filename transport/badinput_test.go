@@ -43,7 +43,14 @@ func (s *testServer) raw(t *testing.T, opts *websocket.DialOptions) *rawConn {
 				close(rc.frames)
 				return
 			}
-			rc.frames <- data
+			msgs, err := protocol.SplitServerFrame(data)
+			if err != nil {
+				t.Errorf("undecodable frame %s", data)
+				continue
+			}
+			for _, m := range msgs {
+				rc.frames <- m
+			}
 		}
 	}()
 	t.Cleanup(func() { ws.CloseNow() })

@@ -212,8 +212,9 @@ func (t *RemoteTransport) Result() (protocol.Result, bool) {
 	return *t.result, true
 }
 
-// Send implements Transport. Off line it fails with ErrOffline; an action
-// whose write fails stays pending and is resent after the reconnect. A zero
+// Send implements Transport. Off line it fails with ErrOffline; once it has
+// returned an id, the action gets a receipt: if the socket breaks under the
+// write, the action stays pending and is resent after the reconnect. A zero
 // a.Rev is filled with the newest revision the transport has received.
 func (t *RemoteTransport) Send(ctx context.Context, a protocol.Action) (string, error) {
 	t.mu.Lock()
@@ -234,7 +235,12 @@ func (t *RemoteTransport) Send(ctx context.Context, a protocol.Action) (string, 
 	t.pending = append(t.pending, a)
 	ws := t.ws
 	t.mu.Unlock()
-	return a.ID, t.write(ctx, ws, a)
+	if err := t.write(ctx, ws, a); err != nil {
+		// The socket broke under the write: the action stays pending and is
+		// resent, with its id, once the transport is back.
+		t.cfg.Logger.Debug("write failed; the action will be resent", "id", a.ID, "err", err)
+	}
+	return a.ID, nil
 }
 
 // SendRaw writes a frame as is, bypassing the protocol (for tests and chaos
@@ -420,16 +426,23 @@ func (t *RemoteTransport) connect() (code int, online bool, err error) {
 		if err != nil {
 			return int(websocket.CloseStatus(err)), online, err
 		}
-		msg, err := protocol.DecodeServer(data)
+		msgs, err := protocol.SplitServerFrame(data)
 		if err != nil {
-			t.cfg.Logger.Warn("undecodable server message", "err", err)
+			t.cfg.Logger.Warn("undecodable server frame", "err", err)
 			continue
 		}
-		if msg.Snapshot != nil && !online {
-			online = true
-		}
-		if !t.handle(ws, msg, data) {
-			return 0, online, t.ctx.Err()
+		for _, raw := range msgs {
+			msg, err := protocol.DecodeServer(raw)
+			if err != nil {
+				t.cfg.Logger.Warn("undecodable server message", "err", err)
+				continue
+			}
+			if msg.Snapshot != nil && !online {
+				online = true
+			}
+			if !t.handle(ws, msg, raw) {
+				return 0, online, t.ctx.Err()
+			}
 		}
 	}
 }

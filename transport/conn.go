@@ -36,6 +36,9 @@ type conn struct {
 	limited  int // rate-limited actions in the current window (reader only)
 	window   time.Time
 	finished chan struct{}
+
+	writeTimer *time.Timer // the writer's write deadline
+	batchBuf   []byte      // the writer's buffer for batched frames
 }
 
 type closeReq struct {
@@ -126,7 +129,7 @@ func (c *conn) writer(ctx context.Context) {
 	for {
 		select {
 		case frame := <-c.out:
-			if err := c.write(ctx, frame); err != nil {
+			if err := c.write(ctx, c.batch(frame)); err != nil {
 				c.log.Debug("write failed", "err", err)
 				c.ws.CloseNow()
 				return
@@ -182,18 +185,72 @@ func (c *conn) finish(ctx context.Context) {
 	_ = c.ws.Close(websocket.StatusCode(req.code), req.reason)
 }
 
+// batch joins the frames waiting in the outbox behind first into one frame,
+// a JSON array of messages (PROTOCOL.md), of at most protocol.MaxBatch bytes:
+// one write instead of several. Frames are shared between connections, so
+// the batch is built in the writer's own buffer.
+func (c *conn) batch(first []byte) []byte {
+	if len(c.out) == 0 || len(first) >= protocol.MaxBatch/2 {
+		return first
+	}
+	buf := append(append(c.batchBuf[:0], '['), first...)
+	n := 1
+	for len(c.out) > 0 {
+		next := <-c.out
+		if len(buf)+len(next)+2 > protocol.MaxBatch {
+			// Too big to join: send the batch so far, and go on from next.
+			if err := c.write(context.Background(), c.seal(buf, n)); err != nil {
+				return next // the caller's write fails as well, and closes
+			}
+			buf, n = append(append(buf[:0], '['), next...), 1
+			continue
+		}
+		buf = append(append(buf, ','), next...)
+		n++
+	}
+	c.batchBuf = buf[:0]
+	return c.seal(buf, n)
+}
+
+// seal ends a batch: n messages in brackets, or the one message alone.
+func (c *conn) seal(buf []byte, n int) []byte {
+	if n == 1 {
+		return buf[1:]
+	}
+	return append(buf, ']')
+}
+
+// write sends one frame. A write that takes longer than WriteTimeout cuts
+// the connection: one reusable timer per connection, armed around each write,
+// rather than a context per frame (the writer is the hot path).
 func (c *conn) write(ctx context.Context, frame []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, c.srv.cfg.WriteTimeout)
-	defer cancel()
-	return c.ws.Write(ctx, websocket.MessageText, frame)
+	if c.writeTimer == nil {
+		c.writeTimer = time.AfterFunc(c.srv.cfg.WriteTimeout, func() {
+			c.log.Info("write timed out; closing", "timeout", c.srv.cfg.WriteTimeout)
+			c.ws.CloseNow()
+		})
+	} else {
+		c.writeTimer.Reset(c.srv.cfg.WriteTimeout)
+	}
+	err := c.ws.Write(context.Background(), websocket.MessageText, frame)
+	c.writeTimer.Stop()
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	return err
 }
 
 // reader reads frames until the connection ends.
 func (c *conn) reader(ctx context.Context) {
 	helloCtx, cancel := context.WithTimeout(ctx, c.srv.cfg.HelloTimeout)
 	defer cancel()
+	// After the hello, reads use a context that is never done (each read
+	// with a cancellable one costs a timer); the connection's end closes
+	// the socket instead, which ends the read.
+	stop := context.AfterFunc(ctx, func() { c.ws.CloseNow() })
+	defer stop()
 	for {
-		readCtx := ctx
+		readCtx := context.Background()
 		if c.room.Load() == nil {
 			readCtx = helloCtx
 		}

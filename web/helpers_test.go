@@ -25,6 +25,7 @@ import (
 	"github.com/roomd/roomd/core/minesweeper"
 	"github.com/roomd/roomd/core/nim"
 	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store"
 	"github.com/roomd/roomd/transport"
@@ -448,7 +449,10 @@ func openPage(t *testing.T, srv *roomd, name string, vp viewport, ctx context.Co
 		case *network.EventWebSocketFrameReceived:
 			if ev.Response != nil && ev.Response.Opcode == 1 {
 				p.mu.Lock()
-				p.frames = append(p.frames, string(ev.Response.PayloadData))
+				// A batched frame (a JSON array) is recorded message by message.
+				for _, m := range splitFrame(string(ev.Response.PayloadData)) {
+					p.frames = append(p.frames, m)
+				}
 				p.mu.Unlock()
 			}
 		case *network.EventWebSocketFrameSent:
@@ -796,4 +800,17 @@ func (p *page) wsFrames() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.frames...)
+}
+
+// splitFrame returns the messages of one server frame as text.
+func splitFrame(data string) []string {
+	msgs, err := protocol.SplitServerFrame([]byte(data))
+	if err != nil {
+		return []string{data}
+	}
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = string(m)
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -44,6 +45,7 @@ type serveConfig struct {
 	restoreAll      bool
 	endedTTL        time.Duration
 	sndbuf          int
+	cpuprofile      string
 }
 
 func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
@@ -65,6 +67,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	fsync := ef.Bool("fsync", "", true, "fsync the embedded store on every group commit; false survives a crash of roomd but not of the machine")
 	restoreAll := ef.Bool("restore-all", "", false, "restore every live room at start instead of on its first join")
 	endedTTL := ef.Duration("ended-ttl", "", 24*time.Hour, "how long a closed room stays in the store")
+	cpuprofile := ef.String("cpuprofile", "", "", "write a pprof CPU profile of the whole run to this file (for load tests)")
 	sndbuf := ef.Int("socket-sndbuf", "", 64<<10, "kernel send buffer of each client socket in bytes, so a client that stops reading is found slow soon (0 keeps the kernel's default)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHeader())
@@ -82,7 +85,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	}
 	return serveConfig{addr: *addr, origins: *origins, logFormat: *logFormat, logLevel: *logLevel,
 		idleTimeout: *idle, retryAfter: *retry, shutdownTimeout: *shutdown, aiDelay: *aiDelay, adminToken: *adminToken,
-		dataDir: *dataDir, redisURL: *redisURL, memory: *memory, fsync: *fsync, restoreAll: *restoreAll, endedTTL: *endedTTL, sndbuf: *sndbuf}, nil
+		dataDir: *dataDir, redisURL: *redisURL, memory: *memory, fsync: *fsync, restoreAll: *restoreAll, endedTTL: *endedTTL, sndbuf: *sndbuf, cpuprofile: *cpuprofile}, nil
 }
 
 func newLogger(format, level string, w *os.File) (*slog.Logger, error) {
@@ -123,6 +126,19 @@ func serveMain(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	if cfg.cpuprofile != "" {
+		f, err := os.Create(cfg.cpuprofile)
+		if err != nil {
+			fmt.Fprintf(stderr, "roomd: %v\n", err)
+			return 2
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "roomd: %v\n", err)
+			return 2
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := serve(ctx, cfg, log, stdout); err != nil {
 		log.Error("roomd stopped", "err", err)
 		return 1

@@ -448,8 +448,14 @@ export class RoomClient {
   /** @param {string|ArrayBuffer|Blob} data */
   receive(data) {
     if (typeof data !== 'string') return;
-    let msg;
-    try { msg = JSON.parse(data); } catch { return; }
+    let parsed;
+    try { parsed = JSON.parse(data); } catch { return; }
+    // A frame holds one message, or a batch of them (a JSON array).
+    for (const msg of Array.isArray(parsed) ? parsed : [parsed]) this.handle(msg);
+  }
+
+  /** @param {any} msg */
+  handle(msg) {
     if (!msg || typeof msg !== 'object') return;
     const at = Date.now();
     this.lastHeard = at;
