@@ -18,59 +18,73 @@ type Inbound struct {
 	Ping   *Ping
 }
 
+// clientWire holds the fields of every client message, so that a frame is
+// parsed once whatever its type.
+type clientWire struct {
+	Type    string          `json:"type"`
+	Room    string          `json:"room"`
+	Token   string          `json:"token"`
+	Name    string          `json:"name"`
+	Watch   bool            `json:"watch"`
+	Game    GamePin         `json:"game"`
+	Epoch   string          `json:"epoch"`
+	Rev     *uint64         `json:"rev"`
+	ID      string          `json:"id"`
+	Command json.RawMessage `json:"command"`
+	Control *Control        `json:"control"`
+	T       float64         `json:"t"`
+}
+
 // DecodeClient decodes one client frame. The error wraps ErrInvalid and names
 // the problem; an unknown type is reported with Type set, so the server can
 // answer unknown-type rather than invalid-message.
 func DecodeClient(data []byte) (Inbound, error) {
-	var head struct {
-		Type string `json:"type"`
-	}
-	trimmed := bytes.TrimSpace(data)
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return Inbound{}, fmt.Errorf("%w: not a JSON object", ErrInvalid)
 	}
-	if err := json.Unmarshal(trimmed, &head); err != nil {
-		return Inbound{}, fmt.Errorf("%w: %v", ErrInvalid, err)
-	}
-	in := Inbound{Type: head.Type}
-	switch head.Type {
-	case TypeHello:
-		var h Hello
-		if err := json.Unmarshal(trimmed, &h); err != nil {
-			return in, fmt.Errorf("%w: hello: %v", ErrInvalid, err)
+	var w clientWire
+	if err := json.Unmarshal(trimmed, &w); err != nil {
+		var head struct {
+			Type string `json:"type"`
 		}
-		if h.Room == "" {
+		_ = json.Unmarshal(trimmed, &head) // name the type when the frame has one
+		return Inbound{Type: head.Type}, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	in := Inbound{Type: w.Type}
+	switch w.Type {
+	case TypeHello:
+		if w.Room == "" {
 			return in, fmt.Errorf("%w: hello without a room", ErrInvalid)
 		}
-		if len(h.Name) > 64 || len(h.Token) > 128 || len(h.Room) > 32 {
+		if len(w.Name) > 64 || len(w.Token) > 128 || len(w.Room) > 32 {
 			return in, fmt.Errorf("%w: hello field too long", ErrInvalid)
 		}
-		in.Hello = &h
+		in.Hello = &Hello{Type: w.Type, Room: w.Room, Token: w.Token, Name: w.Name, Watch: w.Watch, Game: w.Game, Epoch: w.Epoch, Rev: w.Rev}
 	case TypeCommand, TypeResign, TypeControl, TypeReconnect, TypeLeave, TypeResync:
-		var a Action
-		if err := json.Unmarshal(trimmed, &a); err != nil {
-			return in, fmt.Errorf("%w: %s: %v", ErrInvalid, head.Type, err)
+		if w.ID == "" || len(w.ID) > 64 {
+			return in, fmt.Errorf("%w: %s needs an id of 1 to 64 characters", ErrInvalid, w.Type)
 		}
-		if a.ID == "" || len(a.ID) > 64 {
-			return in, fmt.Errorf("%w: %s needs an id of 1 to 64 characters", ErrInvalid, head.Type)
+		if w.Rev == nil {
+			return in, fmt.Errorf("%w: %s needs the revision seen (rev)", ErrInvalid, w.Type)
 		}
-		if a.Type == TypeCommand && len(a.Command) == 0 {
+		if w.Type == TypeCommand && len(w.Command) == 0 {
 			return in, fmt.Errorf("%w: command without a command", ErrInvalid)
 		}
-		if a.Type == TypeControl && (a.Control == nil || a.Control.Op == "") {
+		if w.Type == TypeControl && (w.Control == nil || w.Control.Op == "") {
 			return in, fmt.Errorf("%w: control without an op", ErrInvalid)
 		}
-		in.Action = &a
-	case TypePing:
-		var p Ping
-		if err := json.Unmarshal(trimmed, &p); err != nil {
-			return in, fmt.Errorf("%w: ping: %v", ErrInvalid, err)
+		a := &Action{Type: w.Type, ID: w.ID, Rev: *w.Rev, Control: w.Control}
+		if w.Type == TypeCommand {
+			a.Command = w.Command
 		}
-		in.Ping = &p
+		in.Action = a
+	case TypePing:
+		in.Ping = &Ping{Type: w.Type, T: w.T}
 	case "":
 		return in, fmt.Errorf("%w: no type", ErrInvalid)
 	default:
-		return in, fmt.Errorf("%w: unknown type %q", ErrInvalid, head.Type)
+		return in, fmt.Errorf("%w: unknown type %q", ErrInvalid, w.Type)
 	}
 	return in, nil
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	_ "embed"
 	"net/http"
+	"net/http/pprof"
 	"sort"
 	"strings"
 
@@ -26,6 +27,9 @@ func (s *Server) adminRoutes() {
 		w.Write(adminPage)
 	})
 	s.mux.HandleFunc("GET /api/admin/rooms", s.admin(s.adminRooms))
+	// Go's profiler, for operators chasing CPU or memory (behind the token).
+	s.mux.HandleFunc("GET /debug/pprof/", s.admin(pprof.Index))
+	s.mux.HandleFunc("GET /debug/pprof/profile", s.admin(pprof.Profile))
 	s.mux.HandleFunc("POST /api/admin/rooms/{code}/close", s.admin(s.adminClose))
 }
 

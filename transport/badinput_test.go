@@ -195,7 +195,7 @@ func TestBadInput(t *testing.T) {
 		limited := false
 		for i := 0; i < 400; i++ {
 			if err := rc.ws.Write(context.Background(), websocket.MessageText,
-				[]byte(fmt.Sprintf(`{"type":"resync","id":"f%d","rev":%d}`, i, rev))); err != nil {
+				[]byte(fmt.Sprintf(`{"type":"command","id":"f%d","rev":%d,"command":{"type":"take","n":1}}`, i, rev))); err != nil {
 				break // closed under us: that is the point
 			}
 		}

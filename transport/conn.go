@@ -85,6 +85,21 @@ func (c *conn) Send(frame []byte) {
 	}
 }
 
+// trySend queues a frame the client brought on itself (a rate-limit
+// refusal) only while the outbox is less than half full: a flooding client
+// is not closed as slow for its own refusals (the abuse limit closes it with
+// 4029 instead), and they never crowd out what the room sends.
+func (c *conn) trySend(frame []byte) {
+	if len(c.out) >= cap(c.out)/2 {
+		return // keep the other half for what the room sends
+	}
+	select {
+	case <-c.closing:
+	case c.out <- frame:
+	default:
+	}
+}
+
 // Close implements room.Client: the writer sends a bye and closes.
 func (c *conn) Close(code int, reason string, retryAfter time.Duration) {
 	c.close(closeReq{code: code, reason: reason, retryAfter: retryAfter})
@@ -208,7 +223,11 @@ func (c *conn) batch(first []byte) []byte {
 		buf = append(append(buf, ','), next...)
 		n++
 	}
-	c.batchBuf = buf[:0]
+	if cap(buf) <= 8<<10 {
+		c.batchBuf = buf[:0] // keep a small buffer; let a big one go
+	} else {
+		c.batchBuf = nil
+	}
 	return c.seal(buf, n)
 }
 
@@ -324,7 +343,7 @@ func (c *conn) handle(ctx context.Context, in protocol.Inbound) {
 		if in.Action != nil {
 			frame, _ := protocol.Encode(protocol.Receipt{Type: protocol.TypeReceipt, ID: in.Action.ID,
 				Notice: &protocol.Notice{Code: protocol.CodeRateLimited, Message: "too many actions; slow down", Temporary: true}})
-			c.Send(frame)
+			c.trySend(frame)
 		}
 		return
 	}

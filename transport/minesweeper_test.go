@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"errors"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -370,11 +371,18 @@ func TestDropAndResendAppliesOnce(t *testing.T) {
 	var flagged []grid.Coord
 	for i := range 20 {
 		cell := grid.Coord{i % 16, (i * 7) % 30}
-		p.waitOnline()
-		id, err := p.tr.Send(context.Background(), protocol.Action{Type: protocol.TypeCommand,
-			Command: json.RawMessage(fmt.Sprintf(`{"type":"flag","r":%d,"c":%d}`, cell[0], cell[1]))})
-		if err != nil {
-			t.Fatal(err)
+		var id string
+		for {
+			p.waitOnline()
+			var err error
+			id, err = p.tr.Send(context.Background(), protocol.Action{Type: protocol.TypeCommand,
+				Command: json.RawMessage(fmt.Sprintf(`{"type":"flag","r":%d,"c":%d}`, cell[0], cell[1]))})
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, ErrOffline) { // the last drop was noticed after the wait
+				t.Fatal(err)
+			}
 		}
 		p.tr.Drop()
 		if rc := p.receipt(id); !rc.OK {

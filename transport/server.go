@@ -38,7 +38,8 @@ type Config struct {
 	// the connection with 1009. Zero means 16 KiB.
 	ReadLimit int64
 	// OutboxSize is how many frames may wait for a slow client before it is
-	// closed with 4008. Zero means 256.
+	// closed with 4008 (the socket's own send buffer holds more: see
+	// LimitWriteBuffer). Zero means 128.
 	OutboxSize int
 	// WriteTimeout bounds one frame write. Zero means 10 seconds.
 	WriteTimeout time.Duration
@@ -81,7 +82,7 @@ func (c *Config) setDefaults() error {
 		c.ReadLimit = 16 << 10
 	}
 	if c.OutboxSize == 0 {
-		c.OutboxSize = 256
+		c.OutboxSize = 128
 	}
 	if c.WriteTimeout == 0 {
 		c.WriteTimeout = 10 * time.Second
