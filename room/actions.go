@@ -288,11 +288,11 @@ func (r *Room) refused(mem *member, id string, err error) {
 	if mem.player != "" {
 		r.st.window(mem.player).add(dedupEntry{H: actionHash(id), Code: rf.code, Msg: rf.msg})
 	}
-	r.queue(out{to: mem.c, frame: mustEncode(protocol.Receipt{Type: protocol.TypeReceipt, ID: id, Notice: rf.notice()})})
+	r.queue(out{to: mem.c, frame: encodeReceipt(&protocol.Receipt{Type: protocol.TypeReceipt, ID: id, Notice: rf.notice()})})
 }
 
 func receiptOK(id string, rev uint64) []byte {
-	return mustEncode(protocol.Receipt{Type: protocol.TypeReceipt, ID: id, OK: true, Rev: rev})
+	return encodeReceipt(&protocol.Receipt{Type: protocol.TypeReceipt, ID: id, OK: true, Rev: rev})
 }
 
 func notice(code, msg string) []byte {

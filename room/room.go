@@ -2,7 +2,6 @@ package room
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"slices"
@@ -248,7 +247,7 @@ func (r *Room) accept(e *entry, p pending) error {
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(e)
+	data, err := e.encode()
 	if err != nil {
 		r.log.Error("encode entry", "rev", e.Rev, "err", err)
 		return refuse(protocol.CodeInvalidCommand, "could not encode")
@@ -267,7 +266,7 @@ func (r *Room) accept(e *entry, p pending) error {
 		r.finish()
 	}
 	if p.c != nil && e.Aid != "" {
-		r.queue(out{to: p.c, frame: mustEncode(protocol.Receipt{Type: protocol.TypeReceipt, ID: e.Aid, OK: true, Rev: e.Rev}), durable: true})
+		r.queue(out{to: p.c, frame: receiptOK(e.Aid, e.Rev), durable: true})
 	}
 	return nil
 }
@@ -301,8 +300,12 @@ func (r *Room) fanout(e *entry, eff effect) {
 		if frame == nil {
 			u := protocol.Update{Type: protocol.TypeUpdate, Epoch: r.st.Epoch, From: e.Rev - 1, To: e.Rev,
 				By: eff.bySeat, Room: info, Result: result}
+			var beats []byte
 			if eff.step != nil {
-				u.Beats = eff.step.Beats(seat)
+				var err error
+				if beats, err = eff.step.AppendBeats(nil, seat); err != nil {
+					r.log.Error("encode beats", "err", err)
+				}
 			}
 			if eff.seats {
 				u.Seat = seatPtr(seat)
@@ -310,7 +313,7 @@ func (r *Room) fanout(e *entry, eff effect) {
 			if eff.started {
 				u.View = r.st.sess.Match().View(seat)
 			}
-			frame = mustEncode(u)
+			frame = encodeUpdate(&u, beats)
 			if !perMember {
 				frames = append(frames, audienceFrame{key: key, frame: frame})
 			}
@@ -527,7 +530,7 @@ func (r *Room) rollback() {
 					close: protocol.CloseRestarting, reason: "storage unavailable"})
 			}
 		case p.c != nil && p.aid != "":
-			r.queue(out{to: p.c, frame: mustEncode(protocol.Receipt{Type: protocol.TypeReceipt, ID: p.aid, Notice: notice})})
+			r.queue(out{to: p.c, frame: encodeReceipt(&protocol.Receipt{Type: protocol.TypeReceipt, ID: p.aid, Notice: notice})})
 		}
 	}
 	r.batch = r.batch[:0]
@@ -800,6 +803,22 @@ func (r *Room) stop() {
 	}
 	clear(r.members)
 	r.publishInfo()
+}
+
+// encodeUpdate and encodeReceipt are the hand-written encoders of the hot
+// messages; a failure (a game's view that does not encode) becomes a notice
+// like mustEncode's.
+func encodeUpdate(u *protocol.Update, beats []byte) []byte {
+	b, err := protocol.AppendUpdate(nil, u, beats)
+	if err != nil {
+		return mustEncode(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: "internal", Message: "roomd could not encode an update: " + err.Error()})
+	}
+	return b
+}
+
+func encodeReceipt(rc *protocol.Receipt) []byte {
+	b, _ := protocol.AppendReceipt(nil, rc) // cannot fail: plain strings and numbers
+	return b
 }
 
 // mustEncode encodes a message built from plain data. Failing here is a bug

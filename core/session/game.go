@@ -70,6 +70,14 @@ type Step interface {
 	// Beats are the events viewer may see, ready for json.Marshal. Call it
 	// before the match's next Apply.
 	Beats(viewer Seat) any
+	// AppendBeats appends the JSON array of Beats(viewer) to dst, using the
+	// events' own AppendJSON when they have one (the hot path of a room).
+	AppendBeats(dst []byte, viewer Seat) ([]byte, error)
+}
+
+// JSONAppender is implemented by events that write their own JSON.
+type JSONAppender interface {
+	AppendJSON(dst []byte) []byte
 }
 
 // Definition ties typed rules to their erased form.
@@ -230,6 +238,27 @@ type step[C, S, M, E, V any] struct {
 
 func (s *step[C, S, M, E, V]) Beats(viewer Seat) any {
 	return s.m.rules.ProjectEvents(s.m.state, s.events, viewer)
+}
+
+func (s *step[C, S, M, E, V]) AppendBeats(dst []byte, viewer Seat) ([]byte, error) {
+	evs := s.m.rules.ProjectEvents(s.m.state, s.events, viewer)
+	if len(evs) > 0 {
+		if _, ok := any(&evs[0]).(JSONAppender); ok {
+			dst = append(dst, '[')
+			for i := range evs {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = any(&evs[i]).(JSONAppender).AppendJSON(dst)
+			}
+			return append(dst, ']'), nil
+		}
+	}
+	if evs == nil {
+		return append(dst, "[]"...), nil
+	}
+	b, err := json.Marshal(evs)
+	return append(dst, b...), err
 }
 
 // Registry maps game ids to games. It is safe for concurrent use.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roomd/roomd/core/minesweeper"
 	"github.com/roomd/roomd/core/nim"
 	"github.com/roomd/roomd/core/session"
 )
@@ -139,5 +140,38 @@ func TestDecodeRecordErrors(t *testing.T) {
 	v := session.Replay(nim.Game, rec)
 	if v.Valid || v.Reason == nil || !strings.Contains(*v.Reason, "timestamp") {
 		t.Fatalf("verdict %+v", v)
+	}
+}
+
+// TestAppendBeatsMatchesMarshal: the fast beats encoding equals
+// json.Marshal of Beats, for a game whose events append themselves
+// (Minesweeper) and one whose do not (Nim).
+func TestAppendBeatsMatchesMarshal(t *testing.T) {
+	for _, tc := range []struct {
+		game  session.Game
+		cfg   string
+		seats int
+		moves []string
+	}{
+		{minesweeper.Game, `{"rows":5,"cols":5,"mines":3}`, 1, []string{`{"type":"flag","r":0,"c":0}`, `{"type":"reveal","r":2,"c":2}`}},
+		{nim.Game, `{"pile":9}`, 2, []string{`{"type":"take","n":2}`, `{"type":"take","n":3}`}},
+	} {
+		m, err := tc.game.New(3, json.RawMessage(tc.cfg), tc.seats)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, mv := range tc.moves {
+			st, err := m.Apply(i%tc.seats, json.RawMessage(mv))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, viewer := range []session.Seat{session.Spectator, 0} {
+				want, _ := json.Marshal(st.Beats(viewer))
+				got, err := st.AppendBeats(nil, viewer)
+				if err != nil || string(got) != string(want) {
+					t.Fatalf("%s: AppendBeats %s, json.Marshal %s", tc.game.Info().ID, got, want)
+				}
+			}
+		}
 	}
 }

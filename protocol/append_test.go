@@ -1,0 +1,64 @@
+package protocol
+
+import (
+	"encoding/json"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// TestAppendMatchesEncode: the hand-written encoders give exactly what
+// encoding/json gives for the same values.
+func TestAppendMatchesEncode(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		str := rapid.String()
+		var notice *Notice
+		if rapid.Bool().Draw(t, "refused") {
+			notice = &Notice{Code: str.Draw(t, "code"), Message: str.Draw(t, "msg"), Temporary: rapid.Bool().Draw(t, "temp")}
+		}
+		r := Receipt{Type: TypeReceipt, ID: str.Draw(t, "id"), OK: notice == nil, Rev: rapid.Uint64().Draw(t, "rev"), Notice: notice}
+		want, _ := Encode(r)
+		got, err := AppendReceipt(nil, &r)
+		if err != nil || string(got) != string(want) {
+			t.Fatalf("receipt\n got %s\nwant %s", got, want)
+		}
+		u := Update{Type: TypeUpdate, Epoch: str.Draw(t, "epoch"), From: rapid.Uint64().Draw(t, "from"), To: rapid.Uint64().Draw(t, "to")}
+		if rapid.Bool().Draw(t, "by") {
+			by := rapid.IntRange(0, 3).Draw(t, "seat")
+			u.By = &by
+		}
+		if rapid.Bool().Draw(t, "seat?") {
+			seat := rapid.IntRange(0, 3).Draw(t, "own")
+			u.Seat = &seat
+		}
+		if rapid.Bool().Draw(t, "room?") {
+			u.Room = &Room{Code: str.Draw(t, "code"), Phase: PhaseRunning, Settings: json.RawMessage(`{}`), Seats: []SeatInfo{}}
+		}
+		if rapid.Bool().Draw(t, "result?") {
+			u.Result = &Result{Status: "won", Winners: []int{0}, Config: json.RawMessage(`{}`), Log: json.RawMessage(`[]`)}
+		}
+		beats := []map[string]any{{"type": str.Draw(t, "beat")}}
+		u.Beats = beats
+		want, _ = Encode(u)
+		raw, _ := json.Marshal(beats)
+		got, err = AppendUpdate(nil, &u, raw)
+		if err != nil || string(got) != string(want) {
+			t.Fatalf("update\n got %s\nwant %s", got, want)
+		}
+		u.Beats = nil
+		want, _ = Encode(u)
+		got, _ = AppendUpdate(nil, &u, nil)
+		if string(got) != string(want) {
+			t.Fatalf("update without beats\n got %s\nwant %s", got, want)
+		}
+	})
+}
+
+func TestAppendStringEscapes(t *testing.T) {
+	for _, s := range []string{"", "plain", `q"b\s`, "\x00\x1f\n\r\t", "<a>&", "\u2028\u2029", "é漢字", "bad\xffutf8"} {
+		want, _ := json.Marshal(s)
+		if got := AppendString(nil, s); string(got) != string(want) {
+			t.Errorf("%q: got %s want %s", s, got, want)
+		}
+	}
+}
