@@ -55,7 +55,7 @@ func TestAppendMatchesEncode(t *testing.T) {
 }
 
 func TestAppendStringEscapes(t *testing.T) {
-	for _, s := range []string{"", "plain", `q"b\s`, "\x00\x1f\n\r\t", "<a>&", "\u2028\u2029", "é漢字", "bad\xffutf8"} {
+	for _, s := range []string{"", "plain", `q"b\s`, "\x00\x1f\n\r\t\b\f", "<a>&", "\u2028\u2029", "é漢字", "bad\xffutf8"} {
 		want, _ := json.Marshal(s)
 		if got := AppendString(nil, s); string(got) != string(want) {
 			t.Errorf("%q: got %s want %s", s, got, want)
