@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/roomd/roomd/internal/profile"
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store"
 	"github.com/roomd/roomd/transport"
@@ -127,17 +127,12 @@ func serveMain(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if cfg.cpuprofile != "" {
-		f, err := os.Create(cfg.cpuprofile)
+		stop, err := profile.StartCPU(cfg.cpuprofile)
 		if err != nil {
 			fmt.Fprintf(stderr, "roomd: %v\n", err)
 			return 2
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintf(stderr, "roomd: %v\n", err)
-			return 2
-		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 	if err := serve(ctx, cfg, log, stdout); err != nil {
 		log.Error("roomd stopped", "err", err)
