@@ -23,7 +23,6 @@ type conn struct {
 	id  string
 	srv *Server
 	ws  *websocket.Conn
-	log *slog.Logger
 
 	out     chan []byte
 	closing chan struct{}
@@ -52,8 +51,17 @@ func newConn(s *Server, ws *websocket.Conn) *conn {
 	c := &conn{id: room.NewID(), srv: s, ws: ws, out: make(chan []byte, s.cfg.OutboxSize),
 		closing: make(chan struct{}), finished: make(chan struct{}),
 		limiter: rate.NewLimiter(s.cfg.RateLimit, s.cfg.RateBurst)}
-	c.log = s.cfg.Logger.With("conn", c.id)
 	return c
+}
+
+// logger returns the connection's logger, made when something is logged
+// (rarely): a logger kept per connection costs memory on every socket.
+func (c *conn) logger() *slog.Logger {
+	l := c.srv.cfg.Logger.With("conn", c.id)
+	if r := c.room.Load(); r != nil {
+		l = l.With("room", r.Code())
+	}
+	return l
 }
 
 // ID implements room.Client.
@@ -75,7 +83,7 @@ func (c *conn) Send(frame []byte) {
 	case c.out <- frame:
 	default:
 		c.srv.cfg.Metrics.slowClose(len(c.out) + 1)
-		c.log.Info("outbox full; closing slow client", "outbox", cap(c.out))
+		c.logger().Info("outbox full; closing slow client", "outbox", cap(c.out))
 		c.close(closeReq{code: protocol.CloseSlow, reason: "slow consumer", dropQueue: true})
 		// Leave the room at once: its presence shows the client gone and it
 		// sends nothing more, while the close frame waits for the socket.
@@ -145,7 +153,7 @@ func (c *conn) writer(ctx context.Context) {
 		select {
 		case frame := <-c.out:
 			if err := c.write(ctx, c.batch(frame)); err != nil {
-				c.log.Debug("write failed", "err", err)
+				c.logger().Debug("write failed", "err", err)
 				c.ws.CloseNow()
 				return
 			}
@@ -154,7 +162,7 @@ func (c *conn) writer(ctx context.Context) {
 			err := c.ws.Ping(pctx)
 			cancel()
 			if err != nil {
-				c.log.Info("peer did not answer a ping; closing", "err", err)
+				c.logger().Info("peer did not answer a ping; closing", "err", err)
 				c.ws.CloseNow()
 				return
 			}
@@ -223,7 +231,7 @@ func (c *conn) batch(first []byte) []byte {
 		buf = append(append(buf, ','), next...)
 		n++
 	}
-	if cap(buf) <= 8<<10 {
+	if cap(buf) <= 2<<10 {
 		c.batchBuf = buf[:0] // keep a small buffer; let a big one go
 	} else {
 		c.batchBuf = nil
@@ -245,7 +253,7 @@ func (c *conn) seal(buf []byte, n int) []byte {
 func (c *conn) write(ctx context.Context, frame []byte) error {
 	if c.writeTimer == nil {
 		c.writeTimer = time.AfterFunc(c.srv.cfg.WriteTimeout, func() {
-			c.log.Info("write timed out; closing", "timeout", c.srv.cfg.WriteTimeout)
+			c.logger().Info("write timed out; closing", "timeout", c.srv.cfg.WriteTimeout)
 			c.ws.CloseNow()
 		})
 	} else {
@@ -314,7 +322,7 @@ func (c *conn) strike() {
 	c.invalid++
 	c.srv.cfg.Metrics.invalidFrame()
 	if c.invalid > c.srv.cfg.MaxInvalid {
-		c.log.Info("too many invalid frames; closing", "count", c.invalid)
+		c.logger().Info("too many invalid frames; closing", "count", c.invalid)
 		c.close(closeReq{code: protocol.CloseProtocolError, reason: "too many invalid messages"})
 	}
 }
@@ -371,7 +379,7 @@ func (c *conn) allow() bool {
 	c.limited++
 	c.srv.cfg.Metrics.rateLimited()
 	if c.limited > c.srv.cfg.AbuseLimit {
-		c.log.Info("sustained flooding; closing", "refused", c.limited)
+		c.logger().Info("sustained flooding; closing", "refused", c.limited)
 		c.close(closeReq{code: protocol.CloseRateLimited, reason: "too many actions", retryAfter: 5 * time.Second})
 	}
 	return false
@@ -398,13 +406,12 @@ func (c *conn) hello(ctx context.Context, h *protocol.Hello) {
 		c.close(closeReq{code: protocol.CloseRestarting, reason: "server restarting", retryAfter: c.srv.retryAfter()})
 		return
 	case err != nil:
-		c.log.Warn("room unavailable", "room", h.Room, "err", err)
+		c.logger().Warn("room unavailable", "room", h.Room, "err", err)
 		c.notice(protocol.CodeStorageUnavailable, "the room cannot be loaded right now")
 		c.close(closeReq{code: protocol.CloseRestarting, reason: "room unavailable", retryAfter: c.srv.retryAfter()})
 		return
 	}
 	c.room.Store(r)
-	c.log = c.log.With("room", r.Code())
 	if err := r.Hello(c, h); err != nil {
 		c.roomGone("", err)
 	}
