@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -281,5 +283,99 @@ func TestRulesVersionMismatch(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no update-required notice: %s", describe(evs))
+	}
+}
+
+// TestNimSecretsStayHidden plays hidden Nim between two people over the
+// socket and checks every frame each of them received before the end: no
+// other seat's secret in any view or beat, no "secrets" list, no seed; the
+// secrets all appear once the match is over.
+func TestNimSecretsStayHidden(t *testing.T) {
+	s := startServer(t)
+	host, guest, code := nimPair(t, s)
+	spec := s.dial("spectator", ClientConfig{Room: code, Watch: true, Game: nimPin})
+	spec.waitOnline()
+	players := []*nimPlayer{{client: host}, {client: guest}}
+	viewers := []*client{host, guest, spec}
+	for moves := 0; ; moves++ {
+		if moves > 60 {
+			t.Fatal("the match did not end")
+		}
+		p := players[moves%2]
+		p.waitFor("my turn or the end", func([]Event) bool {
+			p.follow()
+			return p.ended || (p.have && p.view.Turn == moves%2)
+		})
+		if p.ended {
+			break
+		}
+		mv, _ := nim.Rules{}.Choose(p.view, moves%2)
+		b, _ := json.Marshal(mv)
+		if rc := p.command(string(b)); !rc.OK {
+			t.Fatalf("%s: %+v", p.name, rc.Notice)
+		}
+	}
+	res, _ := host.tr.Result()
+	var secrets []int
+	spec.waitFor("the end", func(evs []Event) bool {
+		for _, ev := range evs {
+			if ev.Update != nil && ev.Update.Result != nil {
+				var beats []nim.Event
+				json.Unmarshal(ev.Update.Beats.(json.RawMessage), &beats)
+				for _, b := range beats {
+					if b.Type == nim.EventEnd {
+						secrets = b.Secrets
+					}
+				}
+				return true
+			}
+		}
+		return false
+	})
+	if len(secrets) != 2 {
+		t.Fatalf("the end did not show the secrets: %v", secrets)
+	}
+	seed := regexp.MustCompile(`[^0-9]` + strconv.FormatInt(res.Seed, 10) + `[^0-9]`)
+	for seat, c := range viewers {
+		if c == spec {
+			seat = -1
+		}
+		checked := 0
+		for _, ev := range c.snapshotEvents() {
+			if ev.Raw == nil {
+				continue
+			}
+			if ev.Update != nil && ev.Update.Result != nil {
+				break
+			}
+			checked++
+			if strings.Contains(string(ev.Raw), `"secrets"`) || strings.Contains(string(ev.Raw), `"seed"`) || seed.Match(ev.Raw) {
+				t.Fatalf("%s received secrets or the seed before the end: %s", c.name, ev.Raw)
+			}
+			var views []json.RawMessage
+			switch {
+			case ev.Snapshot != nil:
+				views = append(views, ev.Snapshot.View.(json.RawMessage))
+			case ev.Update != nil && ev.Update.View != nil:
+				views = append(views, ev.Update.View.(json.RawMessage))
+			}
+			for _, raw := range views {
+				if string(raw) == "null" {
+					continue
+				}
+				var v map[string]any
+				json.Unmarshal(raw, &v)
+				got, has := v["secret"]
+				switch {
+				case seat < 0 && has:
+					t.Fatalf("the spectator saw a secret: %s", raw)
+				case seat >= 0 && has && int(got.(float64)) != secrets[seat]:
+					t.Fatalf("%s saw secret %v, its own is %d: %s", c.name, got, secrets[seat], raw)
+				}
+			}
+		}
+		if checked < 3 {
+			t.Fatalf("%s: only %d frames checked", c.name, checked)
+		}
 	}
 }
