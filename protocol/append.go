@@ -13,7 +13,7 @@ import (
 // results) still go through encoding/json.
 
 // AppendReceipt appends r's JSON to dst.
-func AppendReceipt(dst []byte, r *Receipt) ([]byte, error) {
+func AppendReceipt(dst []byte, r *Receipt) []byte {
 	dst = append(dst, `{"type":"receipt","id":`...)
 	dst = AppendString(dst, r.ID)
 	if r.OK {
@@ -35,7 +35,7 @@ func AppendReceipt(dst []byte, r *Receipt) ([]byte, error) {
 		}
 		dst = append(dst, '}')
 	}
-	return append(dst, '}'), nil
+	return append(dst, '}')
 }
 
 // AppendUpdate appends u's JSON to dst. beats, when not empty, is the JSON

@@ -149,7 +149,7 @@ func (r *Room) action(mem *member, a *protocol.Action, at time.Time) {
 				if prev.Code != "" {
 					rc.Notice = &protocol.Notice{Code: prev.Code, Message: prev.Msg}
 				}
-				r.queue(out{to: c, frame: mustEncode(rc)})
+				r.queue(out{to: c, frame: encodeMsg(rc)})
 				return
 			}
 		}
@@ -274,7 +274,7 @@ func (r *Room) stale(mem *member, a *protocol.Action, why string) {
 		r.st.window(mem.player).add(dedupEntry{H: actionHash(a.ID), Code: protocol.CodeStale, Msg: msg})
 	}
 	rc := protocol.Receipt{Type: protocol.TypeReceipt, ID: a.ID, Notice: &protocol.Notice{Code: protocol.CodeStale, Message: msg}}
-	r.queue(out{to: mem.c, frame: mustEncode(rc), snapshot: true})
+	r.queue(out{to: mem.c, frame: encodeMsg(rc), snapshot: true})
 }
 
 // refused answers a refused action and remembers the refusal, so a resend
@@ -296,7 +296,7 @@ func receiptOK(id string, rev uint64) []byte {
 }
 
 func notice(code, msg string) []byte {
-	return mustEncode(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: code, Message: msg})
+	return encodeMsg(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: code, Message: msg})
 }
 
 func noticeFrom(err error) []byte {

@@ -25,7 +25,6 @@ var (
 // refusal is a client-facing refusal of an action: a notice code and words.
 type refusal struct {
 	code, msg string
-	temporary bool
 }
 
 func (r *refusal) Error() string { return r.code + ": " + r.msg }
@@ -33,5 +32,5 @@ func (r *refusal) Error() string { return r.code + ": " + r.msg }
 func refuse(code, msg string) *refusal { return &refusal{code: code, msg: msg} }
 
 func (r *refusal) notice() *protocol.Notice {
-	return &protocol.Notice{Code: r.code, Message: r.msg, Temporary: r.temporary}
+	return &protocol.Notice{Code: r.code, Message: r.msg}
 }

@@ -111,7 +111,7 @@ func (r *Room) snapshotFrame(seat int) []byte {
 	if r.st.sess != nil {
 		s.View = r.st.sess.Match().View(seat)
 	}
-	return mustEncode(s)
+	return encodeMsg(s)
 }
 
 func seatPtr(seat int) *int {
@@ -125,7 +125,7 @@ func (r *Room) sendPresence() {
 	r.presence = false
 	r.presAt = r.now()
 	connected, spectators := r.connected()
-	frame := mustEncode(protocol.Presence{Type: protocol.TypePresence, Connected: connected, Spectators: spectators,
+	frame := encodeMsg(protocol.Presence{Type: protocol.TypePresence, Connected: connected, Spectators: spectators,
 		Clocks: r.st.clocks(r.now().UnixMilli())})
 	for c := range r.members {
 		c.Send(frame)
@@ -195,21 +195,23 @@ func (r *Room) Stats() Stats { return *r.stat.Load() }
 
 // encodeUpdate and encodeReceipt are the hand-written encoders of the hot
 // messages; a failure (a game's view that does not encode) becomes a notice
-// like mustEncode's.
+// like encodeMsg's.
 func encodeUpdate(u *protocol.Update, beats []byte) []byte {
 	b, err := protocol.AppendUpdate(nil, u, beats)
 	if err != nil {
-		return mustEncode(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: "internal", Message: "roomd could not encode an update: " + err.Error()})
+		return encodeMsg(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: "internal", Message: "roomd could not encode an update: " + err.Error()})
 	}
 	return b
 }
 
 func encodeReceipt(rc *protocol.Receipt) []byte {
-	b, _ := protocol.AppendReceipt(nil, rc) // cannot fail: plain strings and numbers
-	return b
+	return protocol.AppendReceipt(nil, rc)
 }
 
-func mustEncode(v any) []byte {
+// encodeMsg encodes a message built from plain data. Failing here is a bug
+// in a game's view or events: it is reported loudly (as a notice frame
+// naming the problem) instead of crashing the server.
+func encodeMsg(v any) []byte {
 	b, err := protocol.Encode(v)
 	if err != nil {
 		b, _ = protocol.Encode(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: "internal", Message: "roomd could not encode a message: " + err.Error()})

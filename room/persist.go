@@ -161,7 +161,7 @@ func (r *Room) rollback() {
 		case p.join:
 			if p.c != nil {
 				delete(r.members, p.c)
-				r.queue(out{to: p.c, frame: mustEncode(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: notice.Code, Message: notice.Message, Temporary: true}),
+				r.queue(out{to: p.c, frame: encodeMsg(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: notice.Code, Message: notice.Message, Temporary: true}),
 					close: protocol.CloseRestarting, reason: "storage unavailable"})
 			}
 		case p.c != nil && p.aid != "":
@@ -198,7 +198,7 @@ func (r *Room) maybeSnapshot(force bool) {
 	r.base, r.tail, r.lastSnap = data, r.tail[:0:0], r.now()
 }
 
-// mustEncode encodes a message built from plain data. Failing here is a bug
+// encodeMsg encodes a message built from plain data. Failing here is a bug
 // in a game's view or events: it is reported loudly (as a notice frame
 // naming the problem) instead of crashing the server.
 // storeCtx bounds one store call of the actor.

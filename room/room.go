@@ -281,7 +281,7 @@ func (r *Room) queue(o out) {
 		}
 		var pre []byte
 		if o.welcome != nil {
-			pre = mustEncode(*o.welcome)
+			pre = encodeMsg(*o.welcome)
 			o.welcome = nil
 		}
 		if o.snapshot {

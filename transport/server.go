@@ -220,6 +220,3 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.stop()
 	return err
 }
-
-// Closing reports whether Shutdown has begun.
-func (s *Server) Closing() bool { return s.closing.Load() }

@@ -271,16 +271,7 @@ func (sv *Solver) deduce(mines int) {
 	if sv.actionable() {
 		return
 	}
-	left, unknown := mines, 0
-	for k, st := range sv.st {
-		switch {
-		case st == Revealed:
-		case sv.known[k] == provedMine:
-			left--
-		case sv.known[k] == 0:
-			unknown++
-		}
-	}
+	left, unknown := sv.remaining(mines)
 	if unknown == 0 || (left != 0 && left != unknown) {
 		return
 	}
@@ -346,11 +337,10 @@ func (sv *Solver) decide(mines int) (Move, bool) {
 	return sv.guess(mines)
 }
 
-// guess reveals the hidden unknown cell least likely to be a mine: a cell
-// next to numbers takes the highest of their missing-mines-per-unknown
-// ratios, any other cell the board's remaining density.
-func (sv *Solver) guess(mines int) (Move, bool) {
-	left, unknown := mines, 0
+// remaining returns the mines not yet proved and the cells neither revealed
+// nor proved either way.
+func (sv *Solver) remaining(mines int) (left, unknown int) {
+	left = mines
 	for k, st := range sv.st {
 		switch {
 		case st == Revealed:
@@ -360,6 +350,14 @@ func (sv *Solver) guess(mines int) (Move, bool) {
 			unknown++
 		}
 	}
+	return left, unknown
+}
+
+// guess reveals the hidden unknown cell least likely to be a mine: a cell
+// next to numbers takes the highest of their missing-mines-per-unknown
+// ratios, any other cell the board's remaining density.
+func (sv *Solver) guess(mines int) (Move, bool) {
+	left, unknown := sv.remaining(mines)
 	for i := range sv.cons {
 		var buf [8]int32
 		rem, unk := sv.tallyInto(&sv.cons[i], &buf)

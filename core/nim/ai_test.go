@@ -2,9 +2,8 @@ package nim
 
 import (
 	"fmt"
+	"slices"
 	"testing"
-
-	"github.com/roomd/roomd/core/session"
 )
 
 func seatView(seat Seat, pile, secret int) View {
@@ -114,7 +113,7 @@ func selfPlay(t *testing.T, seed int64, seats, pile int) Seat {
 		var acted bool
 		for seat := range seats {
 			command, ok := m.AIMove(seat)
-			if ok != session.PendingContains(m.Pending(), seat) {
+			if ok != slices.Contains(m.Pending(), seat) {
 				t.Fatalf("seed %d: AIMove(%d) ok=%v with pending %v", seed, seat, ok, m.Pending())
 			}
 			if !ok {

@@ -6,7 +6,6 @@ package session
 
 import (
 	"fmt"
-	"slices"
 )
 
 // Seat numbers a player seat from 0. Spectator is the viewer without a seat.
@@ -107,6 +106,3 @@ type AI[M, V any] interface {
 // Validator is implemented by configs and moves that check themselves after
 // JSON decoding.
 type Validator interface{ Validate() error }
-
-// PendingContains reports whether seat is among the pending seats.
-func PendingContains(pending []Seat, seat Seat) bool { return slices.Contains(pending, seat) }

@@ -166,21 +166,6 @@ func (s *GameSession) Result() (Result, bool) {
 	return Result{Status: st.Phase, Time: s.Elapsed(), Seed: s.seed, Config: s.config, Log: s.log, Winners: winners}, true
 }
 
-// Truncate rebuilds the session with only its first n log entries, by
-// replaying them from the seed. Rooms use it to undo moves whose storage
-// failed.
-func (s *GameSession) Truncate(n int) error {
-	if n < 0 || n > len(s.log) {
-		return fmt.Errorf("session: truncate to %d of %d entries", n, len(s.log))
-	}
-	fresh, err := Restore(s.game, s.seed, s.config, s.seats, s.log[:n], s.clock)
-	if err != nil {
-		return err
-	}
-	*s = *fresh
-	return nil
-}
-
 // Restore rebuilds a session by replaying log from the seed. Every entry must
 // be accepted again; one that is not means the log does not belong to these
 // rules, and Restore fails naming it.

@@ -111,21 +111,6 @@ func TestSnapshotRoundTripAndVersion(t *testing.T) {
 	}
 }
 
-func TestTruncate(t *testing.T) {
-	s := newNim(t, nil)
-	s.ApplyAt(0, take(2), 10)
-	s.ApplyAt(1, take(2), 20)
-	if err := s.Truncate(1); err != nil {
-		t.Fatal(err)
-	}
-	if len(s.Log()) != 1 || s.Match().Pending()[0] != 1 {
-		t.Fatalf("after truncate: log %d, pending %v", len(s.Log()), s.Match().Pending())
-	}
-	if err := s.Truncate(5); err == nil {
-		t.Fatal("truncated beyond the log")
-	}
-}
-
 func TestDecodeRecordErrors(t *testing.T) {
 	for _, bad := range []string{`[]`, `{"config":{},"log":[]}`, `{"seed":1.5,"config":{},"log":[]}`,
 		`{"seed":1,"config":{},"log":{}}`, `{"seed":1,"config":{},"log":null}`, `{"seed":1,"config":{},"log":[null]}`, `nope`} {
