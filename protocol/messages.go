@@ -6,6 +6,9 @@ package protocol
 
 import "encoding/json"
 
+// SocketPath is where a server serves the WebSocket endpoint.
+const SocketPath = "/ws"
+
 // Version is the protocol version a server speaks; it is part of the schema
 // id and of GET /api/games.
 const Version = 1

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/protocol"
 )
 
@@ -31,7 +32,7 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 	// revisions that will never come back.
 	if h.Epoch == st.Epoch && h.Rev != nil && *h.Rev > st.Rev {
 		seen := *h.Rev
-		if err := r.accept(&entry{Kind: kindEpoch, Epoch: NewID()}, pending{}); err == nil {
+		if err := r.accept(&entry{Kind: kindEpoch, Epoch: ids.New()}, pending{}); err == nil {
 			r.log.Warn("client saw a newer revision than the store has; new epoch", "client_rev", seen, "room_rev", st.Rev)
 			r.queue(out{to: c, frame: notice(protocol.CodeEpochChanged,
 				fmt.Sprintf("the room came back at revision %d, before the %d you saw; showing it as it is now", r.st.Rev, seen)), durable: true})
@@ -55,8 +56,8 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 		r.m.cfg.Metrics.observeReconnect()
 		r.queue(out{to: c, welcome: r.welcome(c, st.seatOf(p.ID), ""), snapshot: true})
 	case !h.Watch && st.Phase == protocol.PhaseLobby && len(st.Players) < st.setup.Mode.MaxSeats:
-		token := newToken()
-		p := &player{ID: NewID(), Name: cleanName(h.Name), TokenHash: hashToken(token)}
+		token := ids.Token()
+		p := &player{ID: ids.New(), Name: cleanName(h.Name), TokenHash: ids.HashToken(token)}
 		// The member joins after its join is applied: its first messages are
 		// the welcome and a snapshot that includes the join, not an update.
 		err := r.accept(&entry{Kind: kindJoin, By: p.ID, Players: []*player{p}}, pending{c: c, join: true})
@@ -100,8 +101,8 @@ func (r *Room) lastNameReplaced(id string) (string, bool) {
 
 // httpJoin gives a seat to a client that asked over HTTP.
 func (r *Room) httpJoin(name string, reply chan JoinResult) {
-	token := newToken()
-	p := &player{ID: NewID(), Name: cleanName(name), TokenHash: hashToken(token)}
+	token := ids.Token()
+	p := &player{ID: ids.New(), Name: cleanName(name), TokenHash: ids.HashToken(token)}
 	err := r.accept(&entry{Kind: kindJoin, By: p.ID, Players: []*player{p}}, pending{reply: reply})
 	if err != nil {
 		var rf *refusal
@@ -229,7 +230,7 @@ func (r *Room) control(mem *member, a *protocol.Action) error {
 		}
 		n = min(n, free)
 		for i := range n {
-			e.Players = append(e.Players, &player{ID: NewID(), Name: fmt.Sprintf("AI %d", len(r.st.Players)+i+1), AI: true, Ready: true})
+			e.Players = append(e.Players, &player{ID: ids.New(), Name: fmt.Sprintf("AI %d", len(r.st.Players)+i+1), AI: true, Ready: true})
 		}
 	case protocol.ControlRemoveSeat:
 		if ctl.Seat == nil || *ctl.Seat < 0 || *ctl.Seat >= len(r.st.Players) {
@@ -310,7 +311,7 @@ func noticeFrom(err error) []byte {
 func (s *state) byToken(token string) *player {
 	var found *player
 	for _, p := range s.Players {
-		if tokenMatches(token, p.TokenHash) && found == nil {
+		if ids.TokenMatches(token, p.TokenHash) && found == nil {
 			found = p
 		}
 	}

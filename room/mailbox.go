@@ -1,59 +1,33 @@
 package room
 
-import "sync"
+import (
+	"errors"
 
-// mailbox is an unbounded-looking, bounded queue whose push never blocks:
-// it appends under a short lock and signals a 1-buffered channel; the actor
-// drains everything waiting at once. Push fails when full or closed.
-type mailbox struct {
-	mu     sync.Mutex
-	items  []input
-	spare  []input
-	max    int
-	closed bool
-	signal chan struct{}
-}
+	"github.com/roomd/roomd/internal/queue"
+)
 
-func newMailbox(max int) *mailbox {
-	return &mailbox{max: max, signal: make(chan struct{}, 1)}
-}
+// mailbox is a room's queue of inputs: its push never blocks (the shared
+// internal queue), and the actor drains everything waiting at once.
+type mailbox struct{ q *queue.Queue[input] }
 
+func newMailbox(max int) *mailbox { return &mailbox{q: queue.New[input](max)} }
+
+// push queues in; it fails with ErrBusy when full and ErrClosed after close.
 func (m *mailbox) push(in input) error {
-	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
-		return ErrClosed
-	}
-	if len(m.items) >= m.max {
-		m.mu.Unlock()
+	switch err := m.q.Push(in); {
+	case errors.Is(err, queue.ErrFull):
 		return ErrBusy
-	}
-	m.items = append(m.items, in)
-	m.mu.Unlock()
-	select {
-	case m.signal <- struct{}{}:
+	case errors.Is(err, queue.ErrClosed):
+		return ErrClosed
 	default:
+		return err
 	}
-	return nil
 }
 
-// drain returns everything waiting. The returned slice is valid until the
-// next drain.
-func (m *mailbox) drain() []input {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	items := m.items
-	clear(m.spare)
-	m.items, m.spare = m.spare[:0], items
-	return items
-}
+func (m *mailbox) signal() <-chan struct{} { return m.q.Signal() }
+
+// drain returns everything waiting, valid until the next drain.
+func (m *mailbox) drain() []input { return m.q.Drain() }
 
 // close refuses further pushes and returns what was still waiting.
-func (m *mailbox) close() []input {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.closed = true
-	items := m.items
-	m.items = nil
-	return items
-}
+func (m *mailbox) close() []input { return m.q.Close() }

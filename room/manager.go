@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/store"
 )
 
@@ -60,7 +61,7 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest) (JoinResult, er
 		req.Settings = json.RawMessage("{}")
 	}
 	for range 8 {
-		code := newCode()
+		code := ids.Code()
 		m.mu.Lock()
 		closing, taken := m.closing, m.rooms[code] != nil
 		m.mu.Unlock()
@@ -71,12 +72,12 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest) (JoinResult, er
 			continue
 		}
 		t := m.cfg.Now().UnixMilli()
-		st, err := newState(m.cfg.Games, code, NewID(), req.Game, req.Settings, t)
+		st, err := newState(m.cfg.Games, code, ids.New(), req.Game, req.Settings, t)
 		if err != nil {
 			return JoinResult{}, err
 		}
-		token := newToken()
-		host := &player{ID: NewID(), Name: cleanName(req.Name), TokenHash: hashToken(token)}
+		token := ids.Token()
+		host := &player{ID: ids.New(), Name: cleanName(req.Name), TokenHash: ids.HashToken(token)}
 		st.Players, st.Host = []*player{host}, host.ID
 		data, err := st.encode()
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/store"
 )
@@ -71,7 +72,7 @@ func (r *Room) commit() {
 // recreate stores the room's current state as a new room in the store, under
 // a new epoch, and sends every member a snapshot of it.
 func (r *Room) recreate() {
-	r.st.Epoch = NewID()
+	r.st.Epoch = ids.New()
 	data, ok := r.encodeState()
 	if !ok {
 		return

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/store"
 )
@@ -131,7 +132,7 @@ type audienceFrame struct {
 }
 
 func newRoom(m *Manager, st *state, lease store.Lease, base []byte, tail []store.Entry) *Room {
-	r := &Room{m: m, code: st.Code, id: NewID(), mb: newMailbox(m.cfg.MailboxSize), done: make(chan struct{}),
+	r := &Room{m: m, code: st.Code, id: ids.New(), mb: newMailbox(m.cfg.MailboxSize), done: make(chan struct{}),
 		st: st, lease: lease, base: base, tail: tail, members: map[Client]*member{},
 		lastSnap: m.cfg.Now(), lastConn: m.cfg.Now()}
 	r.log = m.cfg.Logger.With("room", r.code, "room_id", r.id)
@@ -192,7 +193,7 @@ func (r *Room) run() {
 	r.schedule()
 	for {
 		select {
-		case <-r.mb.signal:
+		case <-r.mb.signal():
 		case <-r.timer.C:
 			r.onTimer()
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/roomd/roomd/core/nim"
 	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/store"
 )
@@ -404,7 +405,7 @@ func TestStoreHoldsNoToken(t *testing.T) {
 		if bytes.Contains(joined, []byte(tok)) {
 			t.Fatalf("the store holds the token %q", tok)
 		}
-		if !bytes.Contains(joined, []byte(hashToken(tok))) {
+		if !bytes.Contains(joined, []byte(ids.HashToken(tok))) {
 			t.Fatalf("the store lacks the hash of token %q (the test would be vacuous)", tok)
 		}
 	}

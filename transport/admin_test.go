@@ -10,10 +10,11 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
+	"github.com/roomd/roomd/transport/admin"
+	"github.com/roomd/roomd/transport/client"
 )
 
 func get(t *testing.T, url, token string) (int, []byte) {
@@ -45,15 +46,16 @@ func metric(t *testing.T, body []byte, pattern string) float64 {
 
 func TestMetricsAndAdmin(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	s := startServer(t, func(rc *room.Config, c *Config) {
+	routes := func(rooms *room.Manager) map[string]http.Handler {
+		return admin.Routes(admin.Config{Rooms: rooms, Token: "s3cret", Metrics: reg})
+	}
+	s := startServerRoutes(t, routes, func(rc *room.Config, c *Config) {
 		rc.Metrics = room.NewMetrics(reg)
 		c.Metrics = NewMetrics(reg)
-		c.AdminToken = "s3cret"
-		c.Routes = map[string]http.Handler{"GET /metrics": promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
 	})
 	reg.MustRegister(s.rooms.Collector())
 	created := s.create("minesweeper", `{"mode":"solo","level":"beginner"}`, "Ann")
-	p := s.dial("ann", ClientConfig{Room: created.Room, Token: created.Token, Game: msPin})
+	p := s.dial("ann", client.Config{Room: created.Room, Token: created.Token, Game: msPin})
 	p.waitOnline()
 	p.control(protocol.Control{Op: protocol.ControlStart})
 	for _, cmd := range []string{`{"type":"flag","r":0,"c":0}`, `{"type":"flag","r":0,"c":0}`, `{"type":"flag","r":99,"c":0}`} {

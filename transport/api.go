@@ -11,27 +11,13 @@ import (
 	"time"
 
 	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/internal/httpjson"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
 )
 
 // maxBody bounds a JSON request body.
 const maxBody = 64 << 10
-
-type errorBody struct {
-	Error string `json:"error"`
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, errorBody{Error: msg})
-}
 
 // decodeBody reads a JSON body into v, answering 400 or 413 itself.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
@@ -40,10 +26,10 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	if err := dec.Decode(v); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", maxBody))
+			httpjson.Error(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", maxBody))
 			return false
 		}
-		writeError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
+		httpjson.Error(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
 		return false
 	}
 	return true
@@ -53,17 +39,17 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
 func roomError(w http.ResponseWriter, code string, err error) {
 	switch {
 	case errors.Is(err, room.ErrNoRoom), errors.Is(err, room.ErrClosed):
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no room %q", code))
+		httpjson.Error(w, http.StatusNotFound, fmt.Sprintf("no room %q", code))
 	case errors.Is(err, room.ErrUnknownGame), errors.Is(err, room.ErrBadSettings):
-		writeError(w, http.StatusBadRequest, err.Error())
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 	case errors.Is(err, room.ErrRoomFull), errors.Is(err, room.ErrNotLobby):
-		writeError(w, http.StatusConflict, err.Error())
+		httpjson.Error(w, http.StatusConflict, err.Error())
 	case errors.Is(err, room.ErrShuttingDown), errors.Is(err, room.ErrStorage), errors.Is(err, room.ErrBusy),
 		errors.Is(err, context.DeadlineExceeded):
 		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, err.Error())
+		httpjson.Error(w, http.StatusServiceUnavailable, err.Error())
 	default:
-		writeError(w, http.StatusInternalServerError, err.Error())
+		httpjson.Error(w, http.StatusInternalServerError, err.Error())
 	}
 }
 
@@ -73,7 +59,7 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Game == "" {
-		writeError(w, http.StatusBadRequest, "game is required (see GET /api/games)")
+		httpjson.Error(w, http.StatusBadRequest, "game is required (see GET /api/games)")
 		return
 	}
 	res, err := s.cfg.Rooms.Create(r.Context(), req)
@@ -81,7 +67,7 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) {
 		roomError(w, "", err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, res)
+	httpjson.Write(w, http.StatusCreated, res)
 }
 
 func (s *Server) joinRoom(w http.ResponseWriter, r *http.Request) {
@@ -104,7 +90,7 @@ func (s *Server) joinRoom(w http.ResponseWriter, r *http.Request) {
 		roomError(w, code, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, res)
+	httpjson.Write(w, http.StatusOK, res)
 }
 
 func (s *Server) roomInfo(w http.ResponseWriter, r *http.Request) {
@@ -114,11 +100,11 @@ func (s *Server) roomInfo(w http.ResponseWriter, r *http.Request) {
 		roomError(w, code, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, rm.Info())
+	httpjson.Write(w, http.StatusOK, rm.Info())
 }
 
 func (s *Server) games(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, struct {
+	httpjson.Write(w, http.StatusOK, struct {
 		Protocol int `json:"protocol"`
 		Games    any `json:"games"`
 	}{protocol.Version, s.cfg.Rooms.Games().Games()})
@@ -127,7 +113,7 @@ func (s *Server) games(w http.ResponseWriter, r *http.Request) {
 func (s *Server) schema(w http.ResponseWriter, r *http.Request) {
 	b, err := protocol.Schema()
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
+		httpjson.Error(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "application/schema+json")
@@ -150,7 +136,7 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 			status["status"], status["check"], code = "degraded", err.Error(), http.StatusServiceUnavailable
 		}
 	}
-	writeJSON(w, code, status)
+	httpjson.Write(w, code, status)
 }
 
 func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
@@ -158,7 +144,7 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 100 {
-			writeError(w, http.StatusBadRequest, "limit must be an integer from 1 to 100")
+			httpjson.Error(w, http.StatusBadRequest, "limit must be an integer from 1 to 100")
 			return
 		}
 		limit = n
@@ -166,13 +152,13 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 	b, err := s.cfg.Rooms.Leaderboard(r.Context(), r.PathValue("game"), r.PathValue("board"), limit)
 	switch {
 	case errors.Is(err, room.ErrUnknownGame):
-		writeError(w, http.StatusNotFound, err.Error())
+		httpjson.Error(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, room.ErrNoLeaderboards):
-		writeError(w, http.StatusNotFound, "this server keeps no leaderboards")
+		httpjson.Error(w, http.StatusNotFound, "this server keeps no leaderboards")
 	case err != nil:
 		roomError(w, "", err)
 	default:
-		writeJSON(w, http.StatusOK, b)
+		httpjson.Write(w, http.StatusOK, b)
 	}
 }
 
@@ -182,7 +168,7 @@ func (s *Server) submitReplay(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, session.MaxRecordBytes)
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
-		writeError(w, http.StatusRequestEntityTooLarge, "replay too large")
+		httpjson.Error(w, http.StatusRequestEntityTooLarge, "replay too large")
 		return
 	}
 	var head struct {
@@ -195,7 +181,7 @@ func (s *Server) submitReplay(w http.ResponseWriter, r *http.Request) {
 	}
 	rec, err := session.DecodeRecord(data)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	v, listed, err := s.cfg.Rooms.SubmitReplay(r.Context(), head.Game, rec, head.Name)
@@ -203,7 +189,7 @@ func (s *Server) submitReplay(w http.ResponseWriter, r *http.Request) {
 		roomError(w, "", err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
+	httpjson.Write(w, http.StatusOK, struct {
 		session.Verdict
 		Listed bool `json:"listed"`
 	}{v, listed})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
+	"github.com/roomd/roomd/transport/client"
 )
 
 // rawConn is a bare WebSocket to a test server, for sending what no real
@@ -28,7 +29,7 @@ type rawConn struct {
 
 func (s *testServer) raw(t *testing.T, opts *websocket.DialOptions) *rawConn {
 	t.Helper()
-	u, _ := SocketURL(s.URL)
+	u, _ := client.SocketURL(s.URL)
 	ws, _, err := websocket.Dial(context.Background(), u, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -209,7 +210,7 @@ func TestBadInput(t *testing.T) {
 		}
 	})
 	// After all of it, a fresh player connection plays on in the same room.
-	again := s.dial("guest-again", ClientConfig{Room: code, Token: guest.tr.Token(), Game: nimPin})
+	again := s.dial("guest-again", client.Config{Room: code, Token: guest.tr.Token(), Game: nimPin})
 	again.waitOnline()
 	if rc := again.command(`{"type":"take","n":2}`); !rc.OK || rc.Rev != rev+1 {
 		t.Fatalf("move after the bad input: %+v, want ok at %d", rc, rev+1)
@@ -227,7 +228,7 @@ func TestStalledClientDoesNotDelayOthers(t *testing.T) {
 	// A 100×100 board with one mine: the first reveal floods nearly all of
 	// it, so each match sends the spectator one frame of some 300 KB.
 	created := s.create("minesweeper", `{"mode":"solo","level":"custom","rows":100,"cols":100,"mines":1}`, "Ann")
-	p := &msPlayer{client: s.dial("ann", ClientConfig{Room: created.Room, Token: created.Token, Game: msPin})}
+	p := &msPlayer{tclient: s.dial("ann", client.Config{Room: created.Room, Token: created.Token, Game: msPin})}
 	p.waitOnline()
 	p.control(protocol.Control{Op: protocol.ControlStart})
 
@@ -237,7 +238,7 @@ func TestStalledClientDoesNotDelayOthers(t *testing.T) {
 		c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 1024) })
 		return serr
 	}}
-	u, _ := SocketURL(s.URL)
+	u, _ := client.SocketURL(s.URL)
 	hc := &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext}}
 	staller, _, err := websocket.Dial(context.Background(), u, &websocket.DialOptions{HTTPClient: hc})
 	if err != nil {
@@ -250,7 +251,7 @@ func TestStalledClientDoesNotDelayOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitSpectators := func(n int) {
-		p.waitFor(fmt.Sprintf("%d spectators", n), func(evs []Event) bool {
+		p.waitFor(fmt.Sprintf("%d spectators", n), func(evs []client.Event) bool {
 			for i := len(evs) - 1; i >= 0; i-- {
 				if evs[i].Presence != nil {
 					return evs[i].Presence.Spectators == n
@@ -274,11 +275,11 @@ func TestStalledClientDoesNotDelayOthers(t *testing.T) {
 		if p.phase() != protocol.PhaseEnded { // a corner cell can be left hidden
 			p.send(protocol.Action{Type: protocol.TypeResign})
 		}
-		p.waitFor("the result", func([]Event) bool { return p.phase() == protocol.PhaseEnded })
+		p.waitFor("the result", func([]client.Event) bool { return p.phase() == protocol.PhaseEnded })
 		if rc := p.control(protocol.Control{Op: protocol.ControlRematch}); !rc.OK {
 			t.Fatalf("rematch: %+v", rc.Notice)
 		}
-		p.waitFor("the rematch", func([]Event) bool { return p.phase() == protocol.PhaseRunning })
+		p.waitFor("the rematch", func([]client.Event) bool { return p.phase() == protocol.PhaseRunning })
 	}
 	// Every round above completed while the spectator read nothing: its
 	// stall did not hold the player up (the time is logged, not asserted).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
+	"github.com/roomd/roomd/transport/client"
 )
 
 // BenchmarkCommandRoundTrip measures one command through a real socket on
@@ -18,26 +19,26 @@ import (
 func BenchmarkCommandRoundTrip(b *testing.B) {
 	s := startServer(b, func(_ *room.Config, c *Config) { c.RateLimit, c.RateBurst = 1e9, 1e9 })
 	created := s.create("minesweeper", `{"mode":"solo","level":"expert"}`, "bench")
-	tr, err := Dial(context.Background(), ClientConfig{URL: s.URL, Room: created.Room, Token: created.Token, Game: msPin, EventBuffer: 64})
+	tr, err := client.Dial(context.Background(), client.Config{URL: s.URL, Room: created.Room, Token: created.Token, Game: msPin, EventBuffer: 64})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer tr.Close()
 	ctx := context.Background()
-	next := func(kind EventKind) Event {
+	next := func(kind client.EventKind) client.Event {
 		for ev := range tr.Events() {
 			if ev.Kind == kind {
 				return ev
 			}
 		}
 		b.Fatal("transport stopped")
-		return Event{}
+		return client.Event{}
 	}
-	next(EventSnapshot)
+	next(client.EventSnapshot)
 	if _, err := tr.Send(ctx, protocol.Action{Type: protocol.TypeControl, Control: &protocol.Control{Op: protocol.ControlStart}}); err != nil {
 		b.Fatal(err)
 	}
-	next(EventUpdate)
+	next(client.EventUpdate)
 	cmds := make([]json.RawMessage, 64)
 	for i := range cmds {
 		cmds[i] = json.RawMessage(fmt.Sprintf(`{"type":"flag","r":%d,"c":%d}`, i%16, i/16))
@@ -55,8 +56,8 @@ func BenchmarkCommandRoundTrip(b *testing.B) {
 			if !ok {
 				b.Fatal("transport stopped")
 			}
-			gotReceipt = gotReceipt || ev.Kind == EventReceipt
-			gotUpdate = gotUpdate || ev.Kind == EventUpdate
+			gotReceipt = gotReceipt || ev.Kind == client.EventReceipt
+			gotUpdate = gotUpdate || ev.Kind == client.EventUpdate
 		}
 		lat = append(lat, time.Since(start))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 	"golang.org/x/time/rate"
 
+	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
 )
@@ -48,7 +49,7 @@ type closeReq struct {
 }
 
 func newConn(s *Server, ws *websocket.Conn) *conn {
-	c := &conn{id: room.NewID(), srv: s, ws: ws, out: make(chan []byte, s.cfg.OutboxSize),
+	c := &conn{id: ids.New(), srv: s, ws: ws, out: make(chan []byte, s.cfg.OutboxSize),
 		closing: make(chan struct{}), finished: make(chan struct{}),
 		limiter: rate.NewLimiter(s.cfg.RateLimit, s.cfg.RateBurst)}
 	return c

@@ -20,6 +20,7 @@ import (
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/transport/client"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -38,6 +39,12 @@ type serverOpt func(*room.Config, *Config)
 
 func startServer(t testing.TB, opts ...serverOpt) *testServer {
 	t.Helper()
+	return startServerRoutes(t, nil, opts...)
+}
+
+// startServerRoutes is startServer with extra routes made for its manager.
+func startServerRoutes(t testing.TB, routes func(*room.Manager) map[string]http.Handler, opts ...serverOpt) *testServer {
+	t.Helper()
 	st := store.NewMemory()
 	rcfg := room.Config{Games: session.NewRegistry(minesweeper.Game, nim.Game), Store: st, AIDelay: -1,
 		PresenceInterval: 5 * time.Millisecond, RetryAfter: 50 * time.Millisecond}
@@ -50,6 +57,9 @@ func startServer(t testing.TB, opts ...serverOpt) *testServer {
 		t.Fatal(err)
 	}
 	tcfg.Rooms = rooms
+	if routes != nil {
+		tcfg.Routes = routes(rooms)
+	}
 	front, err := NewServer(tcfg)
 	if err != nil {
 		t.Fatal(err)
@@ -98,19 +108,19 @@ func (s *testServer) create(game string, settings string, name string) room.Join
 	return res
 }
 
-// client wraps a RemoteTransport and records every event it delivers.
-type client struct {
+// tclient wraps a client.Remote and records every event it delivers.
+type tclient struct {
 	t    testing.TB
 	name string
-	tr   *RemoteTransport
+	tr   *client.Remote
 
 	mu     sync.Mutex
-	events []Event
+	events []client.Event
 	poke   chan struct{}
 	done   chan struct{}
 }
 
-func (s *testServer) dial(name string, cfg ClientConfig) *client {
+func (s *testServer) dial(name string, cfg client.Config) *tclient {
 	s.t.Helper()
 	cfg.URL = s.URL
 	if cfg.Backoff == nil {
@@ -119,11 +129,11 @@ func (s *testServer) dial(name string, cfg ClientConfig) *client {
 	if cfg.Name == "" {
 		cfg.Name = name
 	}
-	tr, err := NewRemote(cfg)
+	tr, err := client.NewRemote(cfg)
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	c := &client{t: s.t, name: name, tr: tr, poke: make(chan struct{}, 1), done: make(chan struct{})}
+	c := &tclient{t: s.t, name: name, tr: tr, poke: make(chan struct{}, 1), done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
 		for ev := range tr.Events() {
@@ -143,19 +153,19 @@ func (s *testServer) dial(name string, cfg ClientConfig) *client {
 	return c
 }
 
-func (c *client) close() {
+func (c *tclient) close() {
 	c.tr.Close()
 	<-c.done
 }
 
-func (c *client) snapshotEvents() []Event {
+func (c *tclient) snapshotEvents() []client.Event {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]Event(nil), c.events...)
+	return append([]client.Event(nil), c.events...)
 }
 
 // waitFor polls until cond holds on the recorded events.
-func (c *client) waitFor(what string, cond func(evs []Event) bool) []Event {
+func (c *tclient) waitFor(what string, cond func(evs []client.Event) bool) []client.Event {
 	c.t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
@@ -172,7 +182,7 @@ func (c *client) waitFor(what string, cond func(evs []Event) bool) []Event {
 	}
 }
 
-func describe(evs []Event) string {
+func describe(evs []client.Event) string {
 	var b bytes.Buffer
 	from := max(0, len(evs)-8)
 	for _, ev := range evs[from:] {
@@ -189,16 +199,16 @@ func describe(evs []Event) string {
 	return b.String()
 }
 
-func (c *client) waitOnline() {
+func (c *tclient) waitOnline() {
 	c.t.Helper()
-	c.waitFor("online", func(evs []Event) bool { return c.tr.State() == StateOnline })
+	c.waitFor("online", func(evs []client.Event) bool { return c.tr.State() == client.StateOnline })
 }
 
 // receipt waits for the receipt of action id.
-func (c *client) receipt(id string) protocol.Receipt {
+func (c *tclient) receipt(id string) protocol.Receipt {
 	c.t.Helper()
 	var rc protocol.Receipt
-	c.waitFor("receipt "+id, func(evs []Event) bool {
+	c.waitFor("receipt "+id, func(evs []client.Event) bool {
 		for _, ev := range evs {
 			if ev.Receipt != nil && ev.Receipt.ID == id {
 				rc = *ev.Receipt
@@ -211,7 +221,7 @@ func (c *client) receipt(id string) protocol.Receipt {
 }
 
 // send sends an action and waits for its receipt.
-func (c *client) send(a protocol.Action) protocol.Receipt {
+func (c *tclient) send(a protocol.Action) protocol.Receipt {
 	c.t.Helper()
 	id, err := c.tr.Send(context.Background(), a)
 	if err != nil {
@@ -220,22 +230,22 @@ func (c *client) send(a protocol.Action) protocol.Receipt {
 	return c.receipt(id)
 }
 
-func (c *client) command(cmd string) protocol.Receipt {
+func (c *tclient) command(cmd string) protocol.Receipt {
 	c.t.Helper()
 	return c.send(protocol.Action{Type: protocol.TypeCommand, Command: json.RawMessage(cmd)})
 }
 
-func (c *client) control(ctl protocol.Control) protocol.Receipt {
+func (c *tclient) control(ctl protocol.Control) protocol.Receipt {
 	c.t.Helper()
 	return c.send(protocol.Action{Type: protocol.TypeControl, Control: &ctl})
 }
 
 // closedWith waits until the transport stopped with code.
-func (c *client) closedWith(code int) {
+func (c *tclient) closedWith(code int) {
 	c.t.Helper()
-	c.waitFor(fmt.Sprintf("close %d", code), func(evs []Event) bool {
+	c.waitFor(fmt.Sprintf("close %d", code), func(evs []client.Event) bool {
 		for _, ev := range evs {
-			if ev.Kind == EventState && ev.State == StateClosed && ev.Close == code {
+			if ev.Kind == client.EventState && ev.State == client.StateClosed && ev.Close == code {
 				return true
 			}
 		}
@@ -244,7 +254,7 @@ func (c *client) closedWith(code int) {
 }
 
 // lastSnapshot returns the newest snapshot event.
-func (c *client) lastSnapshot() *protocol.Snapshot {
+func (c *tclient) lastSnapshot() *protocol.Snapshot {
 	evs := c.snapshotEvents()
 	for i := len(evs) - 1; i >= 0; i-- {
 		if evs[i].Snapshot != nil {
@@ -255,7 +265,7 @@ func (c *client) lastSnapshot() *protocol.Snapshot {
 }
 
 // recordedRev is the revision of the last snapshot or update recorded.
-func (c *client) recordedRev() uint64 {
+func (c *tclient) recordedRev() uint64 {
 	evs := c.snapshotEvents()
 	for i := len(evs) - 1; i >= 0; i-- {
 		switch {
@@ -269,7 +279,7 @@ func (c *client) recordedRev() uint64 {
 }
 
 // phase is the room phase as the client last saw it.
-func (c *client) phase() string {
+func (c *tclient) phase() string {
 	evs := c.snapshotEvents()
 	for i := len(evs) - 1; i >= 0; i-- {
 		switch {
@@ -284,7 +294,7 @@ func (c *client) phase() string {
 
 // checkContinuity fails unless the client's revisions rose by exactly one
 // per update, or jumped only at a snapshot.
-func (c *client) checkContinuity() {
+func (c *tclient) checkContinuity() {
 	c.t.Helper()
 	var rev uint64
 	var epoch string

@@ -5,18 +5,17 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/roomd/roomd/core/minesweeper"
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/transport/client"
 )
 
 func TestSchemaAndGamesEndpoints(t *testing.T) {
@@ -57,7 +56,7 @@ func TestSchemaAndGamesEndpoints(t *testing.T) {
 
 func TestOriginAllowList(t *testing.T) {
 	dial := func(s *testServer, origin string) error {
-		u, _ := SocketURL(s.URL)
+		u, _ := client.SocketURL(s.URL)
 		h := http.Header{}
 		h.Set("Origin", origin)
 		ws, _, err := websocket.Dial(context.Background(), u, &websocket.DialOptions{HTTPHeader: h})
@@ -84,9 +83,9 @@ func TestOriginAllowList(t *testing.T) {
 func TestDeadPeerDetected(t *testing.T) {
 	s := startServer(t, func(rc *room.Config, _ *Config) { rc.Heartbeat = 100 * time.Millisecond })
 	created := s.create("minesweeper", `{"mode":"solo","level":"beginner"}`, "Ann")
-	watcher := s.dial("host", ClientConfig{Room: created.Room, Token: created.Token, Game: msPin})
+	watcher := s.dial("host", client.Config{Room: created.Room, Token: created.Token, Game: msPin})
 	watcher.waitOnline()
-	u, _ := SocketURL(s.URL)
+	u, _ := client.SocketURL(s.URL)
 	ws, _, err := websocket.Dial(context.Background(), u, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +94,7 @@ func TestDeadPeerDetected(t *testing.T) {
 	b, _ := json.Marshal(protocol.Hello{Type: protocol.TypeHello, Room: created.Room, Watch: true, Game: msPin})
 	ws.Write(context.Background(), websocket.MessageText, b)
 	waitSpec := func(n int) {
-		watcher.waitFor("spectators", func(evs []Event) bool {
+		watcher.waitFor("spectators", func(evs []client.Event) bool {
 			for i := len(evs) - 1; i >= 0; i-- {
 				if evs[i].Presence != nil {
 					return evs[i].Presence.Spectators == n
@@ -115,12 +114,12 @@ func TestOneEncodingPerView(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	s := startServer(t, func(rc *room.Config, _ *Config) { rc.Metrics = room.NewMetrics(reg) })
 	created := s.create("minesweeper", `{"mode":"solo","level":"beginner"}`, "Ann")
-	p := s.dial("ann", ClientConfig{Room: created.Room, Token: created.Token, Game: msPin})
+	p := s.dial("ann", client.Config{Room: created.Room, Token: created.Token, Game: msPin})
 	p.waitOnline()
 	p.control(protocol.Control{Op: protocol.ControlStart})
-	var specs []*client
+	var specs []*tclient
 	for range 5 {
-		c := s.dial("spec", ClientConfig{Room: created.Room, Watch: true, Game: msPin})
+		c := s.dial("spec", client.Config{Room: created.Room, Watch: true, Game: msPin})
 		c.waitOnline()
 		specs = append(specs, c)
 	}
@@ -142,7 +141,7 @@ func TestOneEncodingPerView(t *testing.T) {
 		t.Fatal(rc.Notice)
 	}
 	for _, c := range specs {
-		c.waitFor("the update", func([]Event) bool { return c.recordedRev() == 2 })
+		c.waitFor("the update", func([]client.Event) bool { return c.recordedRev() == 2 })
 	}
 	enc, del := counts()
 	if enc-enc0 != 1 || del-del0 != 6 {
@@ -153,45 +152,11 @@ func TestOneEncodingPerView(t *testing.T) {
 func TestIdleRoomClosed(t *testing.T) {
 	s := startServer(t, func(rc *room.Config, _ *Config) { rc.IdleTimeout = 300 * time.Millisecond })
 	created := s.create("nim", `{}`, "Ann")
-	p := s.dial("ann", ClientConfig{Room: created.Room, Token: created.Token, Game: nimPin})
+	p := s.dial("ann", client.Config{Room: created.Room, Token: created.Token, Game: nimPin})
 	p.waitOnline()
 	p.closedWith(protocol.CloseRoomClosed)
 	if code, _ := get(t, s.URL+"/api/rooms/"+created.Room, ""); code != http.StatusNotFound {
 		t.Fatalf("idle room still answers %d", code)
-	}
-}
-
-func TestLocalTransport(t *testing.T) {
-	now := 1000.0
-	lt := NewLocal(LocalConfig{Game: minesweeper.Game, Config: json.RawMessage(`{"rows":3,"cols":3,"mines":0}`), Seed: 5,
-		Clock: func() float64 { now += 10; return now }})
-	defer lt.Close()
-	ctx := context.Background()
-	if err := lt.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if ev := <-lt.Events(); ev.Snapshot == nil || !strings.Contains(string(mustJSON(ev.Snapshot.View)), `"phase":"fresh"`) {
-		t.Fatalf("first event %+v", ev)
-	}
-	id, err := lt.Send(ctx, protocol.Action{Type: protocol.TypeCommand, Command: json.RawMessage(`{"type":"reveal","r":1,"c":1}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ev := <-lt.Events(); ev.Receipt == nil || ev.Receipt.ID != id || !ev.Receipt.OK {
-		t.Fatalf("receipt %+v", ev)
-	}
-	ev := <-lt.Events()
-	if ev.Update == nil || ev.Update.Result == nil || ev.Update.Result.Status != "won" {
-		t.Fatalf("update %+v", ev.Update)
-	}
-	if res, ok := lt.Result(); !ok || res.Status != "won" {
-		t.Fatalf("result %+v", res)
-	}
-	if _, err := lt.Send(ctx, protocol.Action{Type: protocol.TypeCommand, Command: json.RawMessage(`{"type":"reveal","r":0,"c":0}`)}); err != nil {
-		t.Fatal(err)
-	}
-	if ev := <-lt.Events(); ev.Receipt == nil || ev.Receipt.OK || ev.Receipt.Notice.Code != session.CodeGameOver {
-		t.Fatalf("move after the end: %+v", ev.Receipt)
 	}
 }
 

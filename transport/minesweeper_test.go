@@ -14,13 +14,14 @@ import (
 	"github.com/roomd/roomd/core/grid"
 	"github.com/roomd/roomd/core/minesweeper"
 	"github.com/roomd/roomd/protocol"
+	"github.com/roomd/roomd/transport/client"
 )
 
 var msPin = protocol.GamePin{ID: "minesweeper", RulesVersion: minesweeper.Game.Info().RulesVersion}
 
 // msPlayer follows its Minesweeper view from snapshots and beats only.
 type msPlayer struct {
-	*client
+	*tclient
 	seat  int
 	view  minesweeper.View
 	have  bool
@@ -83,10 +84,10 @@ func (p *msPlayer) play() protocol.Receipt {
 func joinPlayers(t *testing.T, s *testServer, settings string, n int) ([]*msPlayer, string) {
 	t.Helper()
 	created := s.create("minesweeper", settings, "P0")
-	players := []*msPlayer{{client: s.dial("p0", ClientConfig{Room: created.Room, Token: created.Token, Game: msPin}), seat: 0}}
+	players := []*msPlayer{{tclient: s.dial("p0", client.Config{Room: created.Room, Token: created.Token, Game: msPin}), seat: 0}}
 	for i := 1; i < n; i++ {
 		// Seats asked for over the socket: the welcome carries the token.
-		c := s.dial(fmt.Sprintf("p%d", i), ClientConfig{Room: created.Room, Name: fmt.Sprintf("P%d", i), Game: msPin})
+		c := s.dial(fmt.Sprintf("p%d", i), client.Config{Room: created.Room, Name: fmt.Sprintf("P%d", i), Game: msPin})
 		c.waitOnline()
 		if c.tr.Token() == "" || c.tr.Seat() != i {
 			t.Fatalf("p%d got seat %d token %q", i, c.tr.Seat(), c.tr.Token())
@@ -94,18 +95,18 @@ func joinPlayers(t *testing.T, s *testServer, settings string, n int) ([]*msPlay
 		if rc := c.control(protocol.Control{Op: protocol.ControlReady, Ready: true}); !rc.OK {
 			t.Fatalf("ready: %+v", rc.Notice)
 		}
-		players = append(players, &msPlayer{client: c, seat: i})
+		players = append(players, &msPlayer{tclient: c, seat: i})
 	}
 	host := players[0]
 	host.waitOnline()
-	host.waitFor("everyone seated and ready", func([]Event) bool {
+	host.waitFor("everyone seated and ready", func([]client.Event) bool {
 		return host.lastSnapshot() != nil && host.recordedRev() >= uint64(2*(n-1))
 	})
 	if rc := host.control(protocol.Control{Op: protocol.ControlStart}); !rc.OK {
 		t.Fatalf("start: %+v", rc.Notice)
 	}
 	for _, p := range players {
-		p.waitFor("a view", func([]Event) bool { p.follow(); return p.have })
+		p.waitFor("a view", func([]client.Event) bool { p.follow(); return p.have })
 	}
 	return players, created.Room
 }
@@ -117,7 +118,7 @@ func joinPlayers(t *testing.T, s *testServer, settings string, n int) ([]*msPlay
 func TestCoopGameWithSpectator(t *testing.T) {
 	s := startServer(t)
 	players, code := joinPlayers(t, s, `{"mode":"coop","level":"beginner"}`, 2)
-	spec := &msPlayer{client: s.dial("spectator", ClientConfig{Room: code, Watch: true, Game: msPin}), seat: -1}
+	spec := &msPlayer{tclient: s.dial("spectator", client.Config{Room: code, Watch: true, Game: msPin}), seat: -1}
 	spec.waitOnline()
 	for i := 0; ; i++ {
 		if i > 400 {
@@ -133,7 +134,7 @@ func TestCoopGameWithSpectator(t *testing.T) {
 			t.Fatalf("%s: move refused: %+v", p.name, rc.Notice)
 		}
 		for _, q := range players { // both see the move before the next one
-			q.waitFor("the move applied", func([]Event) bool { return q.recordedRev() >= rc.Rev })
+			q.waitFor("the move applied", func([]client.Event) bool { return q.recordedRev() >= rc.Rev })
 		}
 	}
 	all := append([]*msPlayer{spec}, players...)
@@ -141,7 +142,7 @@ func TestCoopGameWithSpectator(t *testing.T) {
 	t.Logf("co-op game %s in %.0f ms after %d log entries", res.Status, res.TimeMs, bytes.Count(res.Log, []byte(`"move"`)))
 	for _, p := range all {
 		p.checkContinuity()
-		checkHiddenBoard(t, p.client, res)
+		checkHiddenBoard(t, p.tclient, res)
 	}
 	// Every follower agrees with the server's view after a resync.
 	for _, p := range all {
@@ -149,7 +150,7 @@ func TestCoopGameWithSpectator(t *testing.T) {
 		followed, _ := json.Marshal(p.view)
 		before := len(p.snapshotEvents())
 		p.send(protocol.Action{Type: protocol.TypeResync})
-		p.waitFor("resync snapshot", func(evs []Event) bool { return len(evs) > before && p.lastSnapshot().Rev > 0 })
+		p.waitFor("resync snapshot", func(evs []client.Event) bool { return len(evs) > before && p.lastSnapshot().Rev > 0 })
 		fresh, _ := json.Marshal(p.lastSnapshot().View)
 		if res.Status == "won" && !bytes.Equal(followed, fresh) {
 			t.Errorf("%s: followed view differs from the server's:\n%s\n%s", p.name, followed, fresh)
@@ -166,7 +167,7 @@ func waitResult(t *testing.T, ps []*msPlayer) protocol.Result {
 	t.Helper()
 	var first *protocol.Result
 	for _, p := range ps {
-		p.waitFor("result", func([]Event) bool { _, ok := p.tr.Result(); return ok })
+		p.waitFor("result", func([]client.Event) bool { _, ok := p.tr.Result(); return ok })
 		res, _ := p.tr.Result()
 		if first == nil {
 			first = &res
@@ -184,7 +185,7 @@ var seedKey = regexp.MustCompile(`"seed"`)
 // decoded, no view or beat shows a mine that was not revealed by an
 // explosion, no hidden cell appears, and the raw bytes never contain the
 // seed as a number nor a "seed" key.
-func checkHiddenBoard(t *testing.T, c *client, res protocol.Result) {
+func checkHiddenBoard(t *testing.T, c *tclient, res protocol.Result) {
 	t.Helper()
 	var cfg minesweeper.Config
 	if err := json.Unmarshal(res.Config, &cfg); err != nil {
@@ -297,7 +298,7 @@ func checkHiddenBoard(t *testing.T, c *client, res protocol.Result) {
 func TestRaceWinner(t *testing.T) {
 	s := startServer(t)
 	players, code := joinPlayers(t, s, `{"mode":"race","level":"beginner"}`, 2)
-	spec := &msPlayer{client: s.dial("spectator", ClientConfig{Room: code, Watch: true, Game: msPin}), seat: -1}
+	spec := &msPlayer{tclient: s.dial("spectator", client.Config{Room: code, Watch: true, Game: msPin}), seat: -1}
 	spec.waitOnline()
 	wonBy := -1
 	// Seat 1 moves first: with the same seed and the same solver both boards
@@ -319,7 +320,7 @@ func TestRaceWinner(t *testing.T) {
 		if !rc.OK {
 			t.Fatalf("%s: move refused: %+v", p.name, rc.Notice)
 		}
-		spec.waitFor("the move", func([]Event) bool { return spec.recordedRev() >= rc.Rev })
+		spec.waitFor("the move", func([]client.Event) bool { return spec.recordedRev() >= rc.Rev })
 		spec.follow()
 		for _, b := range spec.view.Boards {
 			if b.Phase == minesweeper.PhaseWon && wonBy < 0 {
@@ -327,7 +328,7 @@ func TestRaceWinner(t *testing.T) {
 			}
 		}
 		for _, q := range players {
-			q.waitFor("the move", func([]Event) bool { return q.recordedRev() >= rc.Rev })
+			q.waitFor("the move", func([]client.Event) bool { return q.recordedRev() >= rc.Rev })
 		}
 	}
 	res := waitResult(t, append([]*msPlayer{spec}, players...))
@@ -347,14 +348,14 @@ func TestRaceWinner(t *testing.T) {
 	}
 	for _, p := range players {
 		p.checkContinuity()
-		checkHiddenBoard(t, p.client, res)
+		checkHiddenBoard(t, p.tclient, res)
 		for _, b := range p.view.Boards {
 			if b.Seat != p.seat && b.Visible && p.view.Phase != minesweeper.PhaseWon && p.view.Phase != minesweeper.PhaseLost {
 				t.Errorf("%s sees board %d while the race runs", p.name, b.Seat)
 			}
 		}
 	}
-	checkHiddenBoard(t, spec.client, res)
+	checkHiddenBoard(t, spec.tclient, res)
 }
 
 // TestDropAndResendAppliesOnce cuts the socket right after each flag
@@ -363,7 +364,7 @@ func TestRaceWinner(t *testing.T) {
 func TestDropAndResendAppliesOnce(t *testing.T) {
 	s := startServer(t)
 	created := s.create("minesweeper", `{"mode":"solo","level":"expert"}`, "Ann")
-	p := &msPlayer{client: s.dial("ann", ClientConfig{Room: created.Room, Token: created.Token, Game: msPin})}
+	p := &msPlayer{tclient: s.dial("ann", client.Config{Room: created.Room, Token: created.Token, Game: msPin})}
 	p.waitOnline()
 	if rc := p.control(protocol.Control{Op: protocol.ControlStart}); !rc.OK {
 		t.Fatalf("start: %+v", rc.Notice)
@@ -380,7 +381,7 @@ func TestDropAndResendAppliesOnce(t *testing.T) {
 			if err == nil {
 				break
 			}
-			if !errors.Is(err, ErrOffline) { // the last drop was noticed after the wait
+			if !errors.Is(err, client.ErrOffline) { // the last drop was noticed after the wait
 				t.Fatal(err)
 			}
 		}
@@ -392,7 +393,7 @@ func TestDropAndResendAppliesOnce(t *testing.T) {
 	}
 	p.waitOnline()
 	p.send(protocol.Action{Type: protocol.TypeResync})
-	p.waitFor("resynced", func([]Event) bool { p.follow(); return p.tr.Pending() == 0 })
+	p.waitFor("resynced", func([]client.Event) bool { p.follow(); return p.tr.Pending() == 0 })
 	var v minesweeper.View
 	b, _ := json.Marshal(p.lastSnapshot().View)
 	if err := json.Unmarshal(b, &v); err != nil {
@@ -419,7 +420,7 @@ func TestDropAndResendAppliesOnce(t *testing.T) {
 	p.checkContinuity()
 	reconnects := 0
 	for _, ev := range p.snapshotEvents() {
-		if ev.Kind == EventState && ev.State == StateReconnecting {
+		if ev.Kind == client.EventState && ev.State == client.StateReconnecting {
 			reconnects++
 		}
 	}

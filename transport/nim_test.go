@@ -12,13 +12,14 @@ import (
 
 	"github.com/roomd/roomd/core/nim"
 	"github.com/roomd/roomd/protocol"
+	"github.com/roomd/roomd/transport/client"
 )
 
 var nimPin = protocol.GamePin{ID: "nim", RulesVersion: nim.RulesVersion}
 
 // nimPlayer follows its own view from snapshots and beats, as a bot does.
 type nimPlayer struct {
-	*client
+	*tclient
 	view  nim.View
 	have  bool
 	upto  int // events consumed
@@ -69,7 +70,7 @@ func (p *nimPlayer) follow() {
 func TestNimHumanAgainstAI(t *testing.T) {
 	s := startServer(t)
 	created := s.create("nim", `{"pile":21}`, "Ann")
-	p := &nimPlayer{client: s.dial("ann", ClientConfig{Room: created.Room, Token: created.Token, Game: nimPin})}
+	p := &nimPlayer{tclient: s.dial("ann", client.Config{Room: created.Room, Token: created.Token, Game: nimPin})}
 	p.waitOnline()
 	if rc := p.control(protocol.Control{Op: protocol.ControlFillWithAI}); !rc.OK {
 		t.Fatalf("fill-with-ai: %+v", rc.Notice)
@@ -81,7 +82,7 @@ func TestNimHumanAgainstAI(t *testing.T) {
 		if moves > 40 {
 			t.Fatal("the match did not end")
 		}
-		p.waitFor("my turn or the end", func([]Event) bool {
+		p.waitFor("my turn or the end", func([]client.Event) bool {
 			p.follow()
 			return p.ended || (p.have && !p.view.Over && p.view.Turn == 0)
 		})
@@ -108,10 +109,10 @@ func TestNimHumanAgainstAI(t *testing.T) {
 }
 
 // nimPair makes a started two-player Nim room.
-func nimPair(t *testing.T, s *testServer) (host, guest *client, code string) {
+func nimPair(t *testing.T, s *testServer) (host, guest *tclient, code string) {
 	t.Helper()
 	created := s.create("nim", `{"pile":30}`, "Ann")
-	host = s.dial("host", ClientConfig{Room: created.Room, Token: created.Token, Game: nimPin})
+	host = s.dial("host", client.Config{Room: created.Room, Token: created.Token, Game: nimPin})
 	var guestJoin struct {
 		Room, Token string
 		Seat        int
@@ -119,36 +120,36 @@ func nimPair(t *testing.T, s *testServer) (host, guest *client, code string) {
 	if st := s.post("/api/rooms/"+created.Room+"/join", map[string]string{"name": "Bob"}, &guestJoin); st != http.StatusOK || guestJoin.Seat != 1 {
 		t.Fatalf("join: %d %+v", st, guestJoin)
 	}
-	guest = s.dial("guest", ClientConfig{Room: created.Room, Token: guestJoin.Token, Game: nimPin})
+	guest = s.dial("guest", client.Config{Room: created.Room, Token: guestJoin.Token, Game: nimPin})
 	host.waitOnline()
 	guest.waitOnline()
 	if rc := guest.control(protocol.Control{Op: protocol.ControlReady, Ready: true}); !rc.OK {
 		t.Fatalf("ready: %+v", rc.Notice)
 	}
-	host.waitFor("guest ready", func(evs []Event) bool {
+	host.waitFor("guest ready", func(evs []client.Event) bool {
 		return host.recordedRev() == guest.recordedRev()
 	})
 	if rc := host.control(protocol.Control{Op: protocol.ControlStart}); !rc.OK {
 		t.Fatalf("start: %+v", rc.Notice)
 	}
-	guest.waitFor("running", func([]Event) bool { return guest.phase() == protocol.PhaseRunning })
+	guest.waitFor("running", func([]client.Event) bool { return guest.phase() == protocol.PhaseRunning })
 	return host, guest, created.Room
 }
 
 func TestReplacedByNewTabAndTakeBack(t *testing.T) {
 	s := startServer(t)
 	host, _, code := nimPair(t, s)
-	second := s.dial("second-tab", ClientConfig{Room: code, Token: host.tr.Token(), Game: nimPin})
+	second := s.dial("second-tab", client.Config{Room: code, Token: host.tr.Token(), Game: nimPin})
 	second.waitOnline()
 	host.closedWith(protocol.CloseReplaced)
-	if host.tr.State() != StateClosed {
+	if host.tr.State() != client.StateClosed {
 		t.Fatalf("first tab state %s after 4001", host.tr.State())
 	}
 	// The first tab takes its seat back: the second is replaced in turn.
 	host.tr.TakeBack()
 	second.closedWith(protocol.CloseReplaced)
-	host.waitFor("back online with a reconnect receipt", func(evs []Event) bool {
-		if host.tr.State() != StateOnline {
+	host.waitFor("back online with a reconnect receipt", func(evs []client.Event) bool {
+		if host.tr.State() != client.StateOnline {
 			return false
 		}
 		for _, ev := range evs {
@@ -174,7 +175,7 @@ func TestLeaveGives4002(t *testing.T) {
 	if rc := host.command(`{"type":"take","n":2}`); !rc.OK {
 		t.Fatalf("host move after the guest left: %+v", rc.Notice)
 	}
-	host.waitFor("the AI to play the left seat", func(evs []Event) bool {
+	host.waitFor("the AI to play the left seat", func(evs []client.Event) bool {
 		for _, ev := range evs {
 			if ev.Update != nil && ev.Update.By != nil && *ev.Update.By == 1 && ev.Update.Beats != nil {
 				return true
@@ -196,7 +197,7 @@ func TestClosedRoomGives4004(t *testing.T) {
 	}
 	host.closedWith(protocol.CloseRoomClosed)
 	guest.closedWith(protocol.CloseRoomClosed)
-	late := s.dial("late", ClientConfig{Room: code, Watch: true, Game: nimPin})
+	late := s.dial("late", client.Config{Room: code, Watch: true, Game: nimPin})
 	late.closedWith(protocol.CloseRoomClosed)
 	resp, err := http.Get(s.URL + "/api/rooms/" + code)
 	if err != nil {
@@ -240,7 +241,7 @@ func TestStaleRevisionGetsResync(t *testing.T) {
 	if rc.OK || rc.Notice.Code != protocol.CodeStale {
 		t.Fatalf("receipt %+v, want stale", rc)
 	}
-	host.waitFor("a snapshot after stale", func(evs []Event) bool {
+	host.waitFor("a snapshot after stale", func(evs []client.Event) bool {
 		for _, ev := range evs[before:] {
 			if ev.Snapshot != nil {
 				return true
@@ -255,7 +256,7 @@ func TestStaleRevisionGetsResync(t *testing.T) {
 	if err := host.tr.SendRaw(context.Background(), []byte(frame)); err != nil {
 		t.Fatal(err)
 	}
-	host.waitFor("the resend's receipt", func(evs []Event) bool {
+	host.waitFor("the resend's receipt", func(evs []client.Event) bool {
 		n := 0
 		for _, ev := range evs {
 			if ev.Receipt != nil && ev.Receipt.ID == "future" {
@@ -272,7 +273,7 @@ func TestStaleRevisionGetsResync(t *testing.T) {
 func TestRulesVersionMismatch(t *testing.T) {
 	s := startServer(t)
 	created := s.create("nim", `{}`, "Ann")
-	old := s.dial("old", ClientConfig{Room: created.Room, Token: created.Token, Game: protocol.GamePin{ID: "nim", RulesVersion: "nim/0"}})
+	old := s.dial("old", client.Config{Room: created.Room, Token: created.Token, Game: protocol.GamePin{ID: "nim", RulesVersion: "nim/0"}})
 	old.closedWith(protocol.CloseUpdateRequired)
 	evs := old.snapshotEvents()
 	found := false
@@ -293,16 +294,16 @@ func TestRulesVersionMismatch(t *testing.T) {
 func TestNimSecretsStayHidden(t *testing.T) {
 	s := startServer(t)
 	host, guest, code := nimPair(t, s)
-	spec := s.dial("spectator", ClientConfig{Room: code, Watch: true, Game: nimPin})
+	spec := s.dial("spectator", client.Config{Room: code, Watch: true, Game: nimPin})
 	spec.waitOnline()
-	players := []*nimPlayer{{client: host}, {client: guest}}
-	viewers := []*client{host, guest, spec}
+	players := []*nimPlayer{{tclient: host}, {tclient: guest}}
+	viewers := []*tclient{host, guest, spec}
 	for moves := 0; ; moves++ {
 		if moves > 60 {
 			t.Fatal("the match did not end")
 		}
 		p := players[moves%2]
-		p.waitFor("my turn or the end", func([]Event) bool {
+		p.waitFor("my turn or the end", func([]client.Event) bool {
 			p.follow()
 			return p.ended || (p.have && p.view.Turn == moves%2)
 		})
@@ -317,7 +318,7 @@ func TestNimSecretsStayHidden(t *testing.T) {
 	}
 	res, _ := host.tr.Result()
 	var secrets []int
-	spec.waitFor("the end", func(evs []Event) bool {
+	spec.waitFor("the end", func(evs []client.Event) bool {
 		for _, ev := range evs {
 			if ev.Update != nil && ev.Update.Result != nil {
 				var beats []nim.Event

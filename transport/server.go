@@ -17,12 +17,10 @@ import (
 	"github.com/coder/websocket"
 	"golang.org/x/time/rate"
 
+	"github.com/roomd/roomd/internal/httpjson"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
 )
-
-// SocketPath is where the WebSocket endpoint lives.
-const SocketPath = "/ws"
 
 // Config configures a Server. Every field but Rooms has a working zero value.
 type Config struct {
@@ -59,16 +57,13 @@ type Config struct {
 	// Web serves everything outside /api, /ws and the probes (the browser
 	// client). Nil means 404.
 	Web http.Handler
-	// Extra routes (metrics, admin, leaderboards) added by the caller on the
-	// same mux, by pattern.
+	// Routes are extra routes on the same mux, by pattern: the operator's
+	// (package admin: /admin, /api/admin/..., /debug/pprof, /metrics).
 	Routes map[string]http.Handler
 	// Ready is an extra readiness check (e.g. the store's ping).
 	Ready func(context.Context) error
 	// Metrics records connection measurements. Nil records nothing.
 	Metrics *Metrics
-	// AdminToken enables the operator API (/api/admin/...) and page (/admin)
-	// behind "Authorization: Bearer <AdminToken>". Empty disables them.
-	AdminToken string
 }
 
 func (c *Config) setDefaults() error {
@@ -139,7 +134,7 @@ func (s *Server) heartbeat() time.Duration { return s.cfg.Rooms.Config().Heartbe
 func (s *Server) retryAfter() time.Duration { return s.cfg.Rooms.Config().RetryAfter }
 
 func (s *Server) routes() {
-	s.mux.HandleFunc("GET "+SocketPath, s.serveSocket)
+	s.mux.HandleFunc("GET "+protocol.SocketPath, s.serveSocket)
 	s.mux.HandleFunc("POST /api/rooms", s.createRoom)
 	s.mux.HandleFunc("POST /api/rooms/{code}/join", s.joinRoom)
 	s.mux.HandleFunc("GET /api/rooms/{code}", s.roomInfo)
@@ -150,9 +145,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	s.mux.HandleFunc("GET /readyz", s.ready)
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no API route "+r.Method+" "+r.URL.Path)
+		httpjson.Error(w, http.StatusNotFound, "no API route "+r.Method+" "+r.URL.Path)
 	})
-	s.adminRoutes()
 	for pattern, h := range s.cfg.Routes {
 		s.mux.Handle(pattern, h)
 	}
@@ -164,7 +158,7 @@ func (s *Server) routes() {
 func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	if s.closing.Load() {
 		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, "server restarting")
+		httpjson.Error(w, http.StatusServiceUnavailable, "server restarting")
 		return
 	}
 	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.Origins})

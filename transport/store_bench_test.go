@@ -17,12 +17,13 @@ import (
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/transport/client"
 )
 
 // benchPlayer is one closed-loop client: it sends a flag toggle and waits
 // for both its receipt and its update before the next.
 type benchPlayer struct {
-	tr   *RemoteTransport
+	tr   *client.Remote
 	cmds []json.RawMessage
 	i    int
 }
@@ -36,7 +37,7 @@ func newBenchPlayer(b *testing.B, url string, st store.Store) *benchPlayer {
 	if err != nil || res != 201 {
 		b.Fatalf("create: %d %v", res, err)
 	}
-	tr, err := Dial(ctx, ClientConfig{URL: url, Room: created.Room, Token: created.Token, Game: msPin, EventBuffer: 16})
+	tr, err := client.Dial(ctx, client.Config{URL: url, Room: created.Room, Token: created.Token, Game: msPin, EventBuffer: 16})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -44,16 +45,16 @@ func newBenchPlayer(b *testing.B, url string, st store.Store) *benchPlayer {
 	for i := range 64 {
 		p.cmds = append(p.cmds, json.RawMessage(fmt.Sprintf(`{"type":"flag","r":%d,"c":%d}`, i%16, i/16)))
 	}
-	p.waitFor(b, EventSnapshot)
+	p.waitFor(b, client.EventSnapshot)
 	if _, err := tr.Send(ctx, protocol.Action{Type: protocol.TypeControl, Control: &protocol.Control{Op: protocol.ControlStart}}); err != nil {
 		b.Fatal(err)
 	}
-	p.waitFor(b, EventUpdate)
-	p.waitFor(b, EventReceipt)
+	p.waitFor(b, client.EventUpdate)
+	p.waitFor(b, client.EventReceipt)
 	return p
 }
 
-func (p *benchPlayer) waitFor(b *testing.B, kind EventKind) {
+func (p *benchPlayer) waitFor(b *testing.B, kind client.EventKind) {
 	for ev := range p.tr.Events() {
 		if ev.Kind == kind {
 			return
@@ -78,8 +79,8 @@ func (p *benchPlayer) move(b *testing.B) time.Duration {
 		if ev.Receipt != nil && !ev.Receipt.OK {
 			b.Fatalf("refused: %+v", ev.Receipt.Notice)
 		}
-		gotReceipt = gotReceipt || ev.Kind == EventReceipt
-		gotUpdate = gotUpdate || ev.Kind == EventUpdate
+		gotReceipt = gotReceipt || ev.Kind == client.EventReceipt
+		gotUpdate = gotUpdate || ev.Kind == client.EventUpdate
 	}
 	return time.Since(start)
 }

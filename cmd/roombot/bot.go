@@ -9,8 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/protocol"
-	"github.com/roomd/roomd/transport"
+	"github.com/roomd/roomd/transport/client"
 )
 
 type role int
@@ -83,7 +84,7 @@ type bot struct {
 	room *roomRun
 	name string
 	role role
-	tr   *transport.RemoteTransport
+	tr   *client.Remote
 	rng  *rand.Rand
 	ctx  context.Context
 
@@ -249,9 +250,9 @@ wait:
 }
 
 // waitState polls the transport until it is online (or not), for at most d.
-func waitState(ctx, play context.Context, tr *transport.RemoteTransport, online bool, d time.Duration) bool {
+func waitState(ctx, play context.Context, tr *client.Remote, online bool, d time.Duration) bool {
 	deadline := time.Now().Add(d)
-	for (tr.State() == transport.StateOnline) != online {
+	for (tr.State() == client.StateOnline) != online {
 		if time.Now().After(deadline) || ctx.Err() != nil || play.Err() != nil {
 			return false
 		}
@@ -260,37 +261,37 @@ func waitState(ctx, play context.Context, tr *transport.RemoteTransport, online 
 	return true
 }
 
-func (b *bot) handle(ev transport.Event, now time.Time) {
-	if b.role == roleHost && (ev.Kind == transport.EventUpdate || ev.Kind == transport.EventPresence) {
+func (b *bot) handle(ev client.Event, now time.Time) {
+	if b.role == roleHost && (ev.Kind == client.EventUpdate || ev.Kind == client.EventPresence) {
 		b.room.hostFrames.Add(1)
 	}
 	switch ev.Kind {
-	case transport.EventState:
+	case client.EventState:
 		b.onState(ev, now)
-	case transport.EventWelcome:
+	case client.EventWelcome:
 		if ev.Welcome.Seat != nil {
 			b.seat = *ev.Welcome.Seat
 		}
-	case transport.EventSnapshot:
+	case client.EventSnapshot:
 		b.onSnapshot(ev.Snapshot, ev.Raw, now)
-	case transport.EventUpdate:
+	case client.EventUpdate:
 		b.onUpdate(ev.Update, ev.Raw, now)
-	case transport.EventReceipt:
+	case client.EventReceipt:
 		b.onReceipt(ev.Receipt, now)
-	case transport.EventPresence:
+	case client.EventPresence:
 		if b.role == roleHost {
 			b.room.specSeen.Store(int64(ev.Presence.Spectators))
 		}
-	case transport.EventNotice:
+	case client.EventNotice:
 		b.sc.st.count("notice/"+ev.Notice.Code, 1)
-	case transport.EventBye:
+	case client.EventBye:
 		b.sc.st.count("bye/"+strconv.Itoa(ev.Bye.Code), 1)
 	}
 }
 
-func (b *bot) onState(ev transport.Event, now time.Time) {
+func (b *bot) onState(ev client.Event, now time.Time) {
 	st := b.sc.st
-	if ev.State == transport.StateOnline {
+	if ev.State == client.StateOnline {
 		if b.slowHeld {
 			b.slowArmed = true // the socket redialed for the hold is up
 		}
@@ -324,7 +325,7 @@ func (b *bot) onState(ev transport.Event, now time.Time) {
 			st.count("chaos/slow-closed-other", 1)
 		}
 	}
-	if ev.State == transport.StateClosed && b.ctx.Err() == nil {
+	if ev.State == client.StateClosed && b.ctx.Err() == nil {
 		st.errors.Add(1)
 		st.count("error/closed-"+strconv.Itoa(ev.Close), 1)
 		b.sc.log.Warn("socket closed for good", "bot", b.name, "code", ev.Close)
@@ -623,12 +624,12 @@ func (b *bot) command(c botCmd, now time.Time) {
 // socket is not online (the action was not sent).
 func (b *bot) send(a protocol.Action, kind string) (string, bool) {
 	if a.ID == "" {
-		a.ID = transport.NewActionID()
+		a.ID = ids.Action()
 	}
 	_, err := b.tr.Send(b.ctx, a)
 	switch err {
 	case nil:
-	case transport.ErrOffline, transport.ErrStopped:
+	case client.ErrOffline, client.ErrStopped:
 		b.sc.st.count("skipped/offline", 1)
 		return "", false
 	default:

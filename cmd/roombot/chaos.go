@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/roomd/roomd/transport"
+	"github.com/roomd/roomd/transport/client"
 )
 
 // malformedFrames are frames no client should send: each must get a notice
@@ -57,7 +57,7 @@ func (sc *scenario) chaos(ctx context.Context, duration time.Duration) {
 		if cfg.Drop > 0 {
 			p := cfg.Drop * step.Seconds()
 			for _, b := range bots {
-				if slow[b] || rng.Float64() >= p || b.tr.State() != transport.StateOnline {
+				if slow[b] || rng.Float64() >= p || b.tr.State() != client.StateOnline {
 					continue
 				}
 				b.tr.Drop()
@@ -68,7 +68,7 @@ func (sc *scenario) chaos(ctx context.Context, duration time.Duration) {
 			due := int(float64(cfg.Malformed) * min(1, elapsed.Seconds()/(0.8*duration.Seconds())))
 			for tries := 0; malformed < due && tries < 4*len(bots); tries++ {
 				b := bots[rng.IntN(len(bots))]
-				if b.role == roleSpectator || perSocket[b] >= maxMalformedPerSocket || b.tr.State() != transport.StateOnline {
+				if b.role == roleSpectator || perSocket[b] >= maxMalformedPerSocket || b.tr.State() != client.StateOnline {
 					continue
 				}
 				if err := b.tr.SendRaw(ctx, malformedFrames[rng.IntN(len(malformedFrames))]); err != nil {

@@ -3,8 +3,8 @@ package main
 import (
 	"time"
 
+	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/protocol"
-	"github.com/roomd/roomd/transport"
 )
 
 // A player's part: its moves, in the scenario's loop, and the room's chores
@@ -202,7 +202,7 @@ func (b *bot) tryMove(now time.Time) {
 		}
 	}
 	_, rev := b.tr.Position()
-	a := protocol.Action{Type: protocol.TypeCommand, ID: transport.NewActionID(), Command: cmd, Rev: rev}
+	a := protocol.Action{Type: protocol.TypeCommand, ID: ids.Action(), Command: cmd, Rev: rev}
 	if _, ok := b.send(a, kindCommand); !ok {
 		return
 	}

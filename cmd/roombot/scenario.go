@@ -16,9 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/roomd/roomd/transport/client"
 	"golang.org/x/time/rate"
-
-	"github.com/roomd/roomd/transport"
 )
 
 // scenario is one run: its rooms, bots and measurements.
@@ -208,7 +207,7 @@ func (sc *scenario) join(ctx context.Context, rm *roomRun, r role, i int) (*bot,
 	sc.mu.Unlock()
 	name := fmt.Sprintf("r%d-%s%d", rm.idx, r, i)
 	b := newBot(sc, rm, name, r, sc.cfg.Seed^uint64(rm.idx)<<20^uint64(i)<<4^uint64(r))
-	ccfg := transport.ClientConfig{URL: sc.cfg.URL, Name: name, Game: pin(sc.cfg.Game), HTTPClient: sc.ws,
+	ccfg := client.Config{URL: sc.cfg.URL, Name: name, Game: pin(sc.cfg.Game), HTTPClient: sc.ws,
 		Logger: sc.log.With("bot", name), EventBuffer: 64}
 	switch r {
 	case roleHost:
@@ -241,7 +240,7 @@ func (sc *scenario) join(ctx context.Context, rm *roomRun, r role, i int) (*bot,
 		}
 	}
 	ccfg.Room = rm.code
-	tr, err := transport.NewRemote(ccfg)
+	tr, err := client.NewRemote(ccfg)
 	if err != nil {
 		return nil, err
 	}
@@ -410,7 +409,7 @@ func (sc *scenario) waitPending(bots []*bot, deadline time.Time) {
 	for time.Now().Before(deadline) {
 		pending := 0
 		for _, b := range bots {
-			if b.tr.State() != transport.StateClosed {
+			if b.tr.State() != client.StateClosed {
 				pending += b.tr.Pending()
 			}
 		}
@@ -518,7 +517,7 @@ func (sc *scenario) resignAll(deadline time.Time) {
 // shutdown stops every bot and closes its socket.
 func (sc *scenario) shutdown(stopBots context.CancelFunc) {
 	for _, b := range sc.allBots() {
-		b.onlineAtStop = b.tr.State() == transport.StateOnline
+		b.onlineAtStop = b.tr.State() == client.StateOnline
 	}
 	stopBots()
 	sc.botWG.Wait()

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/roomd/roomd/protocol"
-	"github.com/roomd/roomd/transport"
+	"github.com/roomd/roomd/transport/client"
 )
 
 var (
@@ -159,7 +159,7 @@ var msPin = protocol.GamePin{ID: "minesweeper", RulesVersion: "minesweeper/1"}
 // bot is one seated client with its receipts recorded.
 type bot struct {
 	t    *testing.T
-	tr   *transport.RemoteTransport
+	tr   *client.Remote
 	room string
 
 	mu       sync.Mutex
@@ -177,7 +177,7 @@ func dialBot(t *testing.T, base, room, token string) *bot {
 
 func dialGame(t *testing.T, base, room, token string, pin protocol.GamePin) *bot {
 	t.Helper()
-	tr, err := transport.Dial(context.Background(), transport.ClientConfig{URL: base, Room: room, Token: token, Game: pin,
+	tr, err := client.Dial(context.Background(), client.Config{URL: base, Room: room, Token: token, Game: pin,
 		Backoff: func(int) time.Duration { return 100 * time.Millisecond }})
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +194,7 @@ func dialGame(t *testing.T, base, room, token string, pin protocol.GamePin) *bot
 				b.refused[ev.Receipt.ID] = ev.Receipt.Notice.Code
 			case ev.Snapshot != nil:
 				b.snapshot = ev.Snapshot
-			case ev.Kind == transport.EventState && ev.Close != 0:
+			case ev.Kind == client.EventState && ev.Close != 0:
 				b.closes = append(b.closes, ev.Close)
 			}
 			b.mu.Unlock()

@@ -19,12 +19,12 @@ import (
 	"github.com/lmittmann/tint"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/roomd/roomd/internal/profile"
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store"
 	"github.com/roomd/roomd/transport"
+	"github.com/roomd/roomd/transport/admin"
 	"github.com/roomd/roomd/web"
 )
 
@@ -178,8 +178,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 		}
 	}
 	front, err := transport.NewServer(transport.Config{Rooms: rooms, Logger: log, Origins: origins, Web: web.Handler(),
-		Metrics: transport.NewMetrics(reg), AdminToken: cfg.adminToken,
-		Routes: map[string]http.Handler{"GET /metrics": promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})}})
+		Metrics: transport.NewMetrics(reg),
+		Routes:  admin.Routes(admin.Config{Rooms: rooms, Token: cfg.adminToken, Metrics: reg})})
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,6 @@
-package transport
+// Package local runs a game in this process behind the client.Transport
+// interface.
+package local
 
 import (
 	"context"
@@ -8,11 +10,13 @@ import (
 	"time"
 
 	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/protocol"
+	"github.com/roomd/roomd/transport/client"
 )
 
-// LocalConfig configures a LocalTransport.
-type LocalConfig struct {
+// Config configures a Transport.
+type Config struct {
 	Game   session.Game
 	Config json.RawMessage
 	Seed   int64
@@ -25,11 +29,11 @@ type LocalConfig struct {
 	EventBuffer int
 }
 
-// LocalTransport runs a GameSession in this process behind the Transport
+// LocalTransport runs a GameSession in this process behind the client.Transport
 // interface: offline play, tests, and tools. Its clock is the caller's.
-type LocalTransport struct {
-	cfg    LocalConfig
-	events chan Event
+type Transport struct {
+	cfg    Config
+	events chan client.Event
 
 	mu     sync.Mutex
 	sess   *session.GameSession
@@ -39,7 +43,7 @@ type LocalTransport struct {
 }
 
 // NewLocal returns a local transport; Start begins the session.
-func NewLocal(cfg LocalConfig) *LocalTransport {
+func New(cfg Config) *Transport {
 	if cfg.Seats == 0 {
 		cfg.Seats = 1
 	}
@@ -49,11 +53,11 @@ func NewLocal(cfg LocalConfig) *LocalTransport {
 	if cfg.Clock == nil {
 		cfg.Clock = func() float64 { return float64(time.Now().UnixMilli()) }
 	}
-	return &LocalTransport{cfg: cfg, events: make(chan Event, cfg.EventBuffer)}
+	return &Transport{cfg: cfg, events: make(chan client.Event, cfg.EventBuffer)}
 }
 
-// Start implements Transport: it starts the session and emits a snapshot.
-func (t *LocalTransport) Start(ctx context.Context) error {
+// Start implements client.Transport: it starts the session and emits a snapshot.
+func (t *Transport) Start(ctx context.Context) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.sess != nil {
@@ -65,11 +69,11 @@ func (t *LocalTransport) Start(ctx context.Context) error {
 	}
 	t.sess = sess
 	seat := t.cfg.Seat
-	return t.emit(ctx, Event{Kind: EventSnapshot, Snapshot: &protocol.Snapshot{Type: protocol.TypeSnapshot, Epoch: "local",
+	return t.emit(ctx, client.Event{Kind: client.EventSnapshot, Snapshot: &protocol.Snapshot{Type: protocol.TypeSnapshot, Epoch: "local",
 		Rev: t.rev, Seat: &seat, View: sess.Match().View(seat), Room: t.room()}})
 }
 
-func (t *LocalTransport) room() protocol.Room {
+func (t *Transport) room() protocol.Room {
 	info := t.cfg.Game.Info()
 	phase := protocol.PhaseRunning
 	if st := t.sess.Status(); st.Over {
@@ -80,22 +84,22 @@ func (t *LocalTransport) room() protocol.Room {
 		Clocks: protocol.Clocks{Now: int64(t.cfg.Clock()), ElapsedMs: t.sess.Elapsed(), Running: phase == protocol.PhaseRunning}}
 }
 
-// Send implements Transport. Only commands mean something locally; other
+// Send implements client.Transport. Only commands mean something locally; other
 // actions are answered with a receipt and change nothing.
-func (t *LocalTransport) Send(ctx context.Context, a protocol.Action) (string, error) {
+func (t *Transport) Send(ctx context.Context, a protocol.Action) (string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
-		return "", ErrStopped
+		return "", client.ErrStopped
 	}
 	if t.sess == nil {
 		return "", errors.New("transport: not started")
 	}
 	if a.ID == "" {
-		a.ID = NewActionID()
+		a.ID = ids.Action()
 	}
 	if a.Type != protocol.TypeCommand {
-		return a.ID, t.emit(ctx, Event{Kind: EventReceipt, Receipt: &protocol.Receipt{Type: protocol.TypeReceipt, ID: a.ID, OK: true, Rev: t.rev}})
+		return a.ID, t.emit(ctx, client.Event{Kind: client.EventReceipt, Receipt: &protocol.Receipt{Type: protocol.TypeReceipt, ID: a.ID, OK: true, Rev: t.rev}})
 	}
 	step, err := t.sess.Apply(t.cfg.Seat, a.Command)
 	if err != nil {
@@ -104,7 +108,7 @@ func (t *LocalTransport) Send(ctx context.Context, a protocol.Action) (string, e
 		if errors.As(err, &rej) {
 			notice = &protocol.Notice{Code: rej.Code, Message: rej.Reason}
 		}
-		return a.ID, t.emit(ctx, Event{Kind: EventReceipt, Receipt: &protocol.Receipt{Type: protocol.TypeReceipt, ID: a.ID, Notice: notice}})
+		return a.ID, t.emit(ctx, client.Event{Kind: client.EventReceipt, Receipt: &protocol.Receipt{Type: protocol.TypeReceipt, ID: a.ID, Notice: notice}})
 	}
 	t.rev++
 	seat := t.cfg.Seat
@@ -116,13 +120,13 @@ func (t *LocalTransport) Send(ctx context.Context, a protocol.Action) (string, e
 		room := t.room()
 		u.Room = &room
 	}
-	if err := t.emit(ctx, Event{Kind: EventReceipt, Receipt: &protocol.Receipt{Type: protocol.TypeReceipt, ID: a.ID, OK: true, Rev: t.rev}}); err != nil {
+	if err := t.emit(ctx, client.Event{Kind: client.EventReceipt, Receipt: &protocol.Receipt{Type: protocol.TypeReceipt, ID: a.ID, OK: true, Rev: t.rev}}); err != nil {
 		return a.ID, err
 	}
-	return a.ID, t.emit(ctx, Event{Kind: EventUpdate, Update: u})
+	return a.ID, t.emit(ctx, client.Event{Kind: client.EventUpdate, Update: u})
 }
 
-func (t *LocalTransport) emit(ctx context.Context, ev Event) error {
+func (t *Transport) emit(ctx context.Context, ev client.Event) error {
 	select {
 	case t.events <- ev:
 		return nil
@@ -131,11 +135,11 @@ func (t *LocalTransport) emit(ctx context.Context, ev Event) error {
 	}
 }
 
-// Events implements Transport.
-func (t *LocalTransport) Events() <-chan Event { return t.events }
+// Events implements client.Transport.
+func (t *Transport) Events() <-chan client.Event { return t.events }
 
-// Result implements Transport.
-func (t *LocalTransport) Result() (protocol.Result, bool) {
+// Result implements client.Transport.
+func (t *Transport) Result() (protocol.Result, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.result == nil {
@@ -144,8 +148,8 @@ func (t *LocalTransport) Result() (protocol.Result, bool) {
 	return *t.result, true
 }
 
-// Close implements Transport.
-func (t *LocalTransport) Close() error {
+// Close implements client.Transport.
+func (t *Transport) Close() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.closed {

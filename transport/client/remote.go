@@ -1,4 +1,4 @@
-package transport
+package client
 
 import (
 	"context"
@@ -15,11 +15,12 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/protocol"
 )
 
-// ClientConfig configures a RemoteTransport.
-type ClientConfig struct {
+// Config configures a Remote.
+type Config struct {
 	// URL is the server's base URL, e.g. http://127.0.0.1:8080.
 	URL string
 	// Room is the room code.
@@ -71,16 +72,16 @@ func SocketURL(base string) (string, error) {
 	default:
 		return "", fmt.Errorf("transport: URL scheme %q is not http(s) or ws(s)", u.Scheme)
 	}
-	u.Path = strings.TrimSuffix(u.Path, "/") + SocketPath
+	u.Path = strings.TrimSuffix(u.Path, "/") + protocol.SocketPath
 	return u.String(), nil
 }
 
-// RemoteTransport plays in a room on a server. It reconnects with backoff
+// Remote plays in a room on a server. It reconnects with backoff
 // (or after the server's retryAfterMs), rejoins with its token, resends
 // actions that have no receipt with their original ids, asks for a resync
 // on a gap, and stops for good on 4001, 4002, 4003 and 4004.
-type RemoteTransport struct {
-	cfg    ClientConfig
+type Remote struct {
+	cfg    Config
 	wsURL  string
 	events chan Event
 	ctx    context.Context
@@ -106,7 +107,7 @@ type RemoteTransport struct {
 }
 
 // NewRemote returns a transport for cfg; Start connects it.
-func NewRemote(cfg ClientConfig) (*RemoteTransport, error) {
+func NewRemote(cfg Config) (*Remote, error) {
 	wsURL, err := SocketURL(cfg.URL)
 	if err != nil {
 		return nil, err
@@ -127,12 +128,12 @@ func NewRemote(cfg ClientConfig) (*RemoteTransport, error) {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &RemoteTransport{cfg: cfg, wsURL: wsURL, events: make(chan Event, cfg.EventBuffer), ctx: ctx, cancel: cancel,
+	return &Remote{cfg: cfg, wsURL: wsURL, events: make(chan Event, cfg.EventBuffer), ctx: ctx, cancel: cancel,
 		done: make(chan struct{}), take: make(chan struct{}, 1), token: cfg.Token, state: StateConnecting}, nil
 }
 
-// Dial creates a RemoteTransport and starts it.
-func Dial(ctx context.Context, cfg ClientConfig) (*RemoteTransport, error) {
+// Dial creates a Remote and starts it.
+func Dial(ctx context.Context, cfg Config) (*Remote, error) {
 	t, err := NewRemote(cfg)
 	if err != nil {
 		return nil, err
@@ -142,7 +143,7 @@ func Dial(ctx context.Context, cfg ClientConfig) (*RemoteTransport, error) {
 
 // Start begins connecting in the background. It returns at once; watch
 // Events for the state going online.
-func (t *RemoteTransport) Start(ctx context.Context) error {
+func (t *Remote) Start(ctx context.Context) error {
 	started := false
 	t.startedOnce.Do(func() {
 		started = true
@@ -155,24 +156,24 @@ func (t *RemoteTransport) Start(ctx context.Context) error {
 }
 
 // Events implements Transport.
-func (t *RemoteTransport) Events() <-chan Event { return t.events }
+func (t *Remote) Events() <-chan Event { return t.events }
 
 // State returns the connection state.
-func (t *RemoteTransport) State() ConnState {
+func (t *Remote) State() ConnState {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.state
 }
 
 // Position returns the epoch and revision the client has seen.
-func (t *RemoteTransport) Position() (string, uint64) {
+func (t *Remote) Position() (string, uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.epoch, t.rev
 }
 
 // Seat returns the client's seat, or -1 for a spectator or before a welcome.
-func (t *RemoteTransport) Seat() int {
+func (t *Remote) Seat() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.seat == nil {
@@ -182,28 +183,28 @@ func (t *RemoteTransport) Seat() int {
 }
 
 // Token returns the seat token, once known.
-func (t *RemoteTransport) Token() string {
+func (t *Remote) Token() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.token
 }
 
 // Pending returns how many sent actions still wait for a receipt.
-func (t *RemoteTransport) Pending() int {
+func (t *Remote) Pending() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.pending)
 }
 
 // LastClose returns the code of the last close, or 0.
-func (t *RemoteTransport) LastClose() int {
+func (t *Remote) LastClose() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.lastClose
 }
 
 // Result implements Transport.
-func (t *RemoteTransport) Result() (protocol.Result, bool) {
+func (t *Remote) Result() (protocol.Result, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.result == nil {
@@ -216,7 +217,7 @@ func (t *RemoteTransport) Result() (protocol.Result, bool) {
 // returned an id, the action gets a receipt: if the socket breaks under the
 // write, the action stays pending and is resent after the reconnect. A zero
 // a.Rev is filled with the newest revision the transport has received.
-func (t *RemoteTransport) Send(ctx context.Context, a protocol.Action) (string, error) {
+func (t *Remote) Send(ctx context.Context, a protocol.Action) (string, error) {
 	t.mu.Lock()
 	if t.state == StateClosed {
 		t.mu.Unlock()
@@ -227,7 +228,7 @@ func (t *RemoteTransport) Send(ctx context.Context, a protocol.Action) (string, 
 		return "", ErrOffline
 	}
 	if a.ID == "" {
-		a.ID = NewActionID()
+		a.ID = ids.Action()
 	}
 	if a.Rev == 0 {
 		a.Rev = t.rev // the newest revision this transport has; a caller may pass the one it read
@@ -245,7 +246,7 @@ func (t *RemoteTransport) Send(ctx context.Context, a protocol.Action) (string, 
 
 // SendRaw writes a frame as is, bypassing the protocol (for tests and chaos
 // options that send malformed frames).
-func (t *RemoteTransport) SendRaw(ctx context.Context, frame []byte) error {
+func (t *Remote) SendRaw(ctx context.Context, frame []byte) error {
 	t.mu.Lock()
 	ws := t.ws
 	t.mu.Unlock()
@@ -259,7 +260,7 @@ func (t *RemoteTransport) SendRaw(ctx context.Context, frame []byte) error {
 
 // Resend writes an already-sent action again with its original id (the
 // chaos option that checks dedup).
-func (t *RemoteTransport) Resend(ctx context.Context, a protocol.Action) error {
+func (t *Remote) Resend(ctx context.Context, a protocol.Action) error {
 	t.mu.Lock()
 	ws := t.ws
 	t.mu.Unlock()
@@ -270,14 +271,14 @@ func (t *RemoteTransport) Resend(ctx context.Context, a protocol.Action) error {
 }
 
 // Ping sends an application ping; the pong arrives as an event.
-func (t *RemoteTransport) Ping(ctx context.Context, at float64) error {
+func (t *Remote) Ping(ctx context.Context, at float64) error {
 	frame, _ := protocol.Encode(protocol.Ping{Type: protocol.TypePing, T: at})
 	return t.SendRaw(ctx, frame)
 }
 
 // Drop cuts the socket without a close handshake, as a network failure
 // would; the transport reconnects by itself.
-func (t *RemoteTransport) Drop() {
+func (t *Remote) Drop() {
 	t.mu.Lock()
 	ws := t.ws
 	t.mu.Unlock()
@@ -288,7 +289,7 @@ func (t *RemoteTransport) Drop() {
 
 // TakeBack reopens a transport that a newer tab replaced (4001) and sends a
 // reconnect action once it is back.
-func (t *RemoteTransport) TakeBack() {
+func (t *Remote) TakeBack() {
 	select {
 	case t.take <- struct{}{}:
 	default:
@@ -296,7 +297,7 @@ func (t *RemoteTransport) TakeBack() {
 }
 
 // Close implements Transport.
-func (t *RemoteTransport) Close() error {
+func (t *Remote) Close() error {
 	t.cancel()
 	t.mu.Lock()
 	ws := t.ws
@@ -309,9 +310,9 @@ func (t *RemoteTransport) Close() error {
 }
 
 // Done is closed when the transport has stopped.
-func (t *RemoteTransport) Done() <-chan struct{} { return t.done }
+func (t *Remote) Done() <-chan struct{} { return t.done }
 
-func (t *RemoteTransport) write(ctx context.Context, ws *websocket.Conn, v any) error {
+func (t *Remote) write(ctx context.Context, ws *websocket.Conn, v any) error {
 	frame, err := protocol.Encode(v)
 	if err != nil {
 		return err
@@ -321,7 +322,7 @@ func (t *RemoteTransport) write(ctx context.Context, ws *websocket.Conn, v any) 
 	return ws.Write(wctx, websocket.MessageText, frame)
 }
 
-func (t *RemoteTransport) emit(ev Event) bool {
+func (t *Remote) emit(ev Event) bool {
 	select {
 	case t.events <- ev:
 		return true
@@ -330,7 +331,7 @@ func (t *RemoteTransport) emit(ev Event) bool {
 	}
 }
 
-func (t *RemoteTransport) setState(s ConnState, code int) {
+func (t *Remote) setState(s ConnState, code int) {
 	t.mu.Lock()
 	changed := t.state != s
 	t.state = s
@@ -343,7 +344,7 @@ func (t *RemoteTransport) setState(s ConnState, code int) {
 	}
 }
 
-func (t *RemoteTransport) run() {
+func (t *Remote) run() {
 	defer close(t.done)
 	defer close(t.events)
 	attempt := 0
@@ -393,7 +394,7 @@ func (t *RemoteTransport) run() {
 
 // connect runs one connection: dial, hello, read until it ends. It returns
 // the close code and whether the connection got as far as a snapshot.
-func (t *RemoteTransport) connect() (code int, online bool, err error) {
+func (t *Remote) connect() (code int, online bool, err error) {
 	dctx, cancel := context.WithTimeout(t.ctx, t.cfg.DialTimeout)
 	ws, _, err := websocket.Dial(dctx, t.wsURL, &websocket.DialOptions{HTTPClient: t.cfg.HTTPClient})
 	cancel()
@@ -448,7 +449,7 @@ func (t *RemoteTransport) connect() (code int, online bool, err error) {
 }
 
 // handle applies one server message to the client's position and emits it.
-func (t *RemoteTransport) handle(ws *websocket.Conn, msg protocol.ServerMessage, raw []byte) bool {
+func (t *Remote) handle(ws *websocket.Conn, msg protocol.ServerMessage, raw []byte) bool {
 	ev := Event{Raw: raw}
 	var resend []protocol.Action
 	var resync, takeBack bool
@@ -487,7 +488,7 @@ func (t *RemoteTransport) handle(ws *websocket.Conn, msg protocol.ServerMessage,
 			t.mu.Unlock()
 			if resync {
 				t.cfg.Logger.Debug("gap; resyncing", "have", t.rev, "from", u.From)
-				_ = t.write(t.ctx, ws, protocol.Action{Type: protocol.TypeResync, ID: NewActionID(), Rev: u.From})
+				_ = t.write(t.ctx, ws, protocol.Action{Type: protocol.TypeResync, ID: ids.Action(), Rev: u.From})
 			}
 			return true
 		}
@@ -539,7 +540,7 @@ func (t *RemoteTransport) handle(ws *websocket.Conn, msg protocol.ServerMessage,
 	}
 	if takeBack {
 		t.mu.Lock()
-		a := protocol.Action{Type: protocol.TypeReconnect, ID: NewActionID(), Rev: t.rev}
+		a := protocol.Action{Type: protocol.TypeReconnect, ID: ids.Action(), Rev: t.rev}
 		t.pending = append(t.pending, a)
 		t.mu.Unlock()
 		_ = t.write(t.ctx, ws, a)

@@ -1,21 +1,19 @@
-package transport
+package client
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 
 	"github.com/roomd/roomd/protocol"
 )
 
 // Transport is what a game client talks to, whether the game runs in this
-// process (LocalTransport) or in a room on a server (RemoteTransport), as in
+// process (LocalTransport) or in a room on a server (Remote), as in
 // the core design's Transport: start, send, events, result. Every method is
 // asynchronous in spirit: Send returns once the action is on its way; its
 // receipt and effects arrive as events.
 type Transport interface {
-	// Start begins: a LocalTransport starts its session, a RemoteTransport
+	// Start begins: a LocalTransport starts its session, a Remote
 	// connects (and keeps reconnecting until Close or a terminal close).
 	Start(ctx context.Context) error
 	// Send sends one action, filling in a fresh action id and the revision
@@ -79,16 +77,9 @@ type Event struct {
 	Resync bool
 }
 
-// ErrOffline is returned by Send while a RemoteTransport is not connected:
+// ErrOffline is returned by Send while a Remote is not connected:
 // the action was not sent (the browser client shows an offline notice).
 var ErrOffline = errors.New("transport: offline; the action was not sent")
 
 // ErrStopped is returned after the transport stopped for good.
 var ErrStopped = errors.New("transport: stopped")
-
-// NewActionID returns a fresh random action id.
-func NewActionID() string {
-	var b [12]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
