@@ -23,11 +23,35 @@ type Transport interface {
 	// connection-state changes, in order. It is closed when the transport
 	// stops for good.
 	Events() <-chan Event
+	// State is the connection state.
+	State() ConnState
+	// Position returns the epoch and revision of the room the client has
+	// seen (the last snapshot or update applied).
+	Position() (epoch string, rev uint64)
+	// Seat returns the client's seat, or -1 for a spectator or before a
+	// welcome.
+	Seat() int
+	// Pending returns how many sent actions still wait for a receipt.
+	Pending() int
 	// Result returns the last finished match's result, if any.
 	Result() (protocol.Result, bool)
 	// Close stops the transport and releases its goroutines.
 	Close() error
 }
+
+// Chaos is what a Remote offers beyond Transport for testing a server's
+// guarantees: cutting the socket, resending an action as is, and writing
+// frames that bypass the protocol.
+type Chaos interface {
+	Drop()
+	Resend(ctx context.Context, a protocol.Action) error
+	SendRaw(ctx context.Context, frame []byte) error
+}
+
+var (
+	_ Transport = (*Remote)(nil)
+	_ Chaos     = (*Remote)(nil)
+)
 
 // ConnState is a client's connection state.
 type ConnState string

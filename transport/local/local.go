@@ -135,6 +135,33 @@ func (t *Transport) emit(ctx context.Context, ev client.Event) error {
 	}
 }
 
+// State implements client.Transport: a started local transport is online
+// until closed.
+func (t *Transport) State() client.ConnState {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case t.closed:
+		return client.StateClosed
+	case t.sess == nil:
+		return client.StateConnecting
+	}
+	return client.StateOnline
+}
+
+// Position implements client.Transport.
+func (t *Transport) Position() (string, uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return "local", t.rev
+}
+
+// Seat implements client.Transport.
+func (t *Transport) Seat() int { return t.cfg.Seat }
+
+// Pending implements client.Transport: a local action is answered at once.
+func (t *Transport) Pending() int { return 0 }
+
 // Events implements client.Transport.
 func (t *Transport) Events() <-chan client.Event { return t.events }
 
@@ -158,3 +185,4 @@ func (t *Transport) Close() error {
 	}
 	return nil
 }
+var _ client.Transport = (*Transport)(nil)
