@@ -222,7 +222,7 @@ const (
 // Room is a room's public information, the same for every recipient.
 type Room struct {
 	Code  string `json:"code"`
-	Phase string `json:"phase" jsonschema:"enum=lobby,enum=running,enum=ended"`
+	Phase string `json:"phase" jsonschema:"enum=lobby,enum=running,enum=ended,enum=closed"`
 	// Host is the host's seat, or null when the host has no seat any more.
 	Host     *int            `json:"host" jsonschema:"oneof_type=integer;null"`
 	Seats    []SeatInfo      `json:"seats"`

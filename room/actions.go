@@ -20,7 +20,7 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 	}
 	info := st.game.Info()
 	if (h.Game.ID != "" && h.Game.ID != info.ID) || (h.Game.RulesVersion != "" && h.Game.RulesVersion != info.RulesVersion) {
-		r.queue(out{to: c, frame: notice(protocol.CodeUpdateRequired,
+		r.send(out{to: c, frame: notice(protocol.CodeUpdateRequired,
 			fmt.Sprintf("this room runs %s rules %s, the client has %s %s; reload to update", info.ID, info.RulesVersion, h.Game.ID, h.Game.RulesVersion)),
 			close: protocol.CloseUpdateRequired, reason: "update required"})
 		return
@@ -34,7 +34,7 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 		seen := *h.Rev
 		if err := r.accept(&entry{Kind: kindEpoch, Epoch: ids.New()}, pending{}); err == nil {
 			r.log.Warn("client saw a newer revision than the store has; new epoch", "client_rev", seen, "room_rev", st.Rev)
-			r.queue(out{to: c, frame: notice(protocol.CodeEpochChanged,
+			r.send(out{to: c, frame: notice(protocol.CodeEpochChanged,
 				fmt.Sprintf("the room came back at revision %d, before the %d you saw; showing it as it is now", r.st.Rev, seen)), durable: true})
 		}
 	}
@@ -42,7 +42,7 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 	case h.Token != "":
 		p := st.byToken(h.Token)
 		if p == nil {
-			r.queue(out{to: c, frame: notice(protocol.CodeBadToken, "this seat token is not one of this room's seats (it may have been removed)"),
+			r.send(out{to: c, frame: notice(protocol.CodeBadToken, "this seat token is not one of this room's seats (it may have been removed)"),
 				close: protocol.CloseLeft, reason: "bad token"})
 			return
 		}
@@ -54,8 +54,9 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 		}
 		r.members[c] = &member{c: c, player: p.ID}
 		r.m.cfg.Metrics.observeReconnect()
-		r.queue(out{to: c, welcome: r.welcome(c, st.seatOf(p.ID), ""), snapshot: true})
-	case !h.Watch && st.Phase == protocol.PhaseLobby && len(st.Players) < st.setup.Mode.MaxSeats:
+		r.sendWelcome(c, st.seatOf(p.ID), "")
+		r.sendSnapshot(c)
+	case !h.Watch && st.Phase == phaseLobby && len(st.Players) < st.setup.Mode.MaxSeats:
 		token := ids.Token()
 		p := &player{ID: ids.New(), Name: cleanName(h.Name), TokenHash: ids.HashToken(token)}
 		// The member joins after its join is applied: its first messages are
@@ -63,39 +64,36 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 		err := r.accept(&entry{Kind: kindJoin, By: p.ID, Players: []*player{p}}, pending{c: c, join: true})
 		if err != nil {
 			r.members[c] = &member{c: c}
-			r.queue(out{to: c, welcome: r.welcome(c, -1, ""), snapshot: true, frame: noticeFrom(err)})
+			r.sendWelcome(c, -1, "")
+			r.sendSnapshot(c)
+			r.send(out{to: c, frame: noticeFrom(err)})
 			return
 		}
 		r.members[c] = &member{c: c, player: p.ID}
-		o := out{to: c, welcome: r.welcome(c, r.st.seatOf(p.ID), token), snapshot: true, durable: true}
+		r.sendWelcome(c, r.st.seatOf(p.ID), token)
+		r.sendSnapshot(c)
 		if asked, ok := r.lastNameReplaced(p.ID); ok {
-			o.frame = notice(protocol.CodeNameReplaced, fmt.Sprintf("%q is taken in this room; you are %q", asked, r.st.player(p.ID).Name))
+			r.send(out{to: c, frame: notice(protocol.CodeNameReplaced, fmt.Sprintf("%q is taken in this room; you are %q", asked, r.st.player(p.ID).Name)), durable: true})
 		}
-		r.queue(o)
 	default:
 		r.members[c] = &member{c: c}
-		o := out{to: c, welcome: r.welcome(c, -1, ""), snapshot: true}
+		r.sendWelcome(c, -1, "")
+		r.sendSnapshot(c)
 		if !h.Watch {
 			why := "the match has started"
-			if st.Phase == protocol.PhaseLobby {
+			if st.Phase == phaseLobby {
 				why = "every seat is taken"
 			}
-			o.frame = notice(protocol.CodeRoomFull, why+"; you are watching")
+			r.send(out{to: c, frame: notice(protocol.CodeRoomFull, why+"; you are watching")})
 		}
-		r.queue(o)
 	}
-}
-
-func (r *Room) welcome(c Client, seat int, token string) *protocol.Welcome {
-	return &protocol.Welcome{Type: protocol.TypeWelcome, Conn: c.ID(), Seat: seatPtr(seat), Token: token,
-		HeartbeatMs: int(r.m.cfg.Heartbeat / time.Millisecond)}
 }
 
 // lastNameReplaced returns (and forgets) the name a join asked for, when
 // the room gave the player another.
 func (r *Room) lastNameReplaced(id string) (string, bool) {
-	asked, ok := r.replaced[id]
-	delete(r.replaced, id)
+	asked, ok := r.b.replaced[id]
+	delete(r.b.replaced, id)
 	return asked, ok
 }
 
@@ -114,8 +112,8 @@ func (r *Room) httpJoin(name string, reply chan JoinResult) {
 		reply <- JoinResult{Err: err}
 		return
 	}
-	delete(r.replaced, p.ID)
-	r.joins = append(r.joins, joinReply{reply: reply, res: JoinResult{Room: r.code, Token: token, Seat: r.st.seatOf(p.ID)}})
+	delete(r.b.replaced, p.ID)
+	r.b.joins = append(r.b.joins, joinReply{reply: reply, res: JoinResult{Room: r.code, Token: token, Seat: r.st.seatOf(p.ID)}})
 }
 
 func cleanName(name string) string {
@@ -146,11 +144,7 @@ func (r *Room) action(mem *member, a *protocol.Action, at time.Time) {
 	if mem.player != "" {
 		if d := r.st.Dedup[mem.player]; d != nil {
 			if prev, ok := d.find(a.ID); ok {
-				rc := protocol.Receipt{Type: protocol.TypeReceipt, ID: a.ID, OK: prev.Code == "", Rev: prev.Rev}
-				if prev.Code != "" {
-					rc.Notice = &protocol.Notice{Code: prev.Code, Message: prev.Msg}
-				}
-				r.queue(out{to: c, frame: encodeMsg(rc)})
+				r.send(out{to: c, frame: receiptAgain(a.ID, prev)})
 				return
 			}
 		}
@@ -163,7 +157,8 @@ func (r *Room) action(mem *member, a *protocol.Action, at time.Time) {
 	switch a.Type {
 	case protocol.TypeResync:
 		r.m.cfg.Metrics.observeResync()
-		r.queue(out{to: c, frame: receiptOK(a.ID, r.st.Rev), snapshot: true})
+		r.sendSnapshot(c)
+		r.send(out{to: c, frame: receiptOK(a.ID, r.st.Rev)})
 		return
 	case protocol.TypeReconnect:
 		// The hello that opened this connection already moved the seat here;
@@ -172,14 +167,14 @@ func (r *Room) action(mem *member, a *protocol.Action, at time.Time) {
 			err = refuse(protocol.CodeWrongSeat, "a spectator has no seat to take back")
 			break
 		}
-		r.queue(out{to: c, frame: receiptOK(a.ID, r.st.Rev)})
+		r.send(out{to: c, frame: receiptOK(a.ID, r.st.Rev)})
 		return
 	case protocol.TypeCommand:
 		if mem.player == "" {
 			err = refuse(protocol.CodeWrongSeat, "spectators cannot play")
 			break
 		}
-		if r.st.Phase == protocol.PhaseRunning && a.Rev < r.st.MatchRev {
+		if r.st.Phase == phaseRunning && a.Rev < r.st.MatchRev {
 			r.stale(mem, a, fmt.Sprintf("revision %d is from before this match started at %d", a.Rev, r.st.MatchRev))
 			return
 		}
@@ -188,13 +183,13 @@ func (r *Room) action(mem *member, a *protocol.Action, at time.Time) {
 		err = r.accept(&entry{Kind: kindResign, By: mem.player, Aid: a.ID}, pending{c: c})
 	case protocol.TypeLeave:
 		if mem.player == "" {
-			r.queue(out{to: c, frame: receiptOK(a.ID, r.st.Rev), close: protocol.CloseLeft, reason: "left"})
+			r.send(out{to: c, frame: receiptOK(a.ID, r.st.Rev), close: protocol.CloseLeft, reason: "left"})
 			delete(r.members, c)
 			r.presence = true
 			return
 		}
 		if err = r.accept(&entry{Kind: kindLeave, By: mem.player, Aid: a.ID}, pending{c: c}); err == nil {
-			r.queue(out{to: c, close: protocol.CloseLeft, reason: "left", durable: true, forget: true})
+			r.send(out{to: c, close: protocol.CloseLeft, reason: "left", durable: true, forget: true})
 		}
 	case protocol.TypeControl:
 		err = r.control(mem, a)
@@ -242,9 +237,9 @@ func (r *Room) control(mem *member, a *protocol.Action) error {
 			r.stale(mem, a, "the seats or settings changed since this was sent")
 			return nil
 		}
-		e.Kind, e.Seed = kindStart, newSeed()
+		e.Kind, e.Seed = kindStart, r.m.cfg.Seeds()
 	case protocol.ControlRematch:
-		e.Kind, e.Seed = kindRematch, newSeed()
+		e.Kind, e.Seed = kindRematch, r.m.cfg.Seeds()
 	default:
 		return refuse(protocol.CodeInvalidControl, fmt.Sprintf("unknown control %q", ctl.Op))
 	}
@@ -261,7 +256,7 @@ func (r *Room) control(mem *member, a *protocol.Action) error {
 		return err
 	}
 	for _, oc := range removed {
-		r.queue(out{to: oc, frame: notice(protocol.CodeSeatRemoved, "the host removed your seat"), close: protocol.CloseLeft, reason: "seat removed", durable: true, forget: true})
+		r.send(out{to: oc, frame: notice(protocol.CodeSeatRemoved, "the host removed your seat"), close: protocol.CloseLeft, reason: "seat removed", durable: true, forget: true})
 	}
 	return nil
 }
@@ -274,8 +269,8 @@ func (r *Room) stale(mem *member, a *protocol.Action, why string) {
 	if mem.player != "" {
 		r.st.window(mem.player).add(dedupEntry{H: actionHash(a.ID), Code: protocol.CodeStale, Msg: msg})
 	}
-	rc := protocol.Receipt{Type: protocol.TypeReceipt, ID: a.ID, Notice: &protocol.Notice{Code: protocol.CodeStale, Message: msg}}
-	r.queue(out{to: mem.c, frame: encodeMsg(rc), snapshot: true})
+	r.sendSnapshot(mem.c)
+	r.send(out{to: mem.c, frame: receiptRefused(a.ID, &protocol.Notice{Code: protocol.CodeStale, Message: msg})})
 }
 
 // refused answers a refused action and remembers the refusal, so a resend
@@ -289,31 +284,5 @@ func (r *Room) refused(mem *member, id string, err error) {
 	if mem.player != "" {
 		r.st.window(mem.player).add(dedupEntry{H: actionHash(id), Code: rf.code, Msg: rf.msg})
 	}
-	r.queue(out{to: mem.c, frame: encodeReceipt(&protocol.Receipt{Type: protocol.TypeReceipt, ID: id, Notice: rf.notice()})})
-}
-
-func receiptOK(id string, rev uint64) []byte {
-	return encodeReceipt(&protocol.Receipt{Type: protocol.TypeReceipt, ID: id, OK: true, Rev: rev})
-}
-
-func notice(code, msg string) []byte {
-	return encodeMsg(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: code, Message: msg})
-}
-
-func noticeFrom(err error) []byte {
-	var rf *refusal
-	if errors.As(err, &rf) {
-		return notice(rf.code, rf.msg)
-	}
-	return notice(protocol.CodeInvalidMessage, err.Error())
-}
-
-func (s *state) byToken(token string) *player {
-	var found *player
-	for _, p := range s.Players {
-		if ids.TokenMatches(token, p.TokenHash) && found == nil {
-			found = p
-		}
-	}
-	return found
+	r.send(out{to: mem.c, frame: receiptRefused(id, rf.notice())})
 }

@@ -14,8 +14,8 @@ import (
 type Config struct {
 	// Games are the games rooms can run. Required.
 	Games *session.Registry
-	// Store persists rooms. Nil means an in-memory store (nothing survives
-	// the process).
+	// Store persists rooms. Required (package memstore has one that keeps
+	// nothing past the process).
 	Store store.Store
 	// Leaderboards records finished results. Nil means none are recorded.
 	Leaderboards store.Leaderboards
@@ -23,6 +23,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the host clock. Nil means time.Now.
 	Now func() time.Time
+	// Seeds makes each match's seed. Nil means a random reference seed
+	// (session.IntSeed of a number in [0, 2^31-1), from crypto/rand).
+	Seeds func() session.Seed
 	// IdleTimeout closes a room after no accepted change and no connection
 	// change for this long. Zero means 30 minutes.
 	IdleTimeout time.Duration
@@ -57,7 +60,10 @@ func (c *Config) setDefaults() error {
 		return errors.New("room: Config.Games is required")
 	}
 	if c.Store == nil {
-		c.Store = store.NewMemory()
+		return errors.New("room: Config.Store is required")
+	}
+	if c.Seeds == nil {
+		c.Seeds = newSeed
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

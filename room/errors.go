@@ -1,6 +1,3 @@
-// Package room runs rooms: one actor goroutine per room owns its session and
-// all room state; connections, timers and HTTP calls reach it only through
-// its mailbox. A Manager finds, creates, restores and shuts down rooms.
 package room
 
 import (
@@ -22,7 +19,8 @@ var (
 	ErrStorage      = errors.New("room: storage unavailable")
 )
 
-// refusal is a client-facing refusal of an action: a notice code and words.
+// refusal is a client-facing refusal of an action: a notice code (from
+// protocol) and words.
 type refusal struct {
 	code, msg string
 }
@@ -30,6 +28,12 @@ type refusal struct {
 func (r *refusal) Error() string { return r.code + ": " + r.msg }
 
 func refuse(code, msg string) *refusal { return &refusal{code: code, msg: msg} }
+
+func asRefusal(err error) (*refusal, bool) {
+	var rf *refusal
+	ok := errors.As(err, &rf)
+	return rf, ok
+}
 
 func (r *refusal) notice() *protocol.Notice {
 	return &protocol.Notice{Code: r.code, Message: r.msg}

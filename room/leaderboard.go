@@ -2,6 +2,7 @@ package room
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -12,15 +13,35 @@ import (
 
 // finished is a match result on its way to the leaderboard.
 type finished struct {
-	game, board string
-	score       store.Score
+	board store.Board
+	score store.Score
 }
 
-// finish notes a won match of a game with a leaderboard, to be recorded
-// once the batch is stored. The time is the host's.
+// boardOf names the leaderboard of game's board (a level) of kind, in the
+// direction the game ranks; ok is false when the game keeps none.
+func boardOf(g session.Game, board, kind string) (store.Board, bool) {
+	info := g.Info()
+	if info.Ranking == nil || board == "" {
+		return store.Board{}, false
+	}
+	return store.Board{Game: info.ID, Board: board, Kind: kind, Higher: info.Ranking.Higher}, true
+}
+
+// rankedValue is what a finished match ranks by: its time or its score.
+func rankedValue(r *session.Ranking, timeMs, score float64) float64 {
+	if r.By == session.RankScore {
+		return score
+	}
+	return timeMs
+}
+
+// finish notes a ranked result of a game with a leaderboard, to be recorded
+// once the batch is stored. The time is the host's; what is ranked and in
+// which direction is the game's (session.Ranking, session.Outcome).
 func (r *Room) finish() {
 	res := r.st.Result
-	if res == nil || res.Status != "won" || r.st.setup.Board == "" || len(res.Winners) == 0 {
+	b, ok := boardOf(r.st.game, r.st.setup.Board, store.KindHost)
+	if res == nil || !res.Ranked || !ok || len(res.Winners) == 0 {
 		return
 	}
 	var names []string
@@ -29,41 +50,67 @@ func (r *Room) finish() {
 			names = append(names, r.st.Players[w].Name)
 		}
 	}
-	r.finished = append(r.finished, finished{game: r.st.Game, board: r.st.setup.Board, score: store.Score{
-		Name: strings.Join(names, " & "), TimeMs: res.TimeMs, Room: r.code, Match: res.Match, At: r.now().UnixMilli()}})
+	r.b.finished = append(r.b.finished, finished{board: b, score: store.Score{
+		Name: strings.Join(names, " & "), Value: rankedValue(r.st.game.Info().Ranking, res.TimeMs, res.Score),
+		Room: r.code, Match: res.Match, At: r.now().UnixMilli()}})
 }
 
 // record hands a result to the leaderboard writer without waiting: a room
-// never waits on the store for a leaderboard. When the queue is full the
-// result is dropped and logged.
+// never waits on the store for a leaderboard. When the queue is full, or the
+// writer has stopped, the result is dropped and logged.
 func (m *Manager) record(f finished) {
 	if m.cfg.Leaderboards == nil {
 		return
 	}
 	select {
+	case <-m.scoresQuit:
+		m.cfg.Logger.Warn("leaderboard writer stopped; result dropped", "game", f.board.Game, "board", f.board.Board, "room", f.score.Room)
+		return
+	default:
+	}
+	select {
 	case m.scores <- f:
 	default:
-		m.cfg.Logger.Warn("leaderboard queue full; result dropped", "game", f.game, "board", f.board, "room", f.score.Room)
+		m.cfg.Logger.Warn("leaderboard queue full; result dropped", "game", f.board.Game, "board", f.board.Board, "room", f.score.Room)
 	}
 }
 
-// writeScores is the leaderboard writer's loop; it ends when scores closes.
+// writeScores is the leaderboard writer's loop. It ends when scoresQuit is
+// closed, after writing what was already queued.
 func (m *Manager) writeScores() {
 	defer close(m.scoresDone)
-	for f := range m.scores {
+	write := func(f finished) {
 		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.StoreTimeout)
-		if err := m.cfg.Leaderboards.Record(ctx, f.game, f.board, store.KindHost, f.score); err != nil {
-			m.cfg.Logger.Warn("record leaderboard result", "game", f.game, "board", f.board, "err", err)
+		if err := m.cfg.Leaderboards.Record(ctx, f.board, f.score); err != nil {
+			m.cfg.Logger.Warn("record leaderboard result", "game", f.board.Game, "board", f.board.Board, "err", err)
 		}
 		cancel()
+	}
+	for {
+		select {
+		case f := <-m.scores:
+			write(f)
+		case <-m.scoresQuit:
+			for {
+				select {
+				case f := <-m.scores:
+					write(f)
+				default:
+					return
+				}
+			}
+		}
 	}
 }
 
 // Board is a leaderboard: results timed by the host, and offline games
-// validated by replay and timed by their client, kept apart.
+// validated by replay and timed by their client, kept apart. By and Higher
+// say what the values are and which way they rank.
 type Board struct {
 	Game   string        `json:"game"`
 	Board  string        `json:"board"`
+	By     string        `json:"by"`
+	Higher bool          `json:"higher"`
 	Host   []store.Score `json:"host"`
 	Client []store.Score `json:"client"`
 }
@@ -71,20 +118,27 @@ type Board struct {
 // ErrNoLeaderboards is returned when no leaderboard store is configured.
 var ErrNoLeaderboards = errors.New("room: no leaderboards configured")
 
-// Leaderboard returns up to limit best times of game's board of each kind.
+// Leaderboard returns up to limit best results of game's board of each kind.
 func (m *Manager) Leaderboard(ctx context.Context, game, board string, limit int) (Board, error) {
 	if m.cfg.Leaderboards == nil {
 		return Board{}, ErrNoLeaderboards
 	}
-	if _, ok := m.cfg.Games.Lookup(game); !ok {
+	g, ok := m.cfg.Games.Lookup(game)
+	if !ok {
 		return Board{}, fmt.Errorf("%w %q", ErrUnknownGame, game)
 	}
-	out := Board{Game: game, Board: board}
+	host, ok := boardOf(g, board, store.KindHost)
+	if !ok {
+		return Board{}, fmt.Errorf("%w %q: it keeps no leaderboards", ErrUnknownGame, game)
+	}
+	client := host
+	client.Kind = store.KindClient
+	out := Board{Game: game, Board: board, By: g.Info().Ranking.By, Higher: host.Higher}
 	var err error
-	if out.Host, err = m.cfg.Leaderboards.Top(ctx, game, board, store.KindHost, limit); err != nil {
+	if out.Host, err = m.cfg.Leaderboards.Top(ctx, host, limit); err != nil {
 		return out, fmt.Errorf("%w: %v", ErrStorage, err)
 	}
-	if out.Client, err = m.cfg.Leaderboards.Top(ctx, game, board, store.KindClient, limit); err != nil {
+	if out.Client, err = m.cfg.Leaderboards.Top(ctx, client, limit); err != nil {
 		return out, fmt.Errorf("%w: %v", ErrStorage, err)
 	}
 	if out.Host == nil {
@@ -96,25 +150,57 @@ func (m *Manager) Leaderboard(ctx context.Context, game, board string, limit int
 	return out, nil
 }
 
-// SubmitReplay validates an offline game by replay and, when it is a valid
-// win of a game with a leaderboard, lists it as client-timed under name.
-// It returns the verdict and whether the game was listed.
-func (m *Manager) SubmitReplay(ctx context.Context, game string, rec session.Record, name string) (session.Verdict, bool, error) {
-	g, ok := m.cfg.Games.Lookup(game)
-	if !ok {
-		return session.Verdict{}, false, fmt.Errorf("%w %q", ErrUnknownGame, game)
+// MaxReplayBytes bounds a submitted replay.
+const MaxReplayBytes = session.MaxRecordBytes
+
+// ReplayVerdict is the answer to a submitted replay.
+type ReplayVerdict struct {
+	session.Verdict
+	// Listed is true when the game was put on a leaderboard.
+	Listed bool `json:"listed"`
+}
+
+// ErrBadReplay wraps a replay that cannot be read.
+var ErrBadReplay = errors.New("room: unreadable replay")
+
+// SubmitReplay validates an offline game {game, name, seed, config, log} by
+// replay and, when it is a valid ranked result of a game with a
+// leaderboard, lists it as client-timed under name.
+func (m *Manager) SubmitReplay(ctx context.Context, data []byte) (ReplayVerdict, error) {
+	var head struct {
+		Game string `json:"game"`
+		Name string `json:"name"`
 	}
-	v := session.Replay(g, rec)
-	if !v.Valid || v.Status != "won" || m.cfg.Leaderboards == nil {
-		return v, false, nil
+	_ = json.Unmarshal(data, &head)
+	if head.Game == "" {
+		return ReplayVerdict{}, fmt.Errorf("%w: game is required (see GET /api/games)", ErrBadReplay)
+	}
+	g, ok := m.cfg.Games.Lookup(head.Game)
+	if !ok {
+		return ReplayVerdict{}, fmt.Errorf("%w %q", ErrUnknownGame, head.Game)
+	}
+	rec, err := session.DecodeRecord(data)
+	if err != nil {
+		return ReplayVerdict{}, fmt.Errorf("%w: %v", ErrBadReplay, err)
+	}
+	v, match := session.ReplayMatch(g, rec)
+	out := ReplayVerdict{Verdict: v}
+	if !v.Valid || match == nil || !match.Status().Outcome.Ranked || m.cfg.Leaderboards == nil {
+		return out, nil
 	}
 	setup, err := g.Configure(rec.Config)
-	if err != nil || setup.Board == "" {
-		return v, false, nil
+	if err != nil {
+		return out, nil
 	}
-	score := store.Score{Name: cleanName(name), TimeMs: v.Time, At: m.cfg.Now().UnixMilli()}
-	if err := m.cfg.Leaderboards.Record(ctx, game, setup.Board, store.KindClient, score); err != nil {
-		return v, false, fmt.Errorf("%w: %v", ErrStorage, err)
+	b, ok := boardOf(g, setup.Board, store.KindClient)
+	if !ok {
+		return out, nil
 	}
-	return v, true, nil
+	score := store.Score{Name: cleanName(head.Name), Value: rankedValue(g.Info().Ranking, v.Time, match.Status().Outcome.Score),
+		At: m.cfg.Now().UnixMilli()}
+	if err := m.cfg.Leaderboards.Record(ctx, b, score); err != nil {
+		return out, fmt.Errorf("%w: %v", ErrStorage, err)
+	}
+	out.Listed = true
+	return out, nil
 }

@@ -24,7 +24,8 @@ type Manager struct {
 	wg      sync.WaitGroup
 
 	scores     chan finished // to the leaderboard writer
-	scoresDone chan struct{}
+	scoresQuit chan struct{} // closed by Shutdown
+	scoresDone chan struct{} // closed when the writer has stopped
 	stopScores sync.Once
 }
 
@@ -33,10 +34,13 @@ func NewManager(cfg Config) (*Manager, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	m := &Manager{cfg: cfg, rooms: map[string]*Room{}, loading: map[string]chan struct{}{}}
+	m := &Manager{cfg: cfg, rooms: map[string]*Room{}, loading: map[string]chan struct{}{},
+		scoresQuit: make(chan struct{}), scoresDone: make(chan struct{})}
 	if cfg.Leaderboards != nil {
-		m.scores, m.scoresDone = make(chan finished, 1024), make(chan struct{})
+		m.scores = make(chan finished, 1024)
 		go m.writeScores()
+	} else {
+		close(m.scoresDone)
 	}
 	return m, nil
 }
@@ -79,18 +83,19 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest) (JoinResult, er
 		token := ids.Token()
 		host := &player{ID: ids.New(), Name: cleanName(req.Name), TokenHash: ids.HashToken(token)}
 		st.Players, st.Host = []*player{host}, host.ID
-		data, err := st.encode()
+		data, keep, err := st.encode()
 		if err != nil {
 			return JoinResult{}, err
 		}
-		lease, err := m.cfg.Store.Create(ctx, code, store.Snapshot{Rev: 0, Data: data})
+		snap := store.Snapshot{Rev: 0, Data: data, Keep: keep}
+		lease, err := m.cfg.Store.Create(ctx, code, snap)
 		if errors.Is(err, store.ErrExists) {
 			continue
 		}
 		if err != nil {
 			return JoinResult{}, fmt.Errorf("%w: %v", ErrStorage, err)
 		}
-		r := newRoom(m, st, lease, data, nil)
+		r := newRoom(m, st, lease, store.Record{Snapshot: snap})
 		m.mu.Lock()
 		if m.closing {
 			m.mu.Unlock()
@@ -173,11 +178,7 @@ func (m *Manager) restore(ctx context.Context, code string) (*Room, error) {
 	if rec.Ended {
 		return nil, ErrNoRoom
 	}
-	entries := make([][]byte, len(rec.Entries))
-	for i, e := range rec.Entries {
-		entries[i] = e.Data
-	}
-	st, err := rebuild(m.cfg.Games, rec.Snapshot.Data, entries)
+	st, err := rebuild(m.cfg.Games, rec.Snapshot.Data, rec.Entries)
 	if err != nil {
 		m.cfg.Logger.Error("room does not restore", "room", code, "err", err)
 		return nil, fmt.Errorf("restore %s: %w", code, err)
@@ -185,7 +186,7 @@ func (m *Manager) restore(ctx context.Context, code string) (*Room, error) {
 	if st.Closed {
 		return nil, ErrNoRoom
 	}
-	r := newRoom(m, st, lease, rec.Snapshot.Data, rec.Entries)
+	r := newRoom(m, st, lease, rec)
 	m.cfg.Logger.Info("room restored", "room", code, "room_id", r.id, "rev", st.Rev, "replayed", len(rec.Entries))
 	return r, nil
 }
@@ -257,16 +258,19 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 		m.wg.Wait()
 		close(done)
 	}()
+	var err error
 	select {
 	case <-done:
 	case <-ctx.Done():
-		return fmt.Errorf("room: shutdown: %w", ctx.Err())
+		err = fmt.Errorf("room: shutdown: %w", ctx.Err())
 	}
-	m.stopScores.Do(func() {
-		if m.scores != nil {
-			close(m.scores)
-			<-m.scoresDone
-		}
-	})
-	return nil
+	// The leaderboard writer stops either way (rooms still running then
+	// drop their results, logged), after writing what was queued.
+	m.stopScores.Do(func() { close(m.scoresQuit) })
+	select {
+	case <-m.scoresDone:
+	case <-ctx.Done():
+		err = errors.Join(err, fmt.Errorf("room: shutdown: leaderboard writer: %w", ctx.Err()))
+	}
+	return err
 }

@@ -15,28 +15,30 @@ import (
 // the lost changes are dropped and each sender learns storage is
 // unavailable, so it may resend the same action later.
 func (r *Room) commit() {
-	if len(r.batch) == 0 {
+	b := &r.b
+	if len(b.entries) == 0 {
 		return
 	}
 	ctx, cancel := r.storeCtx()
 	start := time.Now()
-	err := r.m.cfg.Store.Append(ctx, r.lease, r.batch)
+	err := r.m.cfg.Store.Append(ctx, r.disk.lease, b.entries)
 	cancel()
-	r.m.cfg.Metrics.observeAppend(time.Since(start), len(r.batch), err)
+	r.m.cfg.Metrics.observeAppend(time.Since(start), len(b.entries), err)
 	if err == nil {
-		r.tail = append(r.tail, r.batch...)
-		r.batch = r.batch[:0]
-		r.published = append(r.published, r.accepted...)
-		r.accepted = r.accepted[:0]
+		r.disk.entries = append(r.disk.entries, b.entries...)
+		r.disk.sinceSnap += len(b.entries)
+		b.entries = b.entries[:0]
+		b.published = append(b.published, b.accepted...)
+		b.accepted = b.accepted[:0]
 		r.unsure = false
-		for _, f := range r.finished {
+		for _, f := range b.finished {
 			r.m.record(f)
 		}
-		r.finished = r.finished[:0]
-		for _, j := range r.joins {
+		b.finished = b.finished[:0]
+		for _, j := range b.joins {
 			j.reply <- j.res
 		}
-		r.joins = r.joins[:0]
+		b.joins = b.joins[:0]
 		if r.frozen {
 			r.frozen = false
 			r.log.Info("storage is back")
@@ -63,28 +65,34 @@ func (r *Room) commit() {
 		r.rollback()
 		r.reload()
 	default:
-		r.log.Warn("append failed; rolling back", "entries", len(r.batch), "err", err)
+		r.log.Warn("append failed; rolling back", "entries", len(b.entries), "err", err)
 		r.unsure = true
 		r.rollback()
 	}
 }
 
 // recreate stores the room's current state as a new room in the store, under
-// a new epoch, and sends every member a snapshot of it.
+// a new epoch, and sends every member a snapshot of it. The store lost the
+// match's log with the room, so the snapshot carries the match's moves.
 func (r *Room) recreate() {
 	r.st.Epoch = ids.New()
-	data, ok := r.encodeState()
+	if r.st.sess != nil {
+		r.st.prefix, r.st.logFrom = len(r.st.sess.Log()), r.st.Rev+1
+	}
+	data, keep, ok := r.encodeState()
 	if !ok {
 		return
 	}
 	ctx, cancel := r.storeCtx()
 	defer cancel()
-	lease, err := r.m.cfg.Store.Create(ctx, r.code, store.Snapshot{Rev: r.st.Rev, Data: data})
+	snap := store.Snapshot{Rev: r.st.Rev, Data: data, Keep: keep}
+	lease, err := r.m.cfg.Store.Create(ctx, r.code, snap)
 	if err != nil {
 		r.log.Warn("store the room again", "err", err)
 		return // still frozen; the next write tries again
 	}
-	r.lease, r.base, r.tail, r.frozen, r.unsure = lease, data, nil, false, false
+	r.disk.restored(lease, store.Record{Snapshot: snap}, r.now())
+	r.frozen, r.unsure = false, false
 	r.resyncAll()
 }
 
@@ -97,17 +105,15 @@ func (r *Room) reload() {
 		r.log.Warn("reload from the store", "err", err)
 		return
 	}
-	entries := make([][]byte, len(rec.Entries))
-	for i, e := range rec.Entries {
-		entries[i] = e.Data
-	}
-	st, err := rebuild(r.m.cfg.Games, rec.Snapshot.Data, entries)
+	st, err := rebuild(r.m.cfg.Games, rec.Snapshot.Data, rec.Entries)
 	if err != nil {
 		r.log.Error("the stored room does not rebuild; closing it", "err", err)
 		r.closing = true
 		return
 	}
-	r.st, r.lease, r.base, r.tail, r.frozen, r.unsure = st, lease, rec.Snapshot.Data, rec.Entries, false, false
+	r.st = st
+	r.disk.restored(lease, rec, r.now())
+	r.frozen, r.unsure = false, false
 	r.resyncAll()
 }
 
@@ -116,20 +122,21 @@ func (r *Room) reload() {
 func (r *Room) resyncAll() {
 	for c, mem := range r.members {
 		if mem.player != "" && r.st.seatOf(mem.player) < 0 {
-			r.queue(out{to: c, close: protocol.CloseRestarting, reason: "seat not stored", forget: true})
+			r.send(out{to: c, close: protocol.CloseRestarting, reason: "seat not stored", forget: true})
 			continue
 		}
-		r.queue(out{to: c, snapshot: true})
+		r.sendSnapshot(c)
 	}
 	r.publishInfo()
 }
 
+// rollback returns the room to what the store holds: it rebuilds the state
+// from the last snapshot and the stored entries, drops the batch's messages
+// that showed what was lost (members shown a lost state get a fresh
+// snapshot) and tells every sender storage is unavailable.
 func (r *Room) rollback() {
-	entries := make([][]byte, len(r.tail))
-	for i, e := range r.tail {
-		entries[i] = e.Data
-	}
-	st, err := rebuild(r.m.cfg.Games, r.base, entries)
+	b := &r.b
+	st, err := rebuild(r.m.cfg.Games, r.disk.base, r.disk.entries)
 	if err != nil {
 		// The stored state itself does not rebuild: a bug, not an outage.
 		r.log.Error("rollback failed; closing the room", "err", err)
@@ -138,81 +145,86 @@ func (r *Room) rollback() {
 	}
 	r.st = st
 	r.frozen = true
-	kept := r.outs[:0]
+	kept := b.outs[:0]
 	var resnap []Client
-	for _, o := range r.outs {
+	for _, o := range b.outs {
 		if !o.durable {
 			kept = append(kept, o)
 		} else if o.snapshot {
 			resnap = append(resnap, o.to)
 		}
 	}
-	r.outs = kept
-	r.batch = r.batch[:0]
+	clear(b.outs[len(kept):])
+	b.outs = kept
+	b.entries = b.entries[:0]
 	for _, c := range resnap {
 		if mem := r.members[c]; mem != nil && (mem.player == "" || r.st.seatOf(mem.player) >= 0) {
-			r.queue(out{to: c, snapshot: true})
+			r.sendSnapshot(c)
 		}
 	}
-	notice := &protocol.Notice{Code: protocol.CodeStorageUnavailable, Message: "the change could not be stored; try again shortly", Temporary: true}
-	for _, p := range r.accepted {
+	const why = "the change could not be stored; try again shortly"
+	for _, p := range b.accepted {
 		switch {
 		case p.reply != nil:
 			p.reply <- JoinResult{Err: ErrStorage}
 		case p.join:
 			if p.c != nil {
 				delete(r.members, p.c)
-				r.queue(out{to: p.c, frame: encodeMsg(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: notice.Code, Message: notice.Message, Temporary: true}),
+				r.send(out{to: p.c, frame: temporaryNotice(protocol.CodeStorageUnavailable, why),
 					close: protocol.CloseRestarting, reason: "storage unavailable"})
 			}
 		case p.c != nil && p.aid != "":
-			r.queue(out{to: p.c, frame: encodeReceipt(&protocol.Receipt{Type: protocol.TypeReceipt, ID: p.aid, Notice: notice})})
+			r.send(out{to: p.c, frame: receiptRefused(p.aid, &protocol.Notice{Code: protocol.CodeStorageUnavailable, Message: why, Temporary: true})})
 		}
 	}
-	r.batch = r.batch[:0]
-	r.accepted = r.accepted[:0]
-	r.joins = r.joins[:0]
-	r.finished = r.finished[:0]
-	clear(r.replaced)
+	b.accepted, b.joins, b.finished = b.accepted[:0], b.joins[:0], b.finished[:0]
+	clear(b.replaced)
 	r.publishInfo()
 }
 
-// maybeSnapshot writes a snapshot when enough entries or time have piled up,
-// or always when force is set, and drops the entries it covers.
+// maybeSnapshot writes a snapshot when enough entries or time have piled up
+// since the last one, or always when force is set. The store then drops the
+// entries the snapshot covers, but for the running match's: a snapshot holds
+// the match's checkpoint, not its log.
 func (r *Room) maybeSnapshot(force bool) {
-	if len(r.tail) == 0 {
+	d := &r.disk
+	if d.sinceSnap == 0 {
 		return
 	}
-	if !force && len(r.tail) < r.m.cfg.SnapshotEvery && r.now().Sub(r.lastSnap) < r.m.cfg.SnapshotInterval {
+	if !force && d.sinceSnap < r.m.cfg.SnapshotEvery && r.now().Sub(d.lastSnap) < r.m.cfg.SnapshotInterval {
 		return
 	}
-	data, ok := r.encodeState()
+	data, keep, ok := r.encodeState()
 	if !ok {
 		return
 	}
 	ctx, cancel := r.storeCtx()
 	defer cancel()
-	if err := r.m.cfg.Store.WriteSnapshot(ctx, r.lease, store.Snapshot{Rev: r.st.Rev, Data: data}); err != nil {
+	if err := r.m.cfg.Store.WriteSnapshot(ctx, d.lease, store.Snapshot{Rev: r.st.Rev, Data: data, Keep: keep}); err != nil {
 		r.log.Warn("write snapshot", "rev", r.st.Rev, "err", err)
 		return
 	}
-	r.base, r.tail, r.lastSnap = data, r.tail[:0:0], r.now()
+	if keep == 0 {
+		keep = r.st.Rev + 1
+	}
+	i := 0
+	for i < len(d.entries) && d.entries[i].Rev < keep {
+		i++
+	}
+	d.base, d.entries, d.sinceSnap, d.lastSnap = data, append(d.entries[:0:0], d.entries[i:]...), 0, r.now()
 }
 
-// encodeMsg encodes a message built from plain data. Failing here is a bug
-// in a game's view or events: it is reported loudly (as a notice frame
-// naming the problem) instead of crashing the server.
 // storeCtx bounds one store call of the actor.
 func (r *Room) storeCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), r.m.cfg.StoreTimeout)
 }
 
 // encodeState encodes the room's snapshot, logging a failure (a bug).
-func (r *Room) encodeState() ([]byte, bool) {
-	data, err := r.st.encode()
+func (r *Room) encodeState() ([]byte, uint64, bool) {
+	data, keep, err := r.st.encode()
 	if err != nil {
 		r.log.Error("encode snapshot", "rev", r.st.Rev, "err", err)
-		return nil, false
+		return nil, 0, false
 	}
-	return data, true
+	return data, keep, true
 }

@@ -63,8 +63,7 @@ type out struct {
 	to       Client
 	frame    []byte
 	snapshot bool // frame is a snapshot: if the batch fails, a fresh one replaces it
-	welcome  *protocol.Welcome
-	close    int // a close code to send after the frame
+	close    int  // a close code to send after the frame
 	reason   string
 	forget   bool // remove the member once this is sent
 	durable  bool // shows an uncommitted change: dropped if the batch fails
@@ -81,6 +80,56 @@ type pending struct {
 	at    time.Time // when a command arrived, for the latency metric
 }
 
+type joinReply struct {
+	reply chan JoinResult
+	res   JoinResult
+}
+
+// batch is what one turn of the actor's loop gathers: the entries to store,
+// the messages to send once they are stored, and what to do then. One
+// reset empties it after the flush.
+type batch struct {
+	entries   []store.Entry // accepted changes, appended at the end of the batch
+	outs      []out         // messages, sent in order after the append
+	accepted  []pending     // the actions behind entries: told if the append fails
+	published []pending     // stored actions, measured when flushed
+	finished  []finished    // results for the leaderboards, recorded once stored
+	joins     []joinReply   // HTTP joins, answered once stored
+	replaced  map[string]string
+}
+
+// reset empties the batch, keeping its buffers (the large ones are let go).
+func (b *batch) reset() {
+	clear(b.outs)
+	b.entries, b.outs, b.accepted, b.published = b.entries[:0], b.outs[:0], b.accepted[:0], b.published[:0]
+	b.finished, b.joins = b.finished[:0], b.joins[:0]
+	clear(b.replaced)
+	if cap(b.outs) > 1024 {
+		b.outs = nil
+	}
+}
+
+// durable is what the room knows of its stored form.
+type durable struct {
+	lease store.Lease
+	base  []byte // the last stored snapshot
+	// entries are the entries the store keeps (those after base, and the
+	// current match's): a rollback rebuilds from base and entries.
+	entries   []store.Entry
+	sinceSnap int // entries stored since base
+	lastSnap  time.Time
+}
+
+// restored sets d to what the store holds after Create or Open.
+func (d *durable) restored(lease store.Lease, rec store.Record, now time.Time) {
+	d.lease, d.base, d.entries, d.lastSnap, d.sinceSnap = lease, rec.Snapshot.Data, rec.Entries, now, 0
+	for _, e := range rec.Entries {
+		if e.Rev > rec.Snapshot.Rev {
+			d.sinceSnap++
+		}
+	}
+}
+
 // Room is one room's actor. Its exported methods only push to the mailbox.
 type Room struct {
 	m    *Manager
@@ -94,15 +143,10 @@ type Room struct {
 
 	// Everything below is owned by the actor goroutine.
 	st       *state
-	lease    store.Lease
-	base     []byte        // the last stored snapshot
-	tail     []store.Entry // stored entries after base
-	lastSnap time.Time
 	members  map[Client]*member
-	batch    []store.Entry
-	outs     []out
-	accepted []pending
-	frozen   bool
+	disk     durable
+	b        batch
+	frozen   bool // storing failed: changes are refused until it works again
 	unsure   bool // an append failed without saying whether it landed
 	closing  bool // closing for good (4004)
 	stopping bool // server shutdown (4000)
@@ -113,28 +157,13 @@ type Room struct {
 	aiNext   int
 	timer    *time.Timer
 	scratch  []audienceFrame
-	replaced map[string]string // player id → the name asked for, when a join changed it
-	joins    []joinReply       // HTTP joins answered once stored
-	// published are the batch's stored actions, measured once flushed.
-	published []pending
-	// finished are matches the batch ended, recorded once stored.
-	finished []finished
 }
 
-type joinReply struct {
-	reply chan JoinResult
-	res   JoinResult
-}
-
-type audienceFrame struct {
-	key   int
-	frame []byte
-}
-
-func newRoom(m *Manager, st *state, lease store.Lease, base []byte, tail []store.Entry) *Room {
+func newRoom(m *Manager, st *state, lease store.Lease, rec store.Record) *Room {
+	now := m.cfg.Now()
 	r := &Room{m: m, code: st.Code, id: ids.New(), mb: newMailbox(m.cfg.MailboxSize), done: make(chan struct{}),
-		st: st, lease: lease, base: base, tail: tail, members: map[Client]*member{},
-		lastSnap: m.cfg.Now(), lastConn: m.cfg.Now()}
+		st: st, members: map[Client]*member{}, lastConn: now}
+	r.disk.restored(lease, rec, now)
 	r.log = m.cfg.Logger.With("room", r.code, "room_id", r.id)
 	r.publishInfo()
 	return r
@@ -252,61 +281,42 @@ func (r *Room) accept(e *entry, p pending) error {
 		r.log.Error("encode entry", "rev", e.Rev, "err", err)
 		return refuse(protocol.CodeInvalidCommand, "could not encode")
 	}
-	r.batch = append(r.batch, store.Entry{Rev: e.Rev, Data: data})
+	r.b.entries = append(r.b.entries, store.Entry{Rev: e.Rev, Data: data})
 	for id, asked := range eff.nameReplaced {
-		if r.replaced == nil {
-			r.replaced = map[string]string{}
+		if r.b.replaced == nil {
+			r.b.replaced = map[string]string{}
 		}
-		r.replaced[id] = asked
+		r.b.replaced[id] = asked
 	}
 	p.aid, p.kind = e.Aid, e.Kind
-	r.accepted = append(r.accepted, p)
+	r.b.accepted = append(r.b.accepted, p)
 	r.fanout(e, eff)
 	if eff.ended {
 		r.finish()
 	}
 	if p.c != nil && e.Aid != "" {
-		r.queue(out{to: p.c, frame: receiptOK(e.Aid, e.Rev), durable: true})
+		r.send(out{to: p.c, frame: receiptOK(e.Aid, e.Rev), durable: true})
 	}
 	return nil
 }
 
-// queue adds a message. A snapshot or welcome is encoded now, from the state
-// as it is at this point of the batch; if the batch holds changes not yet
-// stored, it counts as durable (dropped, and the snapshot redone, if storing
-// fails).
-func (r *Room) queue(o out) {
-	if o.snapshot || o.welcome != nil {
-		if len(r.batch) > 0 {
-			o.durable = true
-		}
-		var pre []byte
-		if o.welcome != nil {
-			pre = encodeMsg(*o.welcome)
-			o.welcome = nil
-		}
-		if o.snapshot {
-			mem := r.members[o.to]
-			seat := -1
-			if mem != nil {
-				seat = r.st.seatOf(mem.player)
-			}
-			snap := r.snapshotFrame(seat)
-			if pre != nil {
-				r.outs = append(r.outs, out{to: o.to, frame: pre, durable: o.durable})
-				pre = nil
-			}
-			r.outs = append(r.outs, out{to: o.to, frame: snap, snapshot: true, durable: o.durable})
-			o.snapshot = false
-		}
-		if pre != nil {
-			r.outs = append(r.outs, out{to: o.to, frame: pre, durable: o.durable})
-		}
-		if o.frame == nil && o.close == 0 && !o.forget {
-			return
-		}
+// send queues a message for the end of the batch.
+func (r *Room) send(o out) { r.b.outs = append(r.b.outs, o) }
+
+// sendWelcome and sendSnapshot queue a welcome and a snapshot for c,
+// encoded now from the state as it is at this point of the batch; if the
+// batch holds changes not yet stored, they count as durable (dropped, and
+// the snapshot redone, if storing fails).
+func (r *Room) sendWelcome(c Client, seat int, token string) {
+	r.send(out{to: c, frame: r.welcome(c, seat, token), durable: len(r.b.entries) > 0})
+}
+
+func (r *Room) sendSnapshot(c Client) {
+	seat := -1
+	if mem := r.members[c]; mem != nil {
+		seat = r.st.seatOf(mem.player)
 	}
-	r.outs = append(r.outs, o)
+	r.send(out{to: c, frame: r.snapshotFrame(seat), snapshot: true, durable: len(r.b.entries) > 0})
 }
 
 // schedule arms the timer for the nearest of: an AI move, a presence
@@ -357,7 +367,7 @@ func (r *Room) onTimer() {
 		r.aiAt = time.Time{}
 		r.playAI()
 	}
-	if r.frozen && len(r.batch) == 0 {
+	if r.frozen && len(r.b.entries) == 0 {
 		ctx, cancel := r.storeCtx()
 		ok := r.m.cfg.Store.Ping(ctx) == nil
 		cancel()
@@ -373,7 +383,7 @@ func (r *Room) onTimer() {
 
 // aiSeat returns a pending seat played by the AI, or -1.
 func (r *Room) aiSeat() int {
-	if r.st.Phase != protocol.PhaseRunning || r.st.sess == nil {
+	if r.st.Phase != phaseRunning || r.st.sess == nil {
 		return -1
 	}
 	pending := r.st.sess.Match().Pending()
@@ -403,6 +413,15 @@ func (r *Room) playAI() {
 	}
 }
 
+func (r *Room) sendPresence() {
+	r.presence = false
+	r.presAt = r.now()
+	frame := r.presenceFrame()
+	for c := range r.members {
+		c.Send(frame)
+	}
+}
+
 // stop ends the actor: on shutdown it writes a final snapshot and asks every
 // client to come back; on close it marks the room ended in the store and
 // tells every client the room is closed.
@@ -416,7 +435,7 @@ func (r *Room) stop() {
 	if r.closing {
 		code, reason = protocol.CloseRoomClosed, "room closed"
 		ctx, cancel := r.storeCtx()
-		if err := r.m.cfg.Store.End(ctx, r.lease, r.m.cfg.EndedTTL); err != nil && !errors.Is(err, store.ErrFenced) {
+		if err := r.m.cfg.Store.End(ctx, r.disk.lease, r.m.cfg.EndedTTL); err != nil && !errors.Is(err, store.ErrFenced) {
 			r.log.Warn("mark room ended", "err", err)
 		}
 		cancel()

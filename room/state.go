@@ -8,69 +8,16 @@ import (
 	"strconv"
 
 	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/protocol"
 )
 
-// Entry kinds: every accepted change to a room is one entry, applied by the
-// same deterministic reducer live and during recovery.
+// Room phases (stored as these words; the wire uses the same).
 const (
-	kindJoin     = "join"
-	kindReady    = "ready"
-	kindSettings = "settings"
-	kindFill     = "fill"
-	kindRemove   = "remove"
-	kindStart    = "start"
-	kindRematch  = "rematch"
-	kindCommand  = "command"
-	kindResign   = "resign"
-	kindLeave    = "leave"
-	kindEpoch    = "epoch"
-	kindClose    = "close"
+	phaseLobby   = "lobby"
+	phaseRunning = "running"
+	phaseEnded   = "ended"
 )
-
-// entry is one accepted change. Everything the reducer needs is in it
-// (times, seeds, new players and their token hashes), so replaying entries
-// rebuilds the room exactly.
-type entry struct {
-	Rev      uint64          `json:"rev"`
-	Kind     string          `json:"k"`
-	By       string          `json:"by,omitempty"`  // player id of the actor; "" for the room
-	Aid      string          `json:"aid,omitempty"` // client action id, for dedup
-	T        int64           `json:"t"`             // host time, ms since the Unix epoch
-	Players  []*player       `json:"players,omitempty"`
-	Ready    bool            `json:"ready,omitempty"`
-	Settings json.RawMessage `json:"settings,omitempty"`
-	Target   string          `json:"target,omitempty"`
-	Seed     int64           `json:"seed,omitempty"`
-	Move     json.RawMessage `json:"move,omitempty"`
-	Epoch    string          `json:"epoch,omitempty"`
-}
-
-// encode is the entry's JSON. A game command, the entry of nearly every
-// change, is written by hand; the others go through encoding/json. Both
-// decode to the same entry (a test compares them).
-func (e *entry) encode() ([]byte, error) {
-	if e.Kind != kindCommand || len(e.Players) > 0 || e.Ready || len(e.Settings) > 0 || e.Target != "" || e.Seed != 0 || e.Epoch != "" || len(e.Move) == 0 {
-		return json.Marshal(e)
-	}
-	b := make([]byte, 0, 96+len(e.By)+len(e.Aid)+len(e.Move))
-	b = append(b, `{"rev":`...)
-	b = strconv.AppendUint(b, e.Rev, 10)
-	b = append(b, `,"k":"command"`...)
-	if e.By != "" {
-		b = append(b, `,"by":`...)
-		b = protocol.AppendString(b, e.By)
-	}
-	if e.Aid != "" {
-		b = append(b, `,"aid":`...)
-		b = protocol.AppendString(b, e.Aid)
-	}
-	b = append(b, `,"t":`...)
-	b = strconv.AppendInt(b, e.T, 10)
-	b = append(b, `,"move":`...)
-	b = append(b, e.Move...) // valid JSON: the client's frame was parsed
-	return append(b, '}'), nil
-}
 
 // player is a seat holder. Seat numbers are positions in state.Players:
 // compact in the lobby (a removal renumbers the seats after it), fixed while
@@ -84,6 +31,19 @@ type player struct {
 	// Gone marks a player who left during a match: the seat stays (played
 	// by the AI where the game has one) until the match ends.
 	Gone bool `json:"gone,omitempty"`
+}
+
+// matchResult is a finished match as the room keeps it. Its log is the
+// session's (and the store's), never copied here.
+type matchResult struct {
+	Match   int             `json:"match"`
+	Status  string          `json:"status"`
+	TimeMs  float64         `json:"time"`
+	Winners []int           `json:"winners"`
+	Ranked  bool            `json:"ranked,omitempty"`
+	Score   float64         `json:"score,omitempty"`
+	Seed    session.Seed    `json:"seed"`
+	Config  json.RawMessage `json:"config"`
 }
 
 // state is everything durable about a room. Only the room's actor touches
@@ -108,12 +68,22 @@ type state struct {
 	// MetaRev is the revision of the last change to seats or settings;
 	// a start or settings control seen before it is stale.
 	MetaRev  uint64
-	Result   *protocol.Result
+	Result   *matchResult
 	Created  int64
 	Activity int64
 	Closed   bool
 	Dedup    map[string]*dedup
-	sess     *session.GameSession
+
+	sess *session.GameSession
+	// roster is the player id of each seat of the match (fixed while it
+	// runs; the lobby may renumber seats after it ends).
+	roster []string
+	// logFrom is the first revision of the current match whose entry the
+	// store keeps (the log is not in the snapshot); the match's moves
+	// before it — from a room stored before the log was kept — are the
+	// first prefix entries of the session's log, kept in the snapshot.
+	logFrom uint64
+	prefix  int
 }
 
 // effect says what an applied entry changed, for fan-out.
@@ -130,7 +100,7 @@ type effect struct {
 
 func newState(games *session.Registry, code, epoch, gameID string, settings json.RawMessage, t int64) (*state, error) {
 	s := &state{games: games, Code: code, Epoch: epoch, Game: gameID, Settings: settings,
-		Phase: protocol.PhaseLobby, Created: t, Activity: t, Dedup: map[string]*dedup{}}
+		Phase: phaseLobby, Created: t, Activity: t, Dedup: map[string]*dedup{}}
 	if err := s.bind(); err != nil {
 		return nil, err
 	}
@@ -209,7 +179,7 @@ func (s *state) dispatch(e *entry) (effect, error) {
 	case kindJoin:
 		return s.join(e)
 	case kindReady:
-		if err := s.need(protocol.PhaseLobby); err != nil {
+		if err := s.need(phaseLobby); err != nil {
 			return effect{}, err
 		}
 		p := s.player(e.By)
@@ -229,7 +199,7 @@ func (s *state) dispatch(e *entry) (effect, error) {
 	case kindCommand:
 		return s.command(e)
 	case kindResign:
-		if err := s.need(protocol.PhaseRunning); err != nil {
+		if err := s.need(phaseRunning); err != nil {
 			return effect{}, err
 		}
 		seat := s.seatOf(e.By)
@@ -265,7 +235,7 @@ func (s *state) needHost(id string) error {
 }
 
 func (s *state) join(e *entry) (effect, error) {
-	if err := s.need(protocol.PhaseLobby); err != nil {
+	if err := s.need(phaseLobby); err != nil {
 		return effect{}, err
 	}
 	if len(s.Players)+len(e.Players) > s.setup.Mode.MaxSeats {
@@ -306,7 +276,7 @@ func (s *state) uniqueName(name string) string {
 }
 
 func (s *state) settings(e *entry) (effect, error) {
-	if err := s.need(protocol.PhaseLobby); err != nil {
+	if err := s.need(phaseLobby); err != nil {
 		return effect{}, err
 	}
 	if err := s.needHost(e.By); err != nil {
@@ -328,7 +298,7 @@ func (s *state) settings(e *entry) (effect, error) {
 }
 
 func (s *state) fill(e *entry) (effect, error) {
-	if err := s.need(protocol.PhaseLobby); err != nil {
+	if err := s.need(phaseLobby); err != nil {
 		return effect{}, err
 	}
 	if err := s.needHost(e.By); err != nil {
@@ -344,7 +314,7 @@ func (s *state) fill(e *entry) (effect, error) {
 }
 
 func (s *state) remove(e *entry) (effect, error) {
-	if err := s.need(protocol.PhaseLobby); err != nil {
+	if err := s.need(phaseLobby); err != nil {
 		return effect{}, err
 	}
 	if err := s.needHost(e.By); err != nil {
@@ -364,10 +334,10 @@ func (s *state) remove(e *entry) (effect, error) {
 
 func (s *state) start(e *entry) (effect, error) {
 	if e.Kind == kindStart {
-		if err := s.need(protocol.PhaseLobby); err != nil {
+		if err := s.need(phaseLobby); err != nil {
 			return effect{}, err
 		}
-	} else if err := s.need(protocol.PhaseEnded); err != nil {
+	} else if err := s.need(phaseEnded); err != nil {
 		return effect{}, err
 	}
 	if err := s.needHost(e.By); err != nil {
@@ -396,8 +366,12 @@ func (s *state) start(e *entry) (effect, error) {
 		return effect{}, refuse(protocol.CodeInvalidSettings, err.Error())
 	}
 	s.Players = players
-	s.sess = sess
-	s.Phase = protocol.PhaseRunning
+	s.sess, s.logFrom, s.prefix = sess, e.Rev+1, 0
+	s.roster = make([]string, len(players))
+	for i, p := range players {
+		s.roster[i] = p.ID
+	}
+	s.Phase = phaseRunning
 	s.Match++
 	s.MatchRev = e.Rev
 	s.Result = nil
@@ -405,7 +379,7 @@ func (s *state) start(e *entry) (effect, error) {
 }
 
 func (s *state) command(e *entry) (effect, error) {
-	if err := s.need(protocol.PhaseRunning); err != nil {
+	if err := s.need(phaseRunning); err != nil {
 		return effect{}, err
 	}
 	seat := s.seatOf(e.By)
@@ -430,29 +404,31 @@ func (s *state) command(e *entry) (effect, error) {
 		eff.clock = true
 	}
 	if res, over := s.sess.Result(); over {
-		s.Phase = protocol.PhaseEnded
-		s.Result = s.result(res.Status, res.Time, res.Winners)
+		s.Phase = phaseEnded
+		s.Result = s.result(res.Status, res.Time, res.Outcome)
 		eff.meta, eff.ended = true, true
 	}
 	return eff, nil
 }
 
+// endMatch ends the match for the room (a resignation, a player who left a
+// game with no AI): the winners are given, nothing is ranked.
 func (s *state) endMatch(t int64, status string, winners []int) {
 	elapsed := 0.0
 	if t0, ok := s.sess.Started(); ok {
 		elapsed = float64(t) - t0
 	}
-	s.Phase = protocol.PhaseEnded
-	s.Result = s.result(status, elapsed, winners)
+	s.Phase = phaseEnded
+	s.Result = s.result(status, elapsed, session.Outcome{Winners: winners})
 }
 
-func (s *state) result(status string, elapsed float64, winners []int) *protocol.Result {
-	log, _ := json.Marshal(s.sess.Log())
+func (s *state) result(status string, elapsed float64, out session.Outcome) *matchResult {
+	winners := out.Winners
 	if winners == nil {
 		winners = []int{}
 	}
-	return &protocol.Result{Match: s.Match, Status: status, TimeMs: elapsed, Winners: winners,
-		Seed: s.sess.Seed(), Config: s.sess.Config(), Log: log}
+	return &matchResult{Match: s.Match, Status: status, TimeMs: elapsed, Winners: winners, Ranked: out.Ranked,
+		Score: out.Score, Seed: s.sess.Seed(), Config: s.sess.Config()}
 }
 
 func (s *state) leave(e *entry) (effect, error) {
@@ -462,7 +438,7 @@ func (s *state) leave(e *entry) (effect, error) {
 	}
 	eff := effect{meta: true}
 	p := s.Players[i]
-	if s.Phase == protocol.PhaseRunning {
+	if s.Phase == phaseRunning {
 		p.Gone, p.TokenHash = true, ""
 		if s.setup.Mode.AI {
 			p.AI = true // the game's AI plays the seat to the end of the match
@@ -497,9 +473,17 @@ func others(n, seat int) []int {
 	return out
 }
 
-// clocks returns the match clock read at now (ms).
-func (s *state) clocks(now int64) protocol.Clocks {
-	c := protocol.Clocks{Now: now}
+// clock is the match clock read at now (ms since the Unix epoch).
+type clock struct {
+	now       int64
+	elapsed   float64
+	running   bool
+	startedAt float64
+}
+
+// clock reads the match clock at now.
+func (s *state) clock(now int64) clock {
+	c := clock{now: now}
 	if s.sess == nil {
 		return c
 	}
@@ -507,13 +491,24 @@ func (s *state) clocks(now int64) protocol.Clocks {
 	if !started {
 		return c
 	}
-	c.StartedAt = t0
+	c.startedAt = t0
 	switch {
-	case s.Phase == protocol.PhaseRunning:
-		c.Running = true
-		c.ElapsedMs = float64(now) - t0
+	case s.Phase == phaseRunning:
+		c.running = true
+		c.elapsed = float64(now) - t0
 	case s.Result != nil:
-		c.ElapsedMs = s.Result.TimeMs
+		c.elapsed = s.Result.TimeMs
 	}
 	return c
+}
+
+// byToken returns the seat holder whose token this is.
+func (s *state) byToken(token string) *player {
+	var found *player
+	for _, p := range s.Players {
+		if ids.TokenMatches(token, p.TokenHash) && found == nil {
+			found = p
+		}
+	}
+	return found
 }

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/internal/httpjson"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
@@ -162,35 +161,22 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// submitReplay validates an offline game {game?, name, seed, config, log}
-// by replay and lists a valid win as client-timed.
+// submitReplay validates an offline game {game, name, seed, config, log}
+// by replay and lists a valid ranked result as client-timed.
 func (s *Server) submitReplay(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, session.MaxRecordBytes)
+	r.Body = http.MaxBytesReader(w, r.Body, room.MaxReplayBytes)
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
-		httpjson.Error(w, http.StatusRequestEntityTooLarge, "replay too large")
+		httpjson.Error(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("a replay is at most %d bytes", room.MaxReplayBytes))
 		return
 	}
-	var head struct {
-		Game string `json:"game"`
-		Name string `json:"name"`
-	}
-	_ = json.Unmarshal(data, &head)
-	if head.Game == "" {
-		head.Game = "minesweeper"
-	}
-	rec, err := session.DecodeRecord(data)
-	if err != nil {
+	v, err := s.cfg.Rooms.SubmitReplay(r.Context(), data)
+	switch {
+	case errors.Is(err, room.ErrBadReplay), errors.Is(err, room.ErrUnknownGame):
 		httpjson.Error(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	v, listed, err := s.cfg.Rooms.SubmitReplay(r.Context(), head.Game, rec, head.Name)
-	if err != nil {
+	case err != nil:
 		roomError(w, "", err)
-		return
+	default:
+		httpjson.Write(w, http.StatusOK, v)
 	}
-	httpjson.Write(w, http.StatusOK, struct {
-		session.Verdict
-		Listed bool `json:"listed"`
-	}{v, listed})
 }

@@ -13,7 +13,7 @@ import (
 // safe cells. It returns the final state and the number of moves.
 func aiGame(t *testing.T, seed int64, cfg Config, seats int, meddle func(s *State, turn int)) (*State, int) {
 	t.Helper()
-	s, err := NewState(seed, cfg, seats)
+	s, err := NewState(session.IntSeed(seed), cfg, seats)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func aiGame(t *testing.T, seed int64, cfg Config, seats int, meddle func(s *Stat
 				t.Fatalf("seed %d: the AI toggles the flag of (%d, %d), mine=%v status=%v", seed, m.R, m.C, cl.mine, cl.st)
 			}
 		}
-		if _, _, err := rules.Apply(s, seat, m); err != nil {
+		if _, _, err := rules.Apply(s, session.Input[Move]{Seat: seat, Move: m}); err != nil {
 			t.Fatalf("seed %d turn %d: the AI's %+v refused: %v", seed, turn, m, err)
 		}
 	}
@@ -105,7 +105,7 @@ func TestAICoopWithAWrongTeammate(t *testing.T) {
 
 func TestAIRaceThroughMatch(t *testing.T) {
 	for seed := range int64(20) {
-		m, err := Game.New(seed, json.RawMessage(`{"level":"beginner","mode":"race"}`), 3)
+		m, err := Game.New(session.IntSeed(seed), json.RawMessage(`{"level":"beginner","mode":"race"}`), 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,12 +119,12 @@ func TestAIRaceThroughMatch(t *testing.T) {
 			if !ok {
 				t.Fatalf("seat %d has no move", seat)
 			}
-			if _, err := m.Apply(seat, cmd); err != nil {
+			if _, err := m.Apply(session.Command{Seat: seat, Move: cmd}); err != nil {
 				t.Fatalf("AI move %s refused: %v", cmd, err)
 			}
 		}
 		st := m.Status()
-		if (st.Phase == "won") != (len(st.Winners) == 1) {
+		if (st.Phase == "won") != (len(st.Outcome.Winners) == 1) {
 			t.Errorf("status %+v", st)
 		}
 		for seat := range 3 {

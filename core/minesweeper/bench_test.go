@@ -14,7 +14,7 @@ func BenchmarkPlaceExpert(b *testing.B) {
 	seed := int64(0)
 	for b.Loop() {
 		clear(cells)
-		place(cells, 16, 30, 99, seed, 7, 15, nil)
+		place(cells, 16, 30, 99, session.NewRNG(seed), 7, 15, nil)
 		seed++
 	}
 }
@@ -32,7 +32,7 @@ func (s *State) reset() {
 // floods all 480 cells and wins; the whole typed Apply is timed.
 func BenchmarkFloodExpert(b *testing.B) {
 	b.ReportAllocs()
-	s, err := NewState(1, Config{Rows: 16, Cols: 30}, 1)
+	s, err := NewState(session.IntSeed(1), Config{Rows: 16, Cols: 30}, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func BenchmarkFloodExpert(b *testing.B) {
 		b.StopTimer()
 		s.reset()
 		b.StartTimer()
-		_, events, err := Rules{}.Apply(s, 0, move)
+		_, events, err := Rules{}.Apply(s, session.Input[Move]{Seat: 0, Move: move})
 		if err != nil || len(events[0].Cells) != 480 {
 			b.Fatalf("%v %d", err, len(events[0].Cells))
 		}
@@ -60,7 +60,7 @@ func midgame(b *testing.B) (*State, []session.Entry) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		s, err := NewState(g.Seed, cfg, 1)
+		s, err := NewState(session.IntSeed(g.Seed), cfg, 1)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func BenchmarkMove(b *testing.B) {
 	s, _ := midgame(b)
 	m := hiddenCell(b, s)
 	for b.Loop() {
-		if _, _, err := (Rules{}).Apply(s, 0, m); err != nil {
+		if _, _, err := (Rules{}).Apply(s, session.Input[Move]{Seat: 0, Move: m}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -121,7 +121,7 @@ func BenchmarkMoveRejected(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		if _, _, err := (Rules{}).Apply(s, 0, m); err == nil {
+		if _, _, err := (Rules{}).Apply(s, session.Input[Move]{Seat: 0, Move: m}); err == nil {
 			b.Fatal("accepted")
 		}
 	}
@@ -132,18 +132,18 @@ func BenchmarkMoveRejected(b *testing.B) {
 func BenchmarkMatchApply(b *testing.B) {
 	b.ReportAllocs()
 	s, log := midgame(b)
-	match, err := Game.New(2024, json.RawMessage(`{"rows":16,"cols":30,"mines":99,"id":"expert","name":"Torment"}`), 1)
+	match, err := Game.New(session.IntSeed(2024), json.RawMessage(`{"rows":16,"cols":30,"mines":99,"id":"expert","name":"Torment"}`), 1)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, e := range log {
-		if _, err := match.Apply(0, e.Move); err != nil {
+		if _, err := match.Apply(session.Command{Seat: 0, Move: e.Move}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	cmd := hiddenCell(b, s).AppendJSON(nil)
 	for b.Loop() {
-		if _, err := match.Apply(0, cmd); err != nil {
+		if _, err := match.Apply(session.Command{Seat: 0, Move: cmd}); err != nil {
 			b.Fatal(err)
 		}
 	}

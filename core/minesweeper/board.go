@@ -8,7 +8,8 @@ import (
 )
 
 // Mines are placed on the first effective reveal (spec §3), by rejection
-// sampling with the reference's mulberry32: each attempt draws a row, then a
+// sampling with the seed's generator (the reference's mulberry32 for its
+// integer seeds): each attempt draws a row, then a
 // column, and both draws count even when the cell is refused.
 
 // room3x3 reports whether the first reveal's 3×3 is kept mine-free: the
@@ -19,11 +20,10 @@ func room3x3(rows, cols, mines int) bool { return rows*cols-9 >= mines }
 // safe cell's adjacency, and returns the number of RNG draws. When order is
 // not nil, the keys of the mines are appended to it in placement order. The
 // config must be valid (mines ≤ rows*cols−1), which bounds the loop.
-func place(cells []cell, rows, cols, mines int, seed int64, r, c int, order *[]int) (draws int) {
-	rng := session.NewRNG(seed)
+func place(cells []cell, rows, cols, mines int, src session.Source, r, c int, order *[]int) (draws int) {
 	zone := room3x3(rows, cols, mines)
 	for n := 0; n < mines; {
-		row, col := rng.Intn(rows), rng.Intn(cols)
+		row, col := session.Intn(src, rows), session.Intn(src, cols)
 		draws += 2
 		k := row*cols + col
 		if cells[k].mine || (row == r && col == c) || (zone && abs(row-r) <= 1 && abs(col-c) <= 1) {
@@ -97,7 +97,7 @@ type Layout struct {
 
 // Generate returns the board that seed and config give for a first reveal
 // at (r, c), exactly as a match generates it.
-func Generate(seed int64, config Config, r, c int) (Layout, error) {
+func Generate(seed session.Seed, config Config, r, c int) (Layout, error) {
 	if err := config.Validate(); err != nil {
 		return Layout{}, err
 	}
@@ -108,7 +108,7 @@ func Generate(seed int64, config Config, r, c int) (Layout, error) {
 	cells := make([]cell, rows*cols)
 	order := make([]int, 0, config.Mines)
 	l := Layout{Rows: rows, Cols: cols, Mines: config.Mines, First: grid.Coord{r, c}, Room3x3: room3x3(rows, cols, config.Mines)}
-	l.Draws = place(cells, rows, cols, config.Mines, seed, r, c, &order)
+	l.Draws = place(cells, rows, cols, config.Mines, seed.Source(), r, c, &order)
 	for _, k := range order {
 		l.Order = append(l.Order, grid.Coord{k / cols, k % cols})
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/roomd/roomd/core/grid"
+	"github.com/roomd/roomd/core/session"
 )
 
 // TestAroundIsEightWay: the flat-key neighbour walk of the hot loops lists
@@ -40,7 +41,7 @@ func TestGenerateRefusesBadInput(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := Generate(1, tc.cfg, tc.r, tc.c); err == nil {
+			if _, err := Generate(session.IntSeed(1), tc.cfg, tc.r, tc.c); err == nil {
 				t.Error("generated")
 			}
 		})

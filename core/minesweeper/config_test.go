@@ -141,7 +141,7 @@ func TestSetupAndInfo(t *testing.T) {
 			if s.Mode.ID != tc.mode || s.Board != tc.board || s.Mode.MinSeats != tc.min || s.Mode.MaxSeats != tc.max {
 				t.Errorf("setup %+v", s)
 			}
-			if _, err := Game.New(1, json.RawMessage(tc.config), tc.max+1); err == nil {
+			if _, err := Game.New(session.IntSeed(1), json.RawMessage(tc.config), tc.max+1); err == nil {
 				t.Errorf("%d seats accepted", tc.max+1)
 			}
 		})

@@ -100,7 +100,7 @@ func FuzzDecodeConfig(f *testing.F) {
 			t.Fatalf("echo %s of %s", c.Raw(), data)
 		}
 		seats, _ := seatRange(c.ModeOrSolo())
-		s, err := NewState(1, c, seats)
+		s, err := NewState(session.IntSeed(1), c, seats)
 		if err != nil {
 			t.Fatalf("init: %v", err)
 		}

@@ -165,5 +165,5 @@ func (g *randomGame) mark() {
 }
 
 func (g *randomGame) record() session.Record {
-	return session.Record{Seed: g.seed, Config: json.RawMessage(g.config), Seats: g.seats, Log: append([]session.Entry(nil), g.sess.Log()...)}
+	return session.Record{Seed: session.IntSeed(g.seed), Config: json.RawMessage(g.config), Seats: g.seats, Log: append([]session.Entry(nil), g.sess.Log()...)}
 }

@@ -134,7 +134,7 @@ type clocked struct {
 func newClocked(t tb, seed int64, config string, seats int) *clocked {
 	t.Helper()
 	c := &clocked{}
-	s, err := session.NewSession(Game, seed, json.RawMessage(config), seats, func() float64 { return c.now })
+	s, err := session.NewSession(Game, session.IntSeed(seed), json.RawMessage(config), seats, func() float64 { return c.now })
 	if err != nil {
 		t.Fatalf("new session: %v", err)
 	}

@@ -24,7 +24,7 @@ func strictReplay(t tb, rec session.Record) (state string, ineffective int) {
 		t.Fatal(err)
 	}
 	for _, e := range rec.Log {
-		if _, err := m.Apply(e.Seat, e.Move); err != nil {
+		if _, err := m.Apply(session.Command{Seat: e.Seat, Move: e.Move}); err != nil {
 			var rej *session.Rejection
 			if errors.As(err, &rej) && rej.Malformed {
 				break
@@ -194,12 +194,12 @@ func commute(t tb, rec session.Record, i int) bool {
 			t.Fatal(err)
 		}
 		for _, e := range rec.Log[:i] {
-			if _, err := m.Apply(e.Seat, e.Move); err != nil {
+			if _, err := m.Apply(session.Command{Seat: e.Seat, Move: e.Move}); err != nil {
 				t.Fatalf("genuine log refused: %v", err)
 			}
 		}
 		for _, j := range order {
-			if _, err := m.Apply(rec.Log[j].Seat, rec.Log[j].Move); err != nil {
+			if _, err := m.Apply(session.Command{Seat: rec.Log[j].Seat, Move: rec.Log[j].Move}); err != nil {
 				return "", false
 			}
 		}
@@ -226,7 +226,7 @@ func TestMutatedLogExamples(t *testing.T) {
 	games := loadVectors[vectorGame](t, "games.json")
 	g := games[0]
 	var rec session.Record
-	rec.Seed, rec.Config = g.Seed, compact(t, g.Config)
+	rec.Seed, rec.Config = session.IntSeed(g.Seed), compact(t, g.Config)
 	for _, raw := range g.Log {
 		var e session.Entry
 		if err := json.Unmarshal(raw, &e); err != nil {

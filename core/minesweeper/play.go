@@ -89,7 +89,7 @@ func (s *State) checkChord(cells []cell, r, c int) error {
 func (s *State) reveal(b *board, r, c int) []Event {
 	cells := b.g.Cells()
 	if !b.placed {
-		place(cells, s.cfg.Rows, s.cfg.Cols, s.cfg.Mines, s.seed, r, c, nil)
+		place(cells, s.cfg.Rows, s.cfg.Cols, s.cfg.Mines, s.seed.Source(), r, c, nil)
 		b.placed = true
 	}
 	if b.phase == PhaseFresh {

@@ -160,12 +160,12 @@ func TestTypedApplyRejectsWithoutChange(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := Rules{}.Init(42, cfg, 1)
+			s, err := Rules{}.Init(session.IntSeed(42), cfg, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
 			before := fingerprint(s)
-			got, events, err := Rules{}.Apply(s, tc.seat, tc.m)
+			got, events, err := Rules{}.Apply(s, session.Input[Move]{Seat: tc.seat, Move: tc.m})
 			if rej := rejection(t, err); rej.Code != tc.code {
 				t.Errorf("code %s, want %s", rej.Code, tc.code)
 			}
@@ -193,7 +193,7 @@ func TestCoop(t *testing.T) {
 			s := newClocked(t, 42, `{"rows":9,"cols":9,"mines":10,"mode":"coop"}`, 3)
 			applyAll(t, s, tc.plays...)
 			st := s.Status()
-			if st.Phase != tc.phase || string(mustJSON(t, st.Winners)) != tc.winners || string(mustJSON(t, s.Match().Pending())) != tc.pending {
+			if st.Phase != tc.phase || string(mustJSON(t, st.Outcome.Winners)) != tc.winners || string(mustJSON(t, s.Match().Pending())) != tc.pending {
 				t.Errorf("status %+v pending %v", st, s.Match().Pending())
 			}
 			// One audience, one view: every viewer sees the solo form.
@@ -216,11 +216,11 @@ func TestCoop(t *testing.T) {
 func revealAllSafe(t tb, seat session.Seat, r, c int) []play {
 	t.Helper()
 	cfg, _ := DecodeConfig([]byte(g01Config))
-	l, err := Generate(42, cfg, r, c)
+	l, err := Generate(session.IntSeed(42), cfg, r, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _ := NewState(42, cfg, 1)
+	s, _ := NewState(session.IntSeed(42), cfg, 1)
 	if _, err := s.apply(0, Move{Reveal, r, c}); err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestRace(t *testing.T) {
 	cfg, _ := DecodeConfig([]byte(g01Config))
 	var shadow [2]*State
 	for i := range shadow {
-		shadow[i], _ = NewState(42, cfg, 1)
+		shadow[i], _ = NewState(session.IntSeed(42), cfg, 1)
 	}
 	tagged := func(seat session.Seat, events []Event) string {
 		parts := make([]string, len(events))
@@ -306,7 +306,7 @@ func TestRace(t *testing.T) {
 
 	// Seat 0 hits a mine: its explode event keeps the mines secret while
 	// seat 1 plays on (the same first click would give the same board).
-	l0, _ := Generate(42, cfg, 7, 2)
+	l0, _ := Generate(session.IntSeed(42), cfg, 7, 2)
 	mine := l0.MineCoords()[0]
 	step(0, Move{Reveal, mine[0], mine[1]}, func(string) map[session.Seat]string {
 		explode := fmt.Sprintf(`[{"type":"explode","seat":0,"r":%d,"c":%d}]`, mine[0], mine[1])
@@ -340,7 +340,7 @@ func TestRace(t *testing.T) {
 		}
 	})
 	st := s.Status()
-	if st.Phase != "won" || !st.Over || fmt.Sprint(st.Winners) != "[1]" || s.Match().Pending() != nil {
+	if st.Phase != "won" || !st.Over || fmt.Sprint(st.Outcome.Winners) != "[1]" || s.Match().Pending() != nil {
 		t.Errorf("after the win: %+v pending %v", st, s.Match().Pending())
 	}
 	// The match is over: seat 0 sees its board's unflagged mines.
@@ -383,7 +383,7 @@ func TestRaceAllLost(t *testing.T) {
 		}
 	}
 	status := s.Status()
-	if status.Phase != "lost" || !status.Over || len(status.Winners) != 0 {
+	if status.Phase != "lost" || !status.Over || len(status.Outcome.Winners) != 0 {
 		t.Errorf("status %+v", status)
 	}
 	if res, ok := s.Result(); !ok || res.Status != "lost" || res.Time != 3 {

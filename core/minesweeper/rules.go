@@ -10,6 +10,8 @@ type Rules struct{}
 
 var (
 	_ session.Rules[Config, *State, Move, Event, View] = Rules{}
+	_ session.Mover[*State, Move, Event]               = Rules{}
+	_ session.Checkpointer[Config, *State]             = Rules{}
 	_ session.AI[Move, View]                           = Rules{}
 )
 
@@ -22,10 +24,12 @@ var modes = []session.Mode{
 
 // Info describes the game to rooms and clients.
 var Info = session.Info{
-	ID:            "minesweeper",
-	Name:          "Minesweeper",
-	RulesVersion:  "minesweeper/1",
-	Modes:         modes,
+	ID:           "minesweeper",
+	Name:         "Minesweeper",
+	RulesVersion: "minesweeper/1",
+	Modes:        modes,
+	// Leaderboards rank cleared boards by the host's time, lower first.
+	Ranking:       &session.Ranking{By: session.RankTime},
 	ConfigSchema:  []byte(ConfigSchema),
 	CommandSchema: []byte(CommandSchema),
 }
@@ -52,31 +56,35 @@ func Setup(c Config) (session.Setup, error) {
 }
 
 // Init starts a match.
-func (Rules) Init(seed int64, c Config, seats int) (*State, error) { return NewState(seed, c, seats) }
+func (Rules) Init(seed session.Seed, c Config, seats int) (*State, error) {
+	return NewState(seed, c, seats)
+}
 
 // Apply plays m for seat. The errors are *session.Rejection: Malformed for
 // moves no genuine client sends (an unknown type, coordinates off the
 // board, a seat not in the match), otherwise ineffective moves, the
 // reference's silent no-ops (see errors.go). s is unchanged on error.
-func (Rules) Apply(s *State, seat session.Seat, m Move) (*State, []Event, error) {
-	events, err := s.apply(seat, m)
+func (Rules) Apply(s *State, in session.Input[Move]) (*State, []Event, error) {
+	events, err := s.apply(in.Seat, in.Move)
 	return s, events, err
 }
 
-// Status reports the match's phase and winners: every seat when a coop
-// board is won, the first seat to clear its board in a race.
+// Status reports the match's phase and outcome: the winners are every seat
+// when a solo or coop board is won, the first seat to clear its board in a
+// race; a match is ranked (by its time) when a board was cleared.
 func (Rules) Status(s *State) session.Status {
 	p := s.Phase()
 	st := session.Status{Phase: p.String(), Started: p != PhaseFresh, Over: s.over}
 	switch {
 	case !s.over:
 	case s.race && s.winner >= 0:
-		st.Winners = []session.Seat{s.winner}
+		st.Outcome = session.Outcome{Winners: []session.Seat{s.winner}, Ranked: true}
 	case !s.race && p == PhaseWon:
-		st.Winners = make([]session.Seat, s.seats)
-		for i := range st.Winners {
-			st.Winners[i] = i
+		st.Outcome.Winners = make([]session.Seat, s.seats)
+		for i := range st.Outcome.Winners {
+			st.Outcome.Winners[i] = i
 		}
+		st.Outcome.Ranked = true
 	}
 	return st
 }

@@ -108,7 +108,7 @@ type board struct {
 // in place.
 type State struct {
 	cfg    Config
-	seed   int64
+	seed   session.Seed
 	seats  int
 	race   bool
 	boards []board
@@ -134,7 +134,7 @@ func seatRange(m Mode) (lo, hi int) {
 }
 
 // NewState is Rules.Init: a fresh match of seats seats.
-func NewState(seed int64, cfg Config, seats int) (*State, error) {
+func NewState(seed session.Seed, cfg Config, seats int) (*State, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -161,7 +161,7 @@ func (s *State) Config() Config { return s.cfg }
 func (s *State) Seats() int { return s.seats }
 
 // Seed returns the seed as given.
-func (s *State) Seed() int64 { return s.seed }
+func (s *State) Seed() session.Seed { return s.seed }
 
 // Phase is the match's phase.
 func (s *State) Phase() Phase {

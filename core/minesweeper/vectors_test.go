@@ -59,7 +59,7 @@ func TestVectorsBoards(t *testing.T) {
 			if err != nil {
 				t.Fatalf("config: %v", err)
 			}
-			l, err := Generate(tc.Seed, cfg, tc.First.R, tc.First.C)
+			l, err := Generate(session.IntSeed(tc.Seed), cfg, tc.First.R, tc.First.C)
 			if err != nil {
 				t.Fatalf("generate: %v", err)
 			}
@@ -200,7 +200,7 @@ func TestVectorsGames(t *testing.T) {
 			}
 			checkFinal(t, g, sess, cfg)
 			checkResult(t, g, sess, cfg, wantLog)
-			rec := session.Record{Seed: g.Seed, Config: cfg}
+			rec := session.Record{Seed: session.IntSeed(g.Seed), Config: cfg}
 			for _, raw := range g.Log {
 				var e session.Entry
 				if err := json.Unmarshal(raw, &e); err != nil {
@@ -262,14 +262,14 @@ func checkResult(t *testing.T, g vectorGame, sess *clocked, cfg []byte, wantLog 
 		t.Fatal("no result")
 	}
 	want := g.Result
-	if res.Status != want.Status || res.Time != want.Time || res.Seed != want.Seed || !bytes.Equal(res.Config, compact(t, want.Config)) {
-		t.Errorf("result %s %v %d %s, want %s %v %d %s", res.Status, res.Time, res.Seed, res.Config, want.Status, want.Time, want.Seed, want.Config)
+	if res.Status != want.Status || res.Time != want.Time || res.Seed != session.IntSeed(want.Seed) || !bytes.Equal(res.Config, compact(t, want.Config)) {
+		t.Errorf("result %s %v %s %s, want %s %v %d %s", res.Status, res.Time, res.Seed.String(), res.Config, want.Status, want.Time, want.Seed, want.Config)
 	}
 	winners := "[]"
 	if res.Status == "won" {
 		winners = "[0]"
 	}
-	if got := string(mustJSON(t, res.Winners)); got != winners {
+	if got := string(mustJSON(t, res.Outcome.Winners)); got != winners {
 		t.Errorf("winners %s, want %s", got, winners)
 	}
 	// The vector's log holds every move; ours, only the accepted ones.

@@ -136,5 +136,5 @@ func selfPlay(t *testing.T, seed int64, seats, pile int) Seat {
 			t.Fatalf("seed %d: AIMove(%d) = %s after the end", seed, seat, command)
 		}
 	}
-	return s.Status().Winners[0]
+	return s.Status().Outcome.Winners[0]
 }

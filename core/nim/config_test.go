@@ -41,7 +41,7 @@ func TestConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.config, func(t *testing.T) {
 			setup, err := Game.Configure(json.RawMessage(tt.config))
-			m, newErr := Game.New(1, json.RawMessage(tt.config), 2)
+			m, newErr := Game.New(session.IntSeed(1), json.RawMessage(tt.config), 2)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) || !strings.HasPrefix(err.Error(), "nim config: ") {
 					t.Fatalf("Configure: error %v, want one naming %q", err, tt.err)
@@ -68,11 +68,11 @@ func TestConfig(t *testing.T) {
 func TestSeatCounts(t *testing.T) {
 	for seats := range 7 {
 		t.Run(fmt.Sprintf("%d seats", seats), func(t *testing.T) {
-			_, err := Game.New(1, nil, seats)
+			_, err := Game.New(session.IntSeed(1), nil, seats)
 			if ok := seats >= MinSeats && seats <= MaxSeats; ok != (err == nil) {
 				t.Errorf("New with %d seats: %v", seats, err)
 			}
-			_, err = Rules{}.Init(1, Config{}, seats)
+			_, err = Rules{}.Init(session.IntSeed(1), Config{}, seats)
 			if ok := seats >= MinSeats && seats <= MaxSeats; ok != (err == nil) {
 				t.Errorf("Init with %d seats: %v", seats, err)
 			}
@@ -97,7 +97,7 @@ func TestConfigInGo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%+v", tt.config), func(t *testing.T) {
-			s, err := Rules{}.Init(1, tt.config, 2)
+			s, err := Rules{}.Init(session.IntSeed(1), tt.config, 2)
 			if (err == nil) != tt.ok {
 				t.Fatalf("Init: %v, want ok %v", err, tt.ok)
 			}

@@ -20,7 +20,7 @@ func newSession(t tb, seed int64, config string, seats int) *session.GameSession
 	t.Helper()
 	now := 0.0
 	clock := func() float64 { now += 1000; return now }
-	s, err := session.NewSession(Game, seed, json.RawMessage(config), seats, clock)
+	s, err := session.NewSession(Game, session.IntSeed(seed), json.RawMessage(config), seats, clock)
 	if err != nil {
 		t.Fatalf("NewSession(seed %d, %s, %d seats): %v", seed, config, seats, err)
 	}

@@ -90,12 +90,12 @@ func FuzzNimMove(f *testing.F) {
 
 		const seats = 3
 		config := json.RawMessage(encode(t, Config{Pile: int(pile)%MaxPile + 1}))
-		match, err := Game.New(7, config, seats)
+		match, err := Game.New(session.IntSeed(7), config, seats)
 		if err != nil {
 			t.Fatalf("New: %v", err)
 		}
 		before := everything(t, match, seats)
-		step, err := match.Apply(seat, data)
+		step, err := match.Apply(session.Command{Seat: seat, Move: data})
 		if err != nil {
 			asRejection(t, err)
 			if after := everything(t, match, seats); after != before {

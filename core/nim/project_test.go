@@ -52,7 +52,7 @@ func TestHiddenInformation(t *testing.T) {
 				follow.rejoin(t, m, rapid.SampledFrom(viewers(seats)).Draw(t, "rejoiner"))
 			}
 		}
-		if st := sess.Status(); len(st.Winners) != 1 {
+		if st := sess.Status(); len(st.Outcome.Winners) != 1 {
 			t.Fatalf("status %+v, want one winner", st)
 		}
 	})
@@ -124,7 +124,7 @@ func checkViews(t tb, m session.Match, seats int, secrets []int) {
 		hasJSON(t, what+" over", v["over"], st.Over)
 		if st.Over {
 			hasJSON(t, what+" secrets", v["secrets"], secrets)
-			hasJSON(t, what+" winner", v["winner"], st.Winners[0])
+			hasJSON(t, what+" winner", v["winner"], st.Outcome.Winners[0])
 		} else if viewer != session.Spectator {
 			hasJSON(t, what+" you", v["you"], viewer)
 			hasJSON(t, what+" secret", v["secret"], secrets[viewer])
@@ -177,7 +177,7 @@ func checkEvents(t tb, m session.Match, step session.Step, seats int, secrets []
 				}
 				hasKeys(t, what, e, "type", "winner", "lastTaker", "secrets")
 				hasJSON(t, what+" secrets", e["secrets"], secrets)
-				hasJSON(t, what+" winner", e["winner"], st.Winners[0])
+				hasJSON(t, what+" winner", e["winner"], st.Outcome.Winners[0])
 				ends++
 			default:
 				t.Fatalf("%s: unknown type %q", what, typ)
@@ -207,7 +207,7 @@ func checkTwins(t tb, m session.Match, step session.Step, twins map[Seat]*State,
 	}
 	over := m.Status().Over
 	for viewer, tw := range twins {
-		tw, events, err := Rules{}.Apply(tw, seat, move)
+		tw, events, err := Rules{}.Apply(tw, session.Input[Move]{Seat: seat, Move: move})
 		if err != nil {
 			t.Fatalf("twin of %d refused %s: %v", viewer, command, err)
 		}

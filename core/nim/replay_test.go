@@ -27,7 +27,7 @@ func replay(t *testing.T, rec session.Record) outcome {
 		return out
 	}
 	for _, e := range rec.Log {
-		if _, err := m.Apply(e.Seat, e.Move); err != nil {
+		if _, err := m.Apply(session.Command{Seat: e.Seat, Move: e.Move}); err != nil {
 			var rej *session.Rejection
 			if errors.As(err, &rej) && !rej.Malformed {
 				continue
@@ -35,7 +35,7 @@ func replay(t *testing.T, rec session.Record) outcome {
 			return out
 		}
 	}
-	out.Winners = m.Status().Winners
+	out.Winners = m.Status().Outcome.Winners
 	return out
 }
 
@@ -64,8 +64,8 @@ func TestReplay(t *testing.T) {
 	if !got.Verdict.Valid || got.Verdict.Status != PhaseOver || got.Verdict.Time != s.Elapsed() || got.Verdict.Time != 3000 {
 		t.Errorf("verdict %+v, want valid, over, in %v ms", got.Verdict, s.Elapsed())
 	}
-	if !slices.Equal(got.Winners, []Seat{0}) || !slices.Equal(s.Status().Winners, got.Winners) {
-		t.Errorf("replay winners %v, session winners %v, want [0]", got.Winners, s.Status().Winners)
+	if !slices.Equal(got.Winners, []Seat{0}) || !slices.Equal(s.Status().Outcome.Winners, got.Winners) {
+		t.Errorf("replay winners %v, session winners %v, want [0]", got.Winners, s.Status().Outcome.Winners)
 	}
 }
 
@@ -81,9 +81,9 @@ func TestReplaySelfPlay(t *testing.T) {
 					t.Fatalf("%d seats, seed %d: %v", seats, seed, err)
 				}
 			}
-			got := replay(t, session.Record{Seed: seed, Config: json.RawMessage(`{}`), Seats: seats, Log: s.Log()})
-			if !got.Verdict.Valid || got.Verdict.Time != s.Elapsed() || !slices.Equal(got.Winners, s.Status().Winners) {
-				t.Errorf("%d seats, seed %d: replay %+v, session elapsed %v winners %v", seats, seed, got, s.Elapsed(), s.Status().Winners)
+			got := replay(t, session.Record{Seed: session.IntSeed(seed), Config: json.RawMessage(`{}`), Seats: seats, Log: s.Log()})
+			if !got.Verdict.Valid || got.Verdict.Time != s.Elapsed() || !slices.Equal(got.Winners, s.Status().Outcome.Winners) {
+				t.Errorf("%d seats, seed %d: replay %+v, session elapsed %v winners %v", seats, seed, got, s.Elapsed(), s.Status().Outcome.Winners)
 			}
 		}
 	}
@@ -105,7 +105,7 @@ func TestReplayMutated(t *testing.T) {
 		{"a seat that is not in the match", func(r *session.Record) { r.Log[2].Seat = 5 }, false},
 		{"time running backwards", func(r *session.Record) { r.Log[2].T = 0 }, false},
 		{"a later end", func(r *session.Record) { r.Log[3].T += 500 }, true},
-		{"another seed deals seat 1 another secret", func(r *session.Record) { r.Seed = 42 }, true},
+		{"another seed deals seat 1 another secret", func(r *session.Record) { r.Seed = session.IntSeed(42) }, true},
 		{"a bigger pile", func(r *session.Record) { r.Config = move(`{"pile":11}`) }, false},
 		{"a third seat", func(r *session.Record) { r.Seats = 3 }, false},
 		{"an invalid config", func(r *session.Record) { r.Config = move(`{"pile":0}`) }, false},

@@ -52,22 +52,23 @@ type Rules struct{}
 
 var (
 	_ session.Rules[Config, *State, Move, Event, View] = Rules{}
+	_ session.Mover[*State, Move, Event]               = Rules{}
 	_ session.AI[Move, View]                           = Rules{}
 )
 
-// Init deals every seat its secret, 1 to 3, from session.NewRNG(seed): seat 0
+// Init deals every seat its secret, 1 to 3, from seed.Source(): seat 0
 // first. Seat 0 moves first.
-func (Rules) Init(seed int64, c Config, seats int) (*State, error) {
+func (Rules) Init(seed session.Seed, c Config, seats int) (*State, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("nim config: %w", err)
 	}
 	if seats < MinSeats || seats > MaxSeats {
 		return nil, fmt.Errorf("nim: %d seats, want %d to %d", seats, MinSeats, MaxSeats)
 	}
-	rng := session.NewRNG(seed)
+	rng := seed.Source()
 	secrets := make([]int, seats)
 	for i := range secrets {
-		secrets[i] = rng.Intn(3) + 1
+		secrets[i] = session.Intn(rng, 3) + 1
 	}
 	return &State{config: c.echo(), seats: seats, pile: c.pile(), secrets: secrets, history: []Take{}}, nil
 }
@@ -75,7 +76,8 @@ func (Rules) Init(seed int64, c Config, seats int) (*State, error) {
 // Apply plays a take. Whoever takes the last item wins, unless it took
 // exactly its secret on that turn: then it loses and the next seat in turn
 // order wins.
-func (Rules) Apply(s *State, seat Seat, m Move) (*State, []Event, error) {
+func (Rules) Apply(s *State, in session.Input[Move]) (*State, []Event, error) {
+	seat, m := in.Seat, in.Move
 	switch {
 	case seat < 0 || seat >= s.seats:
 		return s, nil, session.Malformed(session.CodeNoSuchSeat, "seat %d is not in this match of %d", seat, s.seats)
@@ -110,7 +112,7 @@ func (Rules) Status(s *State) session.Status {
 	st := session.Status{Phase: PhaseActive, Started: len(s.history) > 0, Over: s.over}
 	if s.over {
 		st.Phase = PhaseOver
-		st.Winners = []Seat{s.winner}
+		st.Outcome.Winners = []Seat{s.winner}
 	}
 	return st
 }

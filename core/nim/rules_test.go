@@ -65,7 +65,7 @@ func eventsEqual(a, b Event) bool {
 // stateWith is a match of len(secrets) seats at pile with turn to act.
 func stateWith(t *testing.T, pile int, turn Seat, secrets ...int) *State {
 	t.Helper()
-	s, err := Rules{}.Init(0, Config{Pile: pile}, len(secrets))
+	s, err := Rules{}.Init(session.IntSeed(0), Config{Pile: pile}, len(secrets))
 	if err != nil {
 		t.Fatalf("Init: %v", err)
 	}
@@ -95,12 +95,12 @@ func TestWinner(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := stateWith(t, tt.pile, tt.turn, tt.secrets...)
-			s, events, err := Rules{}.Apply(s, tt.turn, Move{N: tt.n})
+			s, events, err := Rules{}.Apply(s, session.Input[Move]{Seat: tt.turn, Move: Move{N: tt.n}})
 			if err != nil {
 				t.Fatalf("Apply: %v", err)
 			}
 			st := Rules{}.Status(s)
-			if !st.Over || st.Phase != PhaseOver || !slices.Equal(st.Winners, []Seat{tt.winner}) {
+			if !st.Over || st.Phase != PhaseOver || !slices.Equal(st.Outcome.Winners, []Seat{tt.winner}) {
 				t.Fatalf("status %+v, want over with winner %d", st, tt.winner)
 			}
 			want := []Event{
@@ -120,7 +120,7 @@ func TestWinner(t *testing.T) {
 // A take equal to the secret that leaves items behind changes nothing.
 func TestSecretMattersOnlyOnTheLastTake(t *testing.T) {
 	s := stateWith(t, 5, 0, 2, 3)
-	s, events, err := Rules{}.Apply(s, 0, Move{N: 2})
+	s, events, err := Rules{}.Apply(s, session.Input[Move]{Seat: 0, Move: Move{N: 2}})
 	if err != nil {
 		t.Fatalf("Apply: %v", err)
 	}
@@ -150,7 +150,7 @@ func TestWinnerThroughGame(t *testing.T) {
 			}
 			playTo(t, s, tt.takes...)
 			res, ok := s.Result()
-			if !ok || res.Status != PhaseOver || !slices.Equal(res.Winners, []Seat{tt.winner}) {
+			if !ok || res.Status != PhaseOver || !slices.Equal(res.Outcome.Winners, []Seat{tt.winner}) {
 				t.Fatalf("result %+v (ok %v), want winner %d", res, ok, tt.winner)
 			}
 		})
@@ -160,7 +160,7 @@ func TestWinnerThroughGame(t *testing.T) {
 func TestDeal(t *testing.T) {
 	deal := func(seed int64, seats int) []int {
 		t.Helper()
-		s, err := Rules{}.Init(seed, Config{}, seats)
+		s, err := Rules{}.Init(session.IntSeed(seed), Config{}, seats)
 		if err != nil {
 			t.Fatalf("Init(%d, %d seats): %v", seed, seats, err)
 		}
@@ -224,7 +224,7 @@ func TestStatus(t *testing.T) {
 	check := func(when string, want session.Status, pending []Seat) {
 		t.Helper()
 		got := s.Status()
-		if got.Phase != want.Phase || got.Started != want.Started || got.Over != want.Over || !slices.Equal(got.Winners, want.Winners) {
+		if got.Phase != want.Phase || got.Started != want.Started || got.Over != want.Over || !slices.Equal(got.Outcome.Winners, want.Outcome.Winners) {
 			t.Errorf("%s: status %+v, want %+v", when, got, want)
 		}
 		if p := s.Match().Pending(); !slices.Equal(p, pending) || p == nil {
@@ -238,7 +238,7 @@ func TestStatus(t *testing.T) {
 		t.Errorf("clock started at %v (%v), want 1000 from the first take", t0, ok)
 	}
 	playTo(t, s, 3) // seat 1 takes 3, its secret is 1: it wins
-	check("over", session.Status{Phase: PhaseOver, Started: true, Over: true, Winners: []Seat{1}}, []Seat{})
+	check("over", session.Status{Phase: PhaseOver, Started: true, Over: true, Outcome: session.Outcome{Winners: []Seat{1}}}, []Seat{})
 	if e := s.Elapsed(); e != 1000 {
 		t.Errorf("elapsed %v, want 1000", e)
 	}
@@ -264,7 +264,7 @@ func TestRulesRefuseBadMoves(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := stateWith(t, 2, 0, 1, 2)
 			before := encode(t, Rules{}.Project(s, session.Spectator)) + fmt.Sprint(s.secrets)
-			_, events, err := Rules{}.Apply(s, tt.seat, Move{N: tt.n})
+			_, events, err := Rules{}.Apply(s, session.Input[Move]{Seat: tt.seat, Move: Move{N: tt.n}})
 			rej := asRejection(t, err)
 			if rej.Code != tt.code || rej.Malformed != tt.malformed || events != nil {
 				t.Errorf("rejection %+v, events %v; want code %s malformed %v", rej, events, tt.code, tt.malformed)

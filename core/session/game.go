@@ -15,6 +15,12 @@ type Info struct {
 	Name         string `json:"name"`
 	RulesVersion string `json:"rulesVersion"`
 	Modes        []Mode `json:"modes"`
+	// Ranking says how results rank on the game's leaderboards; nil when it
+	// keeps none.
+	Ranking *Ranking `json:"ranking,omitempty"`
+	// Tick is the fixed step of a real-time game (its rules implement
+	// Stepper); nil for a game driven by commands.
+	Tick *Rate `json:"tick,omitempty"`
 	// ConfigSchema and CommandSchema are JSON Schemas (draft 2020-12) of the
 	// config a match starts from and of one command.
 	ConfigSchema  json.RawMessage `json:"configSchema"`
@@ -39,6 +45,25 @@ type Setup struct {
 	Board string
 }
 
+// Command is one command in erased form: who sent it, its JSON, and the host
+// time (ms) it was accepted at.
+type Command struct {
+	Seat Seat
+	Move json.RawMessage
+	T    float64
+}
+
+// Errors of the erased form.
+var (
+	// ErrNoCheckpoint is returned by Checkpoint and Resume for a game that
+	// does not implement Checkpointer.
+	ErrNoCheckpoint = errors.New("session: the game keeps no checkpoints")
+	// ErrNotStepped is returned by Advance for a game driven by commands,
+	// and ErrStepped by Apply for a fixed-step game.
+	ErrNotStepped = errors.New("session: the game has no fixed step")
+	ErrStepped    = errors.New("session: a fixed-step game takes its commands as inputs of its next tick")
+)
+
 // Game is the type-erased form of a game's rules, driven with JSON configs
 // and commands. It is safe for concurrent use; a Match is not.
 type Game interface {
@@ -46,14 +71,25 @@ type Game interface {
 	// Configure validates a config and says how it is played.
 	Configure(config json.RawMessage) (Setup, error)
 	// New starts a match for seats players.
-	New(seed int64, config json.RawMessage, seats int) (Match, error)
+	New(seed Seed, config json.RawMessage, seats int) (Match, error)
+	// Resume rebuilds a match from its Checkpoint, or fails with
+	// ErrNoCheckpoint.
+	Resume(seed Seed, config json.RawMessage, seats int, checkpoint []byte) (Match, error)
 }
 
 // Match is one running game in erased form. It is owned by one goroutine.
 type Match interface {
-	// Apply decodes and plays one command for seat. The error is a
-	// *Rejection when the command is refused; the state is then unchanged.
-	Apply(seat Seat, command json.RawMessage) (Step, error)
+	// Apply decodes and plays one command. The error is a *Rejection when
+	// the command is refused; the state is then unchanged. A fixed-step
+	// game answers ErrStepped.
+	Apply(c Command) (Step, error)
+	// Check decodes a command without playing it: what a fixed-step game's
+	// input must pass before it is queued.
+	Check(c Command) error
+	// Advance runs tick (numbered from 1) of a fixed-step game with the
+	// inputs that take effect at it, in arrival order. A game driven by
+	// commands answers ErrNotStepped.
+	Advance(tick uint64, inputs []Command) (Step, error)
 	Status() Status
 	Pending() []Seat
 	// View is viewer's projection, ready for json.Marshal.
@@ -63,9 +99,11 @@ type Match interface {
 	// AIMove chooses a command for seat from its own view; ok is false when
 	// the game has no AI or the seat has nothing to do.
 	AIMove(seat Seat) (command json.RawMessage, ok bool)
+	// Checkpoint encodes the state (JSON), or fails with ErrNoCheckpoint.
+	Checkpoint() ([]byte, error)
 }
 
-// Step is the outcome of one accepted command.
+// Step is the outcome of one accepted command or tick.
 type Step interface {
 	// Beats are the events viewer may see, ready for json.Marshal. Call it
 	// before the match's next Apply.
@@ -90,10 +128,33 @@ type Definition[C, S, M, E, V any] struct {
 
 // Define returns the erased form of d. Configs and commands are decoded with
 // encoding/json; a config whose pointer implements Validator is validated.
-func Define[C, S, M, E, V any](d Definition[C, S, M, E, V]) Game { return &erased[C, S, M, E, V]{d: d} }
+// It panics when the rules implement neither Mover nor Stepper, or when
+// Info.Tick and Stepper disagree: a programming error found at start.
+func Define[C, S, M, E, V any](d Definition[C, S, M, E, V]) Game {
+	g := &erased[C, S, M, E, V]{d: d}
+	g.mover, _ = d.Rules.(Mover[S, M, E])
+	g.stepper, _ = d.Rules.(Stepper[S, M, E])
+	g.cp, _ = d.Rules.(Checkpointer[C, S])
+	g.ai, _ = d.Rules.(AI[M, V])
+	switch {
+	case d.Info.Tick != nil && g.stepper == nil:
+		panic(fmt.Sprintf("session: %s declares a tick but its rules have no Step", d.Info.ID))
+	case d.Info.Tick == nil && g.stepper != nil:
+		panic(fmt.Sprintf("session: %s has Step but declares no tick (Info.Tick)", d.Info.ID))
+	case d.Info.Tick != nil && d.Info.Tick.Hz <= 0:
+		panic(fmt.Sprintf("session: %s ticks at %d Hz", d.Info.ID, d.Info.Tick.Hz))
+	case g.mover == nil && g.stepper == nil:
+		panic(fmt.Sprintf("session: %s rules implement neither Apply nor Step", d.Info.ID))
+	}
+	return g
+}
 
 type erased[C, S, M, E, V any] struct {
-	d Definition[C, S, M, E, V]
+	d       Definition[C, S, M, E, V]
+	mover   Mover[S, M, E]
+	stepper Stepper[S, M, E]
+	cp      Checkpointer[C, S]
+	ai      AI[M, V]
 }
 
 func (g *erased[C, S, M, E, V]) Info() Info { return g.d.Info }
@@ -122,30 +183,55 @@ func (g *erased[C, S, M, E, V]) Configure(raw json.RawMessage) (Setup, error) {
 	return g.d.Setup(c)
 }
 
-func (g *erased[C, S, M, E, V]) New(seed int64, raw json.RawMessage, seats int) (Match, error) {
+// prepare decodes a config and checks the seat count against its mode.
+func (g *erased[C, S, M, E, V]) prepare(raw json.RawMessage, seats int) (C, error) {
 	c, err := g.decodeConfig(raw)
 	if err != nil {
-		return nil, err
+		return c, err
 	}
 	setup, err := g.d.Setup(c)
 	if err != nil {
-		return nil, err
+		return c, err
 	}
 	if seats < setup.Mode.MinSeats || seats > setup.Mode.MaxSeats {
-		return nil, fmt.Errorf("%s %s: %d seats, want %d to %d", g.d.Info.ID, setup.Mode.ID, seats, setup.Mode.MinSeats, setup.Mode.MaxSeats)
+		return c, fmt.Errorf("%s %s: %d seats, want %d to %d", g.d.Info.ID, setup.Mode.ID, seats, setup.Mode.MinSeats, setup.Mode.MaxSeats)
+	}
+	return c, nil
+}
+
+func (g *erased[C, S, M, E, V]) New(seed Seed, raw json.RawMessage, seats int) (Match, error) {
+	c, err := g.prepare(raw, seats)
+	if err != nil {
+		return nil, err
 	}
 	s, err := g.d.Rules.Init(seed, c, seats)
 	if err != nil {
 		return nil, err
 	}
-	return &match[C, S, M, E, V]{rules: g.d.Rules, state: s, seats: seats}, nil
+	return &match[C, S, M, E, V]{g: g, state: s, seats: seats}, nil
+}
+
+func (g *erased[C, S, M, E, V]) Resume(seed Seed, raw json.RawMessage, seats int, checkpoint []byte) (Match, error) {
+	if g.cp == nil {
+		return nil, ErrNoCheckpoint
+	}
+	c, err := g.prepare(raw, seats)
+	if err != nil {
+		return nil, err
+	}
+	s, err := g.cp.Resume(seed, c, seats, checkpoint)
+	if err != nil {
+		return nil, fmt.Errorf("%s checkpoint: %w", g.d.Info.ID, err)
+	}
+	return &match[C, S, M, E, V]{g: g, state: s, seats: seats}, nil
 }
 
 type match[C, S, M, E, V any] struct {
-	rules Rules[C, S, M, E, V]
+	g     *erased[C, S, M, E, V]
 	state S
 	seats int
 	step  step[C, S, M, E, V]
+	ins   []Input[M] // scratch for Advance
 }
 
 // jsonTrim strips JSON whitespace only (bytes.TrimSpace would also take
@@ -179,15 +265,27 @@ func DecodeMove[M any](raw json.RawMessage) (M, error) {
 	return m, nil
 }
 
-func (m *match[C, S, M, E, V]) Apply(seat Seat, raw json.RawMessage) (Step, error) {
-	if seat < 0 || seat >= m.seats {
-		return nil, Malformed(CodeNoSuchSeat, "seat %d is not in this match of %d", seat, m.seats)
+// input decodes c for this match.
+func (m *match[C, S, M, E, V]) input(c Command, tick uint64) (Input[M], error) {
+	if c.Seat < 0 || c.Seat >= m.seats {
+		return Input[M]{}, Malformed(CodeNoSuchSeat, "seat %d is not in this match of %d", c.Seat, m.seats)
 	}
-	mv, err := DecodeMove[M](raw)
+	mv, err := DecodeMove[M](c.Move)
+	if err != nil {
+		return Input[M]{}, err
+	}
+	return Input[M]{Seat: c.Seat, Move: mv, T: c.T, Tick: tick}, nil
+}
+
+func (m *match[C, S, M, E, V]) Apply(c Command) (Step, error) {
+	if m.g.mover == nil {
+		return nil, ErrStepped
+	}
+	in, err := m.input(c, 0)
 	if err != nil {
 		return nil, err
 	}
-	s, events, err := m.rules.Apply(m.state, seat, mv)
+	s, events, err := m.g.mover.Apply(m.state, in)
 	if err != nil {
 		return nil, err
 	}
@@ -196,17 +294,41 @@ func (m *match[C, S, M, E, V]) Apply(seat Seat, raw json.RawMessage) (Step, erro
 	return &m.step, nil
 }
 
-func (m *match[C, S, M, E, V]) Status() Status           { return m.rules.Status(m.state) }
-func (m *match[C, S, M, E, V]) Pending() []Seat          { return m.rules.Pending(m.state) }
-func (m *match[C, S, M, E, V]) View(viewer Seat) any     { return m.rules.Project(m.state, viewer) }
-func (m *match[C, S, M, E, V]) Audience(viewer Seat) int { return m.rules.Audience(m.state, viewer) }
+func (m *match[C, S, M, E, V]) Check(c Command) error {
+	_, err := m.input(c, 0)
+	return err
+}
+
+func (m *match[C, S, M, E, V]) Advance(tick uint64, inputs []Command) (Step, error) {
+	if m.g.stepper == nil {
+		return nil, ErrNotStepped
+	}
+	m.ins = m.ins[:0]
+	for _, c := range inputs {
+		in, err := m.input(c, tick)
+		if err != nil {
+			continue // it passed Check when it was queued; nothing else can fail
+		}
+		m.ins = append(m.ins, in)
+	}
+	s, events := m.g.stepper.Step(m.state, tick, m.ins)
+	m.state = s
+	m.step = step[C, S, M, E, V]{m: m, events: events}
+	return &m.step, nil
+}
+
+func (m *match[C, S, M, E, V]) Status() Status       { return m.g.d.Rules.Status(m.state) }
+func (m *match[C, S, M, E, V]) Pending() []Seat      { return m.g.d.Rules.Pending(m.state) }
+func (m *match[C, S, M, E, V]) View(viewer Seat) any { return m.g.d.Rules.Project(m.state, viewer) }
+func (m *match[C, S, M, E, V]) Audience(viewer Seat) int {
+	return m.g.d.Rules.Audience(m.state, viewer)
+}
 
 func (m *match[C, S, M, E, V]) AIMove(seat Seat) (json.RawMessage, bool) {
-	ai, ok := m.rules.(AI[M, V])
-	if !ok || seat < 0 || seat >= m.seats {
+	if m.g.ai == nil || seat < 0 || seat >= m.seats {
 		return nil, false
 	}
-	mv, ok := ai.Choose(m.rules.Project(m.state, seat), seat)
+	mv, ok := m.g.ai.Choose(m.g.d.Rules.Project(m.state, seat), seat)
 	if !ok {
 		return nil, false
 	}
@@ -215,6 +337,13 @@ func (m *match[C, S, M, E, V]) AIMove(seat Seat) (json.RawMessage, bool) {
 		return nil, false
 	}
 	return raw, true
+}
+
+func (m *match[C, S, M, E, V]) Checkpoint() ([]byte, error) {
+	if m.g.cp == nil {
+		return nil, ErrNoCheckpoint
+	}
+	return m.g.cp.Checkpoint(m.state)
 }
 
 // State exposes the typed state of an erased match made by Define, for tests
@@ -237,11 +366,11 @@ type step[C, S, M, E, V any] struct {
 }
 
 func (s *step[C, S, M, E, V]) Beats(viewer Seat) any {
-	return s.m.rules.ProjectEvents(s.m.state, s.events, viewer)
+	return s.m.g.d.Rules.ProjectEvents(s.m.state, s.events, viewer)
 }
 
 func (s *step[C, S, M, E, V]) AppendBeats(dst []byte, viewer Seat) ([]byte, error) {
-	evs := s.m.rules.ProjectEvents(s.m.state, s.events, viewer)
+	evs := s.m.g.d.Rules.ProjectEvents(s.m.state, s.events, viewer)
 	if len(evs) > 0 {
 		if _, ok := any(&evs[0]).(JSONAppender); ok {
 			dst = append(dst, '[')

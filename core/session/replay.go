@@ -11,10 +11,13 @@ import (
 // Record is a recorded game as replay takes it: the JSON form of the
 // reference's {seed, config, log}, with an optional seat count (default 1).
 type Record struct {
-	Seed   int64           `json:"seed"`
+	Seed   Seed            `json:"seed"`
 	Config json.RawMessage `json:"config"`
 	Seats  int             `json:"seats,omitempty"`
 	Log    []Entry         `json:"log"`
+	// Ticks is how many ticks a fixed-step match ran (its entries carry the
+	// tick each took effect at); 0 for a game driven by commands.
+	Ticks uint64 `json:"ticks,omitempty"`
 }
 
 // Verdict is replay's answer, with the reference's key order.
@@ -53,9 +56,14 @@ func DecodeRecord(data []byte) (Record, error) {
 		}
 	}
 	if err := json.Unmarshal(probe["seed"], &rec.Seed); err != nil {
-		return rec, fmt.Errorf("record seed must be an integer: %s", probe["seed"])
+		return rec, fmt.Errorf("record %w", err)
 	}
 	rec.Config = probe["config"]
+	if t, ok := probe["ticks"]; ok {
+		if err := json.Unmarshal(t, &rec.Ticks); err != nil {
+			return rec, fmt.Errorf("record ticks must be a non-negative integer: %s", t)
+		}
+	}
 	if s, ok := probe["seats"]; ok {
 		if err := json.Unmarshal(s, &rec.Seats); err != nil {
 			return rec, fmt.Errorf("record seats must be an integer: %s", s)
@@ -93,6 +101,9 @@ func ReplayMatch(game Game, rec Record) (Verdict, Match) {
 	if err != nil {
 		return invalid("", 0, fmt.Sprintf("invalid config: %v", err)), nil
 	}
+	if game.Info().Tick != nil {
+		return replayTicks(game, m, rec, seats)
+	}
 	var (
 		monotonic        = true
 		prev             = math.Inf(-1)
@@ -107,7 +118,7 @@ func ReplayMatch(game Game, rec Record) (Verdict, Match) {
 			monotonic = false
 		}
 		prev = e.T
-		if _, err := m.Apply(e.Seat, e.Move); err != nil {
+		if _, err := m.Apply(Command{Seat: e.Seat, Move: e.Move, T: e.T}); err != nil {
 			var rej *Rejection
 			if errors.As(err, &rej) && !rej.Malformed {
 				continue // the reference's no-op: part of the timeline, no effect
@@ -133,6 +144,47 @@ func ReplayMatch(game Game, rec Record) (Verdict, Match) {
 	case !st.Over:
 		v.Reason = ptr(ReasonNotTerminal)
 	default:
+		v.Valid = true
+	}
+	return v, m
+}
+
+// replayTicks replays a fixed-step match: its ticks, each with the inputs
+// logged for it. Time is ticks.
+func replayTicks(game Game, m Match, rec Record, seats int) (Verdict, Match) {
+	s := newSession(game, m, Header{Seed: rec.Seed, Config: rec.Config, Seats: seats}, nil)
+	for i, e := range rec.Log {
+		switch {
+		case math.IsNaN(e.T) || math.IsInf(e.T, 0):
+			return invalid(m.Status().Phase, 0, fmt.Sprintf("entry %d: missing or non-finite timestamp", i)), m
+		case e.Tick <= s.tick:
+			return invalid(m.Status().Phase, 0, fmt.Sprintf("entry %d: input for tick %d after tick %d ran", i, e.Tick, s.tick)), m
+		case rec.Ticks > 0 && e.Tick > rec.Ticks:
+			return invalid(m.Status().Phase, 0, fmt.Sprintf("entry %d: input for tick %d of a match of %d ticks", i, e.Tick, rec.Ticks)), m
+		}
+		for s.tick+1 < e.Tick {
+			if _, err := s.Advance(); err != nil {
+				return invalid(m.Status().Phase, 0, err.Error()), m
+			}
+		}
+		if _, err := s.Input(e.Seat, e.Move, e.T); err != nil {
+			var rej *Rejection
+			if errors.As(err, &rej) && rej.Malformed {
+				return invalid(m.Status().Phase, 0, fmt.Sprintf("entry %d: malformed input: %v", i, err)), m
+			}
+			return invalid(m.Status().Phase, 0, fmt.Sprintf("entry %d: %v", i, err)), m
+		}
+	}
+	for s.tick < rec.Ticks && !m.Status().Over {
+		if _, err := s.Advance(); err != nil {
+			return invalid(m.Status().Phase, 0, err.Error()), m
+		}
+	}
+	st := m.Status()
+	v := Verdict{Status: st.Phase, Time: s.Elapsed()}
+	if !st.Over {
+		v.Reason = ptr(ReasonNotTerminal)
+	} else {
 		v.Valid = true
 	}
 	return v, m

@@ -2,6 +2,7 @@ package session
 
 // RNG is mulberry32, bit-identical to the reference core's generator.
 // Its whole state is one uint32, so it can be saved and restored by value.
+// It is the Source of reference seeds (IntSeed).
 type RNG struct{ a uint32 }
 
 // NewRNG seeds the generator the way the reference does: ToUint32(seed),
@@ -23,8 +24,8 @@ func (g *RNG) Uint32() uint32 {
 
 // Float64 returns the next output scaled to [0, 1), exactly as the
 // reference's next()/2^32.
-func (g *RNG) Float64() float64 { return float64(g.Uint32()) / 4294967296.0 }
+func (g *RNG) Float64() float64 { return Float64(g) }
 
 // Intn returns floor(Float64()*n), an integer in [0, n), computed exactly in
 // integers. n must be positive and below 2^31.
-func (g *RNG) Intn(n int) int { return int((uint64(g.Uint32()) * uint64(n)) >> 32) }
+func (g *RNG) Intn(n int) int { return Intn(g, n) }

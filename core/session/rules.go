@@ -1,7 +1,7 @@
 // Package session is the generic layer under every game: the rules contract,
-// its type-erased form driven by JSON, the registry of games, the seedable
-// RNG, the GameSession with its injected clock and move log, replay and
-// snapshots. It never imports a game.
+// its type-erased form driven by JSON, the registry of games, seeds and their
+// generators, the fixed-step runner, the GameSession with its injected clock
+// and move log, checkpoints, replay and snapshots. It never imports a game.
 package session
 
 import (
@@ -18,15 +18,50 @@ const Spectator Seat = -1
 // Status is the outcome-relevant part of a state.
 type Status struct {
 	// Phase is the game's own name for where it is ("fresh", "active",
-	// "won", "lost", ...). Replay verdicts report it as their status.
+	// "won", "lost", ...). Replay verdicts and results report it as their
+	// status; rooms and leaderboards decide nothing from it (they read
+	// Outcome).
 	Phase string `json:"phase"`
 	// Started is true once the game clock runs: the session stamps t0 on the
 	// first move after which Started holds.
 	Started bool `json:"started"`
 	// Over is true in a terminal state; the session stamps tEnd then.
 	Over bool `json:"over"`
-	// Winners lists the seats that won, when Over. Empty means nobody won.
-	Winners []Seat `json:"winners,omitempty"`
+	// Outcome is how the match ended, when Over.
+	Outcome Outcome `json:"outcome"`
+}
+
+// Outcome is how a finished match ended, in the terms rooms and leaderboards
+// use for every game.
+type Outcome struct {
+	// Winners lists the seats that won. Empty means nobody won.
+	Winners []Seat `json:"winners"`
+	// Ranked says the match may go on the game's leaderboards (see
+	// Info.Ranking): a Minesweeper board that was cleared, say, but not
+	// one that exploded.
+	Ranked bool `json:"ranked"`
+	// Score is the match's ranked value when the game ranks by score
+	// (Ranking.By == RankScore); a game that ranks by time leaves it zero:
+	// the session measures the time.
+	Score float64 `json:"score,omitempty"`
+}
+
+// What a game's leaderboards rank by.
+const (
+	// RankTime ranks by the match's host time, from its first effective
+	// move to the move that ended it (ms).
+	RankTime = "time"
+	// RankScore ranks by Outcome.Score.
+	RankScore = "score"
+)
+
+// Ranking says how a game's results are ranked on its leaderboards.
+type Ranking struct {
+	// By is RankTime or RankScore.
+	By string `json:"by" jsonschema:"enum=time,enum=score"`
+	// Higher is true when a higher value ranks better (a score), false when
+	// lower does (a time).
+	Higher bool `json:"higher"`
 }
 
 // Rejection is the typed refusal of a move. The state is unchanged when a
@@ -69,32 +104,73 @@ const (
 	CodeMalformedInput = "game:Malformed"
 )
 
+// Input is one move as the rules get it: who made it, and when.
+type Input[M any] struct {
+	Seat Seat
+	Move M
+	// T is the host time of the move in ms, never earlier than the previous
+	// move's. The clock is the host's (a room's), injected: rules never read
+	// one.
+	T float64
+	// Tick is the tick the input takes effect at, in a fixed-step game
+	// (0 in a game driven by commands).
+	Tick uint64
+}
+
 // Rules is the contract every game implements: pure and deterministic, with
 // no clock, no I/O and no goroutines. C is the config, S the state, M a
-// move, E an event (a delta) and V a projected view.
-//
-// Apply may update s in place and returns the state to use from then on; it
-// must leave s untouched when it rejects the move. Callers that need the old
-// state rebuild it by replay (which is cheap, and keeps one code path).
+// move, E an event (a delta) and V a projected view. A game also implements
+// Mover (it changes on commands), Stepper (it advances on a fixed step), or
+// both; Checkpointer and AI are optional.
 type Rules[C, S, M, E, V any] interface {
 	// Init builds the initial state for a match of the given seat count.
-	Init(seed int64, config C, seats int) (S, error)
-	// Apply plays move m for seat and returns the new state and the events
-	// it caused, or a *Rejection.
-	Apply(s S, seat Seat, m M) (S, []E, error)
-	// Status reports the phase and outcome.
+	// Every random draw of the game comes from seed.Source().
+	Init(seed Seed, config C, seats int) (S, error)
+	// Status reports the phase and, once over, the outcome.
 	Status(s S) Status
 	// Pending lists the seats that must (or may) act next.
 	Pending(s S) []Seat
 	// Project returns what viewer may see: a seat, or Spectator.
 	Project(s S, viewer Seat) V
-	// ProjectEvents returns the part of events (just produced by Apply on
-	// s) that viewer may see. It may return events unchanged.
+	// ProjectEvents returns the part of events (just produced on s) that
+	// viewer may see. It may return events unchanged.
 	ProjectEvents(s S, events []E, viewer Seat) []E
 	// Audience groups viewers: two viewers with the same key get identical
 	// views and events in state s, so a room encodes one message for each
 	// distinct key.
 	Audience(s S, viewer Seat) int
+}
+
+// Mover is implemented by games that change on commands (turn-based and
+// puzzle games).
+type Mover[S, M, E any] interface {
+	// Apply plays one move and returns the new state and the events it
+	// caused, or a *Rejection. It may update s in place and must leave it
+	// untouched when it rejects the move.
+	Apply(s S, in Input[M]) (S, []E, error)
+}
+
+// Stepper is implemented by real-time games that advance on a fixed step
+// (Info.Tick gives the rate). Their commands are inputs: each is queued when
+// it arrives and handed to the next step, with the other inputs that arrived
+// since the last one, in arrival order. The world after tick N is a pure
+// function of the seed, the config and the inputs with their ticks.
+type Stepper[S, M, E any] interface {
+	// Step advances s by one tick (numbered from 1). It never fails: an
+	// input that cannot take effect (from a seat that is out) is ignored.
+	Step(s S, tick uint64, inputs []Input[M]) (S, []E)
+}
+
+// Checkpointer is implemented by games whose state can be saved and
+// resumed, so that a long match is restored from its last checkpoint plus
+// the moves after it instead of being replayed from its first move.
+type Checkpointer[C, S any] interface {
+	// Checkpoint encodes s as JSON. Everything s will need is in it but the
+	// seed, config and seat count, which Resume gets again.
+	Checkpoint(s S) ([]byte, error)
+	// Resume decodes a checkpoint of a match of these seed, config and
+	// seats.
+	Resume(seed Seed, config C, seats int, data []byte) (S, error)
 }
 
 // AI is implemented by rules that can play a seat. Choose sees only that

@@ -37,7 +37,7 @@ func take(n int) json.RawMessage {
 
 func newNim(t *testing.T, clock session.Clock) *session.GameSession {
 	t.Helper()
-	s, err := session.NewSession(nim.Game, 7, json.RawMessage(`{"pile":5}`), 2, clock)
+	s, err := session.NewSession(nim.Game, session.IntSeed(7), json.RawMessage(`{"pile":5}`), 2, clock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,22 +81,22 @@ func TestSessionLogAndTime(t *testing.T) {
 	}
 }
 
-func TestSnapshotRoundTripAndVersion(t *testing.T) {
+// TestLegacySnapshot: a session snapshot as rooms stored it before matches
+// were saved as a header and a checkpoint still decodes, and its version,
+// rules version, game and log are checked.
+func TestLegacySnapshot(t *testing.T) {
+	const data = `{"v":1,"game":"nim","rulesVersion":"nim/1","seed":7,"config":{"pile":5},"seats":2,"log":[{"move":{"type":"take","n":1},"t":10},{"seat":1,"move":{"type":"take","n":1},"t":20}]}`
+	reg := session.NewRegistry(nim.Game)
+	back, err := session.DecodeLegacySnapshot(reg, []byte(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := newNim(t, nil)
 	s.ApplyAt(0, take(1), 10)
 	s.ApplyAt(1, take(1), 20)
-	data, err := s.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := session.NewRegistry(nim.Game)
-	back, err := session.DecodeSnapshot(reg, data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	a, _ := json.Marshal(s.Match().View(session.Spectator))
 	b, _ := json.Marshal(back.Match().View(session.Spectator))
-	if string(a) != string(b) || len(back.Log()) != 2 {
+	if string(a) != string(b) || len(back.Log()) != 2 || back.Seed() != session.IntSeed(7) {
 		t.Fatalf("restored %s, want %s", b, a)
 	}
 	for name, mutate := range map[string]func(string) string{
@@ -105,8 +105,74 @@ func TestSnapshotRoundTripAndVersion(t *testing.T) {
 		"unknown game":           func(s string) string { return strings.Replace(s, `"game":"nim"`, `"game":"chess"`, 1) },
 		"a log the rules refuse": func(s string) string { return strings.Replace(s, `"seat":1`, `"seat":0`, 1) },
 	} {
-		if _, err := session.DecodeSnapshot(reg, []byte(mutate(string(data))), nil); err == nil {
+		if _, err := session.DecodeLegacySnapshot(reg, []byte(mutate(data)), nil); err == nil {
 			t.Errorf("%s: decoded", name)
+		}
+	}
+}
+
+// TestSaveRestore: a match saved mid-way comes back equal — from its
+// checkpoint plus the moves after it for a game that keeps checkpoints
+// (Minesweeper), by replaying its whole log for one that does not (Nim).
+func TestSaveRestore(t *testing.T) {
+	for _, tc := range []struct {
+		game       session.Game
+		cfg        string
+		seats      int
+		moves      []string
+		checkpoint bool
+	}{
+		{minesweeper.Game, `{"level":"expert"}`, 1, []string{`{"type":"flag","r":0,"c":0}`, `{"type":"reveal","r":8,"c":15}`, `{"type":"flag","r":0,"c":1}`, `{"type":"flag","r":0,"c":0}`}, true},
+		{nim.Game, `{"pile":9}`, 2, []string{`{"type":"take","n":2}`, `{"type":"take","n":3}`, `{"type":"take","n":1}`}, false},
+	} {
+		now := 100.0
+		clock := func() float64 { return now }
+		s, err := session.NewSession(tc.game, session.IntSeed(11), json.RawMessage(tc.cfg), tc.seats, clock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cp *session.Checkpoint
+		for i, mv := range tc.moves {
+			now += 10
+			if _, err := s.Apply(i%tc.seats, json.RawMessage(mv)); err != nil {
+				t.Fatalf("%s move %d: %v", tc.game.Info().ID, i, err)
+			}
+			if i == 1 {
+				if cp, err = s.Save(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if (cp != nil) != tc.checkpoint {
+			t.Fatalf("%s: checkpoint %v, want one: %v", tc.game.Info().ID, cp, tc.checkpoint)
+		}
+		back, err := session.Restore(tc.game, s.Header(), cp, s.Log(), 0, clock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, viewer := range []session.Seat{session.Spectator, 0} {
+			a, _ := json.Marshal(s.Match().View(viewer))
+			b, _ := json.Marshal(back.Match().View(viewer))
+			if string(a) != string(b) {
+				t.Fatalf("%s viewer %d: restored %s, want %s", tc.game.Info().ID, viewer, b, a)
+			}
+		}
+		if back.Elapsed() != s.Elapsed() || len(back.Log()) != len(s.Log()) {
+			t.Fatalf("%s: restored elapsed %v log %d, want %v %d", tc.game.Info().ID, back.Elapsed(), len(back.Log()), s.Elapsed(), len(s.Log()))
+		}
+		if cp != nil {
+			// The checkpoint is what the game resumed from: a corrupt one
+			// fails, it is not silently replayed around.
+			bad := *cp
+			bad.State = json.RawMessage(`{"boards":[]}`)
+			if _, err := session.Restore(tc.game, s.Header(), &bad, s.Log(), 0, clock); err == nil {
+				t.Fatalf("%s: a corrupt checkpoint restored", tc.game.Info().ID)
+			}
+		}
+		other := s.Header()
+		other.RulesVersion = "other/0"
+		if _, err := session.Restore(tc.game, other, cp, s.Log(), 0, clock); err == nil {
+			t.Fatalf("%s: restored under another rules version", tc.game.Info().ID)
 		}
 	}
 }
@@ -141,12 +207,12 @@ func TestAppendBeatsMatchesMarshal(t *testing.T) {
 		{minesweeper.Game, `{"rows":5,"cols":5,"mines":3}`, 1, []string{`{"type":"flag","r":0,"c":0}`, `{"type":"reveal","r":2,"c":2}`}},
 		{nim.Game, `{"pile":9}`, 2, []string{`{"type":"take","n":2}`, `{"type":"take","n":3}`}},
 	} {
-		m, err := tc.game.New(3, json.RawMessage(tc.cfg), tc.seats)
+		m, err := tc.game.New(session.IntSeed(3), json.RawMessage(tc.cfg), tc.seats)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, mv := range tc.moves {
-			st, err := m.Apply(i%tc.seats, json.RawMessage(mv))
+			st, err := m.Apply(session.Command{Seat: i % tc.seats, Move: json.RawMessage(mv)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,42 +5,28 @@ import (
 	"fmt"
 )
 
-// SnapshotVersion is the version of the encoding written by Snapshot.
-// DecodeSnapshot refuses any other.
-const SnapshotVersion = 1
+// LegacySnapshotVersion is the version of the session snapshots rooms
+// stored before matches were saved as a header and a checkpoint: the whole
+// log, replayed from the seed.
+const LegacySnapshotVersion = 1
 
-// snapshot stores the commands, not the world: the seed, config, seats and
-// the log, from which the deterministic rules rebuild the state exactly.
-type snapshot struct {
-	V            int             `json:"v"`
-	Game         string          `json:"game"`
-	RulesVersion string          `json:"rulesVersion"`
-	Seed         int64           `json:"seed"`
-	Config       json.RawMessage `json:"config"`
-	Seats        int             `json:"seats"`
-	Log          []Entry         `json:"log"`
+// legacySnapshot is that format: the seed, config, seats and log, from
+// which the deterministic rules rebuild the state exactly.
+type legacySnapshot struct {
+	V int `json:"v"`
+	Header
+	Log []Entry `json:"log"`
 }
 
-// Snapshot encodes the session in a versioned form.
-func (s *GameSession) Snapshot() ([]byte, error) {
-	info := s.game.Info()
-	log := s.log
-	if log == nil {
-		log = []Entry{}
-	}
-	return json.Marshal(snapshot{V: SnapshotVersion, Game: info.ID, RulesVersion: info.RulesVersion,
-		Seed: s.seed, Config: s.config, Seats: s.seats, Log: log})
-}
-
-// DecodeSnapshot rebuilds a session from Snapshot's encoding, looking its
-// game up in reg. It refuses unknown versions and other rules versions.
-func DecodeSnapshot(reg *Registry, data []byte, clock Clock) (*GameSession, error) {
-	var snap snapshot
+// DecodeLegacySnapshot rebuilds a session from a version 1 snapshot, looking
+// its game up in reg. It refuses other versions and other rules versions.
+func DecodeLegacySnapshot(reg *Registry, data []byte, clock Clock) (*GameSession, error) {
+	var snap legacySnapshot
 	if err := json.Unmarshal(data, &snap); err != nil {
 		return nil, fmt.Errorf("session snapshot: %w", err)
 	}
-	if snap.V != SnapshotVersion {
-		return nil, fmt.Errorf("session snapshot: version %d, this build reads %d", snap.V, SnapshotVersion)
+	if snap.V != LegacySnapshotVersion {
+		return nil, fmt.Errorf("session snapshot: version %d, this build reads %d", snap.V, LegacySnapshotVersion)
 	}
 	game, ok := reg.Lookup(snap.Game)
 	if !ok {
@@ -49,5 +35,5 @@ func DecodeSnapshot(reg *Registry, data []byte, clock Clock) (*GameSession, erro
 	if rv := game.Info().RulesVersion; rv != snap.RulesVersion {
 		return nil, fmt.Errorf("session snapshot: %s rules version %q, this build runs %q", snap.Game, snap.RulesVersion, rv)
 	}
-	return Restore(game, snap.Seed, snap.Config, snap.Seats, snap.Log, clock)
+	return Restore(game, snap.Header, nil, snap.Log, 0, clock)
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/protocol"
 )
 
@@ -76,11 +75,13 @@ func SocketURL(base string) (string, error) {
 	return u.String(), nil
 }
 
-// Remote plays in a room on a server. It reconnects with backoff
-// (or after the server's retryAfterMs), rejoins with its token, resends
-// actions that have no receipt with their original ids, asks for a resync
-// on a gap, and stops for good on 4001, 4002, 4003 and 4004.
+// Remote plays in a room on a server. It reconnects with backoff (or after
+// the server's retryAfterMs), rejoins with its token, resends actions that
+// have no receipt with their original ids, asks for a resync on a gap, and
+// stops for good on 4001, 4002, 4003 and 4004. Its position in the room is
+// its Tracker's.
 type Remote struct {
+	*Tracker
 	cfg    Config
 	wsURL  string
 	events chan Event
@@ -91,18 +92,6 @@ type Remote struct {
 
 	mu          sync.Mutex
 	ws          *websocket.Conn
-	state       ConnState
-	epoch       string
-	rev         uint64
-	seen        bool // a snapshot has been seen
-	seat        *int
-	token       string
-	pending     []protocol.Action // sent, no receipt yet, in order
-	result      *protocol.Result
-	resyncing   bool
-	takingBack  bool
-	lastClose   int
-	retryAfter  time.Duration
 	startedOnce sync.Once
 }
 
@@ -128,8 +117,8 @@ func NewRemote(cfg Config) (*Remote, error) {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Remote{cfg: cfg, wsURL: wsURL, events: make(chan Event, cfg.EventBuffer), ctx: ctx, cancel: cancel,
-		done: make(chan struct{}), take: make(chan struct{}, 1), token: cfg.Token, state: StateConnecting}, nil
+	return &Remote{Tracker: NewTracker(cfg.Token), cfg: cfg, wsURL: wsURL, events: make(chan Event, cfg.EventBuffer),
+		ctx: ctx, cancel: cancel, done: make(chan struct{}), take: make(chan struct{}, 1)}, nil
 }
 
 // Dial creates a Remote and starts it.
@@ -141,13 +130,18 @@ func Dial(ctx context.Context, cfg Config) (*Remote, error) {
 	return t, t.Start(ctx)
 }
 
-// Start begins connecting in the background. It returns at once; watch
-// Events for the state going online.
+// Start begins connecting in the background and returns at once (watch
+// Events for the state going online). The transport runs until Close, a
+// terminal close code, or the end of ctx.
 func (t *Remote) Start(ctx context.Context) error {
 	started := false
 	t.startedOnce.Do(func() {
 		started = true
-		go t.run()
+		stop := context.AfterFunc(ctx, t.cancel)
+		go func() {
+			defer stop()
+			t.run()
+		}()
 	})
 	if !started {
 		return errors.New("transport: already started")
@@ -158,84 +152,21 @@ func (t *Remote) Start(ctx context.Context) error {
 // Events implements Transport.
 func (t *Remote) Events() <-chan Event { return t.events }
 
-// State returns the connection state.
-func (t *Remote) State() ConnState {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.state
-}
-
-// Position returns the epoch and revision the client has seen.
-func (t *Remote) Position() (string, uint64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.epoch, t.rev
-}
-
-// Seat returns the client's seat, or -1 for a spectator or before a welcome.
-func (t *Remote) Seat() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.seat == nil {
-		return -1
-	}
-	return *t.seat
-}
-
-// Token returns the seat token, once known.
-func (t *Remote) Token() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.token
-}
-
-// Pending returns how many sent actions still wait for a receipt.
-func (t *Remote) Pending() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.pending)
-}
-
-// LastClose returns the code of the last close, or 0.
-func (t *Remote) LastClose() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.lastClose
-}
-
-// Result implements Transport.
-func (t *Remote) Result() (protocol.Result, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.result == nil {
-		return protocol.Result{}, false
-	}
-	return *t.result, true
-}
-
 // Send implements Transport. Off line it fails with ErrOffline; once it has
 // returned an id, the action gets a receipt: if the socket breaks under the
 // write, the action stays pending and is resent after the reconnect. A zero
 // a.Rev is filled with the newest revision the transport has received.
 func (t *Remote) Send(ctx context.Context, a protocol.Action) (string, error) {
 	t.mu.Lock()
-	if t.state == StateClosed {
-		t.mu.Unlock()
-		return "", ErrStopped
-	}
-	if t.state != StateOnline || t.ws == nil {
-		t.mu.Unlock()
-		return "", ErrOffline
-	}
-	if a.ID == "" {
-		a.ID = ids.Action()
-	}
-	if a.Rev == 0 {
-		a.Rev = t.rev // the newest revision this transport has; a caller may pass the one it read
-	}
-	t.pending = append(t.pending, a)
 	ws := t.ws
 	t.mu.Unlock()
+	if ws == nil && t.State() == StateOnline {
+		return "", ErrOffline
+	}
+	a, err := t.Tracker.Send(a)
+	if err != nil {
+		return "", err
+	}
 	if err := t.write(ctx, ws, a); err != nil {
 		// The socket broke under the write: the action stays pending and is
 		// resent, with its id, once the transport is back.
@@ -299,12 +230,7 @@ func (t *Remote) TakeBack() {
 // Close implements Transport.
 func (t *Remote) Close() error {
 	t.cancel()
-	t.mu.Lock()
-	ws := t.ws
-	t.mu.Unlock()
-	if ws != nil {
-		ws.CloseNow()
-	}
+	t.Drop()
 	<-t.done
 	return nil
 }
@@ -313,6 +239,9 @@ func (t *Remote) Close() error {
 func (t *Remote) Done() <-chan struct{} { return t.done }
 
 func (t *Remote) write(ctx context.Context, ws *websocket.Conn, v any) error {
+	if ws == nil {
+		return ErrOffline
+	}
 	frame, err := protocol.Encode(v)
 	if err != nil {
 		return err
@@ -332,14 +261,7 @@ func (t *Remote) emit(ev Event) bool {
 }
 
 func (t *Remote) setState(s ConnState, code int) {
-	t.mu.Lock()
-	changed := t.state != s
-	t.state = s
-	if code != 0 {
-		t.lastClose = code
-	}
-	t.mu.Unlock()
-	if changed {
+	if t.SetState(s, code) {
 		t.emit(Event{Kind: EventState, State: s, Close: code})
 	}
 }
@@ -361,9 +283,7 @@ func (t *Remote) run() {
 			}
 			select { // a replaced tab waits for a take-back
 			case <-t.take:
-				t.mu.Lock()
-				t.takingBack = true
-				t.mu.Unlock()
+				t.TakingBack()
 				attempt = 0
 				continue
 			case <-t.ctx.Done():
@@ -373,10 +293,7 @@ func (t *Remote) run() {
 		if online {
 			attempt = 0
 		}
-		t.mu.Lock()
-		delay := t.retryAfter
-		t.retryAfter = 0
-		t.mu.Unlock()
+		delay := t.RetryAfter()
 		if delay == 0 {
 			delay = t.cfg.Backoff(attempt)
 		}
@@ -405,20 +322,13 @@ func (t *Remote) connect() (code int, online bool, err error) {
 	ws.SetReadLimit(t.cfg.ReadLimit)
 	t.mu.Lock()
 	t.ws = ws
-	t.resyncing = false
-	hello := protocol.Hello{Type: protocol.TypeHello, Room: t.cfg.Room, Token: t.token, Name: t.cfg.Name,
-		Watch: t.cfg.Watch, Game: t.cfg.Game}
-	if t.seen {
-		hello.Epoch = t.epoch
-		rev := t.rev
-		hello.Rev = &rev
-	}
 	t.mu.Unlock()
 	defer func() {
 		t.mu.Lock()
 		t.ws = nil
 		t.mu.Unlock()
 	}()
+	hello := t.Hello(t.cfg.Room, t.cfg.Name, t.cfg.Watch, t.cfg.Game)
 	if err := t.write(t.ctx, ws, hello); err != nil {
 		return 0, false, err
 	}
@@ -448,102 +358,33 @@ func (t *Remote) connect() (code int, online bool, err error) {
 	}
 }
 
-// handle applies one server message to the client's position and emits it.
+// handle applies one server message and does what the tracker says.
 func (t *Remote) handle(ws *websocket.Conn, msg protocol.ServerMessage, raw []byte) bool {
-	ev := Event{Raw: raw}
-	var resend []protocol.Action
-	var resync, takeBack bool
-	t.mu.Lock()
-	switch {
-	case msg.Welcome != nil:
-		ev.Kind, ev.Welcome = EventWelcome, msg.Welcome
-		t.seat = msg.Welcome.Seat
-		if msg.Welcome.Token != "" {
-			t.token = msg.Welcome.Token
-			if t.cfg.OnToken != nil {
-				defer t.cfg.OnToken(t.cfg.Room, msg.Welcome.Token)
-			}
-		}
-	case msg.Snapshot != nil:
-		s := msg.Snapshot
-		if t.seen && s.Epoch == t.epoch && s.Rev < t.rev {
-			t.mu.Unlock()
-			return true // an older snapshot of the same epoch is ignored
-		}
-		ev.Kind, ev.Snapshot, ev.Resync = EventSnapshot, s, t.resyncing
-		t.epoch, t.rev, t.seen, t.seat, t.resyncing = s.Epoch, s.Rev, true, s.Seat, false
-		if s.Result != nil {
-			t.result = s.Result
-		}
-		if t.state != StateOnline {
-			resend = append(resend, t.pending...)
-			takeBack, t.takingBack = t.takingBack, false
-		}
-	case msg.Update != nil:
-		u := msg.Update
-		if u.Epoch != t.epoch || u.From != t.rev {
-			if !t.resyncing {
-				t.resyncing, resync = true, true
-			}
-			t.mu.Unlock()
-			if resync {
-				t.cfg.Logger.Debug("gap; resyncing", "have", t.rev, "from", u.From)
-				_ = t.write(t.ctx, ws, protocol.Action{Type: protocol.TypeResync, ID: ids.Action(), Rev: u.From})
-			}
-			return true
-		}
-		ev.Kind, ev.Update = EventUpdate, u
-		t.rev = u.To
-		if u.Seat != nil {
-			t.seat = u.Seat
-		}
-		if u.Result != nil {
-			t.result = u.Result
-		}
-	case msg.Receipt != nil:
-		ev.Kind, ev.Receipt = EventReceipt, msg.Receipt
-		for i, a := range t.pending {
-			if a.ID == msg.Receipt.ID {
-				t.pending = append(t.pending[:i], t.pending[i+1:]...)
-				break
-			}
-		}
-	case msg.Presence != nil:
-		ev.Kind, ev.Presence = EventPresence, msg.Presence
-	case msg.Notice != nil:
-		ev.Kind, ev.Notice = EventNotice, msg.Notice
-	case msg.Bye != nil:
-		ev.Kind, ev.Bye = EventBye, msg.Bye
-		if msg.Bye.Reconnect && msg.Bye.RetryAfterMs > 0 {
-			t.retryAfter = time.Duration(msg.Bye.RetryAfterMs) * time.Millisecond
-		}
-	case msg.Pong != nil:
-		ev.Kind, ev.Pong = EventPong, msg.Pong
-	default:
-		t.mu.Unlock()
+	st := t.Receive(msg, raw)
+	if st.Token != "" && t.cfg.OnToken != nil {
+		t.cfg.OnToken(t.cfg.Room, st.Token)
+	}
+	if st.Resync != nil {
+		t.cfg.Logger.Debug("gap; resyncing", "from", st.Resync.Rev)
+		_ = t.write(t.ctx, ws, *st.Resync)
 		return true
 	}
-	t.mu.Unlock()
 	// Actions still waiting for a receipt go out again, with their ids,
 	// before the client is told it is online: a new action cannot overtake
 	// them.
-	for _, a := range resend {
+	for _, a := range st.Resend {
 		if err := t.write(t.ctx, ws, a); err != nil {
 			break
 		}
 	}
-	if ev.Kind == EventSnapshot {
+	if st.Online {
 		t.setState(StateOnline, 0)
 	}
-	if !t.emit(ev) {
+	if st.Emit && !t.emit(st.Event) {
 		return false
 	}
-	if takeBack {
-		t.mu.Lock()
-		a := protocol.Action{Type: protocol.TypeReconnect, ID: ids.Action(), Rev: t.rev}
-		t.pending = append(t.pending, a)
-		t.mu.Unlock()
-		_ = t.write(t.ctx, ws, a)
+	if st.TakeBack != nil {
+		_ = t.write(t.ctx, ws, *st.TakeBack)
 	}
 	return true
 }

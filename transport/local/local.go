@@ -1,188 +1,226 @@
-// Package local runs a game in this process behind the client.Transport
-// interface.
+// Package local plays a game in this process behind the client.Transport
+// interface: a real room (the same actor, reducer and projections as a
+// server's) over a store that keeps nothing, reached through the same
+// client.Tracker as a remote transport. Receipts, updates, notices and their
+// order are therefore a server's; only the socket is missing. For tests,
+// tools and offline play.
 package local
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/roomd/roomd/core/session"
-	"github.com/roomd/roomd/internal/ids"
+	"github.com/roomd/roomd/internal/queue"
 	"github.com/roomd/roomd/protocol"
+	"github.com/roomd/roomd/room"
+	"github.com/roomd/roomd/store/memstore"
 	"github.com/roomd/roomd/transport/client"
 )
 
 // Config configures a Transport.
 type Config struct {
-	Game   session.Game
-	Config json.RawMessage
-	Seed   int64
-	// Seats is the number of seats; zero means 1. The transport plays Seat.
-	Seats int
-	Seat  int
-	// Clock is the session's clock in ms; nil means the wall clock.
-	Clock session.Clock
-	// EventBuffer is the size of the events channel; zero means 256.
+	// Games are the games the transport can run. Required.
+	Games *session.Registry
+	// Game and Settings choose what is played; Name is the local player's.
+	// The local player creates the room and hosts it, on seat 0.
+	Game     string
+	Settings json.RawMessage
+	Name     string
+	// Now is the room's clock. Nil means time.Now.
+	Now func() time.Time
+	// Seeds makes each match's seed. Nil means random seeds.
+	Seeds func() session.Seed
+	// AIDelay is how long AI seats think. Zero means at once.
+	AIDelay time.Duration
+	// EventBuffer is the size of the events channel. Zero means 256.
 	EventBuffer int
 }
 
-// LocalTransport runs a GameSession in this process behind the client.Transport
-// interface: offline play, tests, and tools. Its clock is the caller's.
+// Transport is a local game. Start creates its room; actions and events
+// then flow as with a remote room.
 type Transport struct {
+	*client.Tracker
 	cfg    Config
 	events chan client.Event
+	in     *queue.Queue[[]byte] // frames from the room, in order
+	done   chan struct{}
+	quit   chan struct{}
 
-	mu     sync.Mutex
-	sess   *session.GameSession
-	rev    uint64
-	result *protocol.Result
-	closed bool
+	mu      sync.Mutex
+	rooms   *room.Manager
+	store   *memstore.Memory
+	r       *room.Room
+	c       *conn
+	started bool
+	closed  bool
 }
 
-// NewLocal returns a local transport; Start begins the session.
+var (
+	_ client.Transport = (*Transport)(nil)
+	_ room.Client      = (*conn)(nil)
+)
+
+// New returns a local transport; Start creates its room.
 func New(cfg Config) *Transport {
-	if cfg.Seats == 0 {
-		cfg.Seats = 1
-	}
 	if cfg.EventBuffer == 0 {
 		cfg.EventBuffer = 256
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = func() float64 { return float64(time.Now().UnixMilli()) }
+	if cfg.AIDelay == 0 {
+		cfg.AIDelay = -1
 	}
-	return &Transport{cfg: cfg, events: make(chan client.Event, cfg.EventBuffer)}
+	t := &Transport{Tracker: client.NewTracker(""), cfg: cfg, events: make(chan client.Event, cfg.EventBuffer),
+		in: queue.New[[]byte](0), done: make(chan struct{}), quit: make(chan struct{})}
+	t.c = &conn{t: t}
+	return t
 }
 
-// Start implements client.Transport: it starts the session and emits a snapshot.
+// conn is the transport's connection as its room sees it.
+type conn struct{ t *Transport }
+
+func (c *conn) ID() string { return "local" }
+
+// Send queues a frame for the transport's reader; it never blocks the room.
+func (c *conn) Send(frame []byte) { _ = c.t.in.Push(frame) }
+
+// Close ends the connection: as on a socket, a bye comes first.
+func (c *conn) Close(code int, reason string, retryAfter time.Duration) {
+	bye := protocol.Bye{Type: protocol.TypeBye, Code: code, Reason: reason, Reconnect: !protocol.Terminal(code)}
+	if bye.Reconnect {
+		bye.RetryAfterMs = int(retryAfter / time.Millisecond)
+	}
+	if frame, err := protocol.Encode(bye); err == nil {
+		_ = c.t.in.Push(frame)
+	}
+	_ = c.t.in.Push(nil) // the end of the connection
+}
+
+// Start implements client.Transport: it creates the room (the local player
+// hosts it) and joins it; the welcome and snapshot arrive as events.
 func (t *Transport) Start(ctx context.Context) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.sess != nil {
-		return errors.New("transport: already started")
+	if t.started {
+		return errors.New("local: already started")
 	}
-	sess, err := session.NewSession(t.cfg.Game, t.cfg.Seed, t.cfg.Config, t.cfg.Seats, t.cfg.Clock)
+	if t.cfg.Games == nil {
+		return errors.New("local: Config.Games is required")
+	}
+	st := memstore.New()
+	m, err := room.NewManager(room.Config{Games: t.cfg.Games, Store: st, Now: t.cfg.Now, Seeds: t.cfg.Seeds, AIDelay: t.cfg.AIDelay})
 	if err != nil {
 		return err
 	}
-	t.sess = sess
-	seat := t.cfg.Seat
-	return t.emit(ctx, client.Event{Kind: client.EventSnapshot, Snapshot: &protocol.Snapshot{Type: protocol.TypeSnapshot, Epoch: "local",
-		Rev: t.rev, Seat: &seat, View: sess.Match().View(seat), Room: t.room()}})
-}
-
-func (t *Transport) room() protocol.Room {
-	info := t.cfg.Game.Info()
-	phase := protocol.PhaseRunning
-	if st := t.sess.Status(); st.Over {
-		phase = protocol.PhaseEnded
-	}
-	return protocol.Room{Code: "local", Phase: phase, Settings: t.cfg.Config, Match: 1,
-		Game: protocol.GamePin{ID: info.ID, RulesVersion: info.RulesVersion}, Connected: []int{t.cfg.Seat},
-		Clocks: protocol.Clocks{Now: int64(t.cfg.Clock()), ElapsedMs: t.sess.Elapsed(), Running: phase == protocol.PhaseRunning}}
-}
-
-// Send implements client.Transport. Only commands mean something locally; other
-// actions are answered with a receipt and change nothing.
-func (t *Transport) Send(ctx context.Context, a protocol.Action) (string, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closed {
-		return "", client.ErrStopped
-	}
-	if t.sess == nil {
-		return "", errors.New("transport: not started")
-	}
-	if a.ID == "" {
-		a.ID = ids.Action()
-	}
-	if a.Type != protocol.TypeCommand {
-		return a.ID, t.emit(ctx, client.Event{Kind: client.EventReceipt, Receipt: &protocol.Receipt{Type: protocol.TypeReceipt, ID: a.ID, OK: true, Rev: t.rev}})
-	}
-	step, err := t.sess.Apply(t.cfg.Seat, a.Command)
+	created, err := m.Create(ctx, room.CreateRequest{Game: t.cfg.Game, Settings: t.cfg.Settings, Name: t.cfg.Name})
 	if err != nil {
-		var rej *session.Rejection
-		notice := &protocol.Notice{Code: protocol.CodeInvalidCommand, Message: err.Error()}
-		if errors.As(err, &rej) {
-			notice = &protocol.Notice{Code: rej.Code, Message: rej.Reason}
-		}
-		return a.ID, t.emit(ctx, client.Event{Kind: client.EventReceipt, Receipt: &protocol.Receipt{Type: protocol.TypeReceipt, ID: a.ID, Notice: notice}})
+		m.Shutdown(ctx)
+		return fmt.Errorf("local: %w", err)
 	}
-	t.rev++
-	seat := t.cfg.Seat
-	u := &protocol.Update{Type: protocol.TypeUpdate, Epoch: "local", From: t.rev - 1, To: t.rev, By: &seat, Beats: step.Beats(seat)}
-	if res, over := t.sess.Result(); over {
-		log, _ := json.Marshal(res.Log)
-		t.result = &protocol.Result{Match: 1, Status: res.Status, TimeMs: res.Time, Winners: res.Winners, Seed: res.Seed, Config: res.Config, Log: log}
-		u.Result = t.result
-		room := t.room()
-		u.Room = &room
+	r, err := m.Get(ctx, created.Room)
+	if err != nil {
+		m.Shutdown(ctx)
+		return fmt.Errorf("local: %w", err)
 	}
-	if err := t.emit(ctx, client.Event{Kind: client.EventReceipt, Receipt: &protocol.Receipt{Type: protocol.TypeReceipt, ID: a.ID, OK: true, Rev: t.rev}}); err != nil {
-		return a.ID, err
-	}
-	return a.ID, t.emit(ctx, client.Event{Kind: client.EventUpdate, Update: u})
+	t.rooms, t.store, t.r, t.started = m, st, r, true
+	t.SetToken(created.Token)
+	g, _ := t.cfg.Games.Lookup(t.cfg.Game)
+	hello := t.Hello(created.Room, t.cfg.Name, false, protocol.GamePin{ID: t.cfg.Game, RulesVersion: g.Info().RulesVersion})
+	go t.read()
+	return r.Hello(t.c, &hello)
 }
 
-func (t *Transport) emit(ctx context.Context, ev client.Event) error {
+// read turns the room's frames into events, through the tracker, as a
+// remote transport's socket reader does.
+func (t *Transport) read() {
+	defer close(t.done)
+	defer close(t.events)
+	for {
+		select {
+		case <-t.in.Signal():
+		case <-t.quit:
+			t.SetState(client.StateClosed, 0)
+			return
+		}
+		for _, frame := range t.in.Drain() {
+			if frame == nil {
+				t.emitState(client.StateClosed, t.LastClose())
+				return
+			}
+			msg, err := protocol.DecodeServer(frame)
+			if err != nil {
+				continue
+			}
+			if msg.Bye != nil {
+				t.SetState(t.State(), msg.Bye.Code)
+			}
+			st := t.Receive(msg, append([]byte(nil), frame...))
+			if st.Resync != nil { // a room in this process never skips a revision, but follow the protocol
+				_ = t.r.Act(t.c, st.Resync)
+				continue
+			}
+			if st.Online {
+				t.emitState(client.StateOnline, 0)
+			}
+			if st.Emit && !t.emit(st.Event) {
+				return
+			}
+		}
+	}
+}
+
+func (t *Transport) emit(ev client.Event) bool {
 	select {
 	case t.events <- ev:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+		return true
+	case <-t.quit:
+		return false
 	}
 }
 
-// State implements client.Transport: a started local transport is online
-// until closed.
-func (t *Transport) State() client.ConnState {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	switch {
-	case t.closed:
-		return client.StateClosed
-	case t.sess == nil:
-		return client.StateConnecting
+func (t *Transport) emitState(s client.ConnState, code int) {
+	if t.SetState(s, code) {
+		t.emit(client.Event{Kind: client.EventState, State: s, Close: code})
 	}
-	return client.StateOnline
 }
 
-// Position implements client.Transport.
-func (t *Transport) Position() (string, uint64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return "local", t.rev
+// Send implements client.Transport: the action goes to the room, and its
+// receipt and effects arrive as events.
+func (t *Transport) Send(ctx context.Context, a protocol.Action) (string, error) {
+	a, err := t.Tracker.Send(a)
+	if err != nil {
+		return "", err
+	}
+	if err := t.r.Act(t.c, &a); err != nil {
+		return "", fmt.Errorf("local: %w", err)
+	}
+	return a.ID, nil
 }
-
-// Seat implements client.Transport.
-func (t *Transport) Seat() int { return t.cfg.Seat }
-
-// Pending implements client.Transport: a local action is answered at once.
-func (t *Transport) Pending() int { return 0 }
 
 // Events implements client.Transport.
 func (t *Transport) Events() <-chan client.Event { return t.events }
 
-// Result implements client.Transport.
-func (t *Transport) Result() (protocol.Result, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.result == nil {
-		return protocol.Result{}, false
-	}
-	return *t.result, true
-}
-
-// Close implements client.Transport.
+// Close implements client.Transport: it stops the room and the reader.
 func (t *Transport) Close() error {
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if !t.closed {
-		t.closed = true
-		close(t.events)
+	if t.closed {
+		t.mu.Unlock()
+		return nil
 	}
-	return nil
+	t.closed = true
+	started := t.started
+	t.mu.Unlock()
+	close(t.quit)
+	if !started {
+		close(t.events)
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := t.rooms.Shutdown(ctx)
+	<-t.done
+	return errors.Join(err, t.store.Close())
 }
-var _ client.Transport = (*Transport)(nil)

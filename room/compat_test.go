@@ -1,0 +1,229 @@
+package room
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/roomd/roomd/internal/testredis"
+	"github.com/roomd/roomd/protocol"
+	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/boltstore"
+	"github.com/roomd/roomd/store/redisstore"
+)
+
+// The stored-format fixtures (testdata/fixtures/README.md): rooms as main at
+// 0f4e0bf stored them, in a bbolt file and a Redis dump, with the snapshot
+// frame each seat and a spectator received from the live room.
+
+const fixtureDir = "../testdata/fixtures/v1"
+
+type fixtureRoom struct {
+	Code   string                     `json:"code"`
+	What   string                     `json:"what"`
+	Tokens map[string]string          `json:"tokens"`
+	Frames map[string]json.RawMessage `json:"frames"`
+}
+
+type fixtureFile struct {
+	Rooms  []fixtureRoom `json:"rooms"`
+	Closed []string      `json:"closed"`
+	Scores []struct {
+		Name string  `json:"name"`
+		Time float64 `json:"time"`
+	} `json:"scores"`
+}
+
+func loadFixture(t *testing.T, name string) fixtureFile {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(fixtureDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fx fixtureFile
+	if err := json.Unmarshal(data, &fx); err != nil {
+		t.Fatal(err)
+	}
+	if len(fx.Rooms) < 9 {
+		t.Fatalf("%s has %d rooms", name, len(fx.Rooms))
+	}
+	return fx
+}
+
+// openFixtureStores returns each fixture's store, opened on a copy.
+func openFixtureStores(t *testing.T) map[string]func(t *testing.T) store.Backend {
+	return map[string]func(t *testing.T) store.Backend{
+		"bolt": func(t *testing.T) store.Backend {
+			data, err := os.ReadFile(filepath.Join(fixtureDir, "bolt", boltstore.BoltFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, boltstore.BoltFile), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return func() store.Backend {
+				b, err := boltstore.Open(dir, boltstore.BoltOptions{SweepInterval: -1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return b
+			}()
+		},
+		"redis": func(t *testing.T) store.Backend {
+			srv := testredis.Start(t, testredis.FromRDB(filepath.Join(fixtureDir, "redis.rdb")))
+			r, err := redisstore.Open(context.Background(), srv.URL(), redisstore.RedisOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		},
+	}
+}
+
+// TestStoredV1RoomsLoad: every room of both fixtures comes back with this
+// build, and each seat and a spectator see exactly what they saw from the
+// version that stored it; the rooms take new moves; after a graceful
+// shutdown (which stores them in this build's format, their old log kept in
+// the snapshot) they come back again the same; the closed room stays gone;
+// the leaderboard entry is there.
+func TestStoredV1RoomsLoad(t *testing.T) {
+	for kind, open := range openFixtureStores(t) {
+		t.Run(kind, func(t *testing.T) {
+			fx := loadFixture(t, kind+".json")
+			st := open(t)
+			defer st.Close()
+			for pass := range 2 {
+				m, err := NewManager(Config{Games: testGames, Store: st, Leaderboards: st, AIDelay: time.Hour})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, fr := range fx.Rooms {
+					checkFixtureRoom(t, m, fr, pass)
+				}
+				for _, code := range fx.Closed {
+					if _, err := m.Get(context.Background(), code); err != ErrNoRoom {
+						t.Fatalf("closed room %s: %v, want ErrNoRoom", code, err)
+					}
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				if err := m.Shutdown(ctx); err != nil {
+					t.Fatal(err)
+				}
+				cancel()
+			}
+			top, err := st.Top(context.Background(), store.Board{Game: "minesweeper", Board: "beginner", Kind: store.KindHost}, 10)
+			if err != nil || len(top) != len(fx.Scores) || top[0].Name != fx.Scores[0].Name || top[0].Value != fx.Scores[0].Time {
+				t.Fatalf("leaderboard %+v (%v), want %+v", top, err, fx.Scores)
+			}
+		})
+	}
+}
+
+// checkFixtureRoom restores one room and compares what each seat's token
+// and a spectator get with the stored frames. On the first pass it also
+// plays one more move where a human may.
+func checkFixtureRoom(t *testing.T, m *Manager, fr fixtureRoom, pass int) {
+	t.Helper()
+	r, err := m.Get(context.Background(), fr.Code)
+	if err != nil {
+		t.Fatalf("%s (%s): %v", fr.Code, fr.What, err)
+	}
+	seats := make([]string, 0, len(fr.Frames))
+	for seat := range fr.Frames {
+		seats = append(seats, seat)
+	}
+	sort.Strings(seats)
+	for _, seat := range seats {
+		c := newFake(fr.Code + "/" + seat)
+		h := &protocol.Hello{Room: fr.Code, Token: fr.Tokens[seat], Watch: seat == "spectator"}
+		if err := r.Hello(c, h); err != nil {
+			t.Fatal(err)
+		}
+		got := c.last(t, protocol.TypeSnapshot).Snapshot
+		var want protocol.ServerMessage
+		if want, err = protocol.DecodeServer(fr.Frames[seat]); err != nil || want.Snapshot == nil {
+			t.Fatalf("%s: fixture frame %s: %v", fr.Code, seat, err)
+		}
+		compareSnapshots(t, fr, seat, want.Snapshot, got, pass)
+		r.Drop(c)
+	}
+	if pass == 0 && fr.Frames["0"] != nil {
+		// A move where the host may play one: the room takes new entries
+		// after its old ones.
+		var probe struct {
+			Room protocol.Room `json:"room"`
+		}
+		json.Unmarshal(fr.Frames["0"], &probe)
+		if probe.Room.Phase == protocol.PhaseRunning && probe.Room.Game.ID == "minesweeper" && probe.Room.Mode == "solo" {
+			c := newFake("mover")
+			r.Hello(c, &protocol.Hello{Room: fr.Code, Token: fr.Tokens["0"]})
+			rc := act(t, r, c, "compat-move", protocol.TypeCommand, json.RawMessage(`{"type":"flag","r":15,"c":29}`), nil)
+			if !rc.OK {
+				t.Fatalf("%s: a new move after restore: %+v", fr.Code, rc.Notice)
+			}
+			r.Drop(c)
+		}
+	}
+}
+
+// compareSnapshots compares what a seat sees now with what it saw: the
+// revision and epoch (plus the one move of the first pass), the view byte
+// for byte, the seats, settings and phase, and the result with its log.
+func compareSnapshots(t *testing.T, fr fixtureRoom, seat string, want, got *protocol.Snapshot, pass int) {
+	t.Helper()
+	where := fr.Code + " (" + fr.What + ") seat " + seat
+	moved := pass == 1 && want.Room.Phase == protocol.PhaseRunning && want.Room.Game.ID == "minesweeper" && want.Room.Mode == "solo"
+	wantRev := want.Rev
+	if moved {
+		wantRev++
+	}
+	if got.Rev != wantRev || got.Epoch != want.Epoch {
+		t.Fatalf("%s: rev %d epoch %s, want %d %s", where, got.Rev, got.Epoch, wantRev, want.Epoch)
+	}
+	if (got.Seat == nil) != (want.Seat == nil) || (got.Seat != nil && *got.Seat != *want.Seat) {
+		t.Fatalf("%s: seat %v, want %v", where, got.Seat, want.Seat)
+	}
+	if !moved {
+		wv, _ := json.Marshal(want.View)
+		gv, _ := json.Marshal(got.View)
+		if !bytes.Equal(wv, gv) {
+			t.Fatalf("%s: view\n%s\nwant\n%s", where, gv, wv)
+		}
+	}
+	if got.Room.Phase != want.Room.Phase || got.Room.Match != want.Room.Match || got.Room.Mode != want.Room.Mode ||
+		!bytes.Equal(compactJSON(got.Room.Settings), compactJSON(want.Room.Settings)) || got.Room.Game != want.Room.Game {
+		t.Fatalf("%s: room %+v, want %+v", where, got.Room, want.Room)
+	}
+	if len(got.Room.Seats) != len(want.Room.Seats) {
+		t.Fatalf("%s: seats %+v, want %+v", where, got.Room.Seats, want.Room.Seats)
+	}
+	for i, s := range want.Room.Seats {
+		g := got.Room.Seats[i]
+		if g.Name != s.Name || g.AI != s.AI || g.Ready != s.Ready {
+			t.Fatalf("%s: seat %d is %+v, want %+v", where, i, g, s)
+		}
+	}
+	if (got.Result == nil) != (want.Result == nil) {
+		t.Fatalf("%s: result %+v, want %+v", where, got.Result, want.Result)
+	}
+	if w, g := want.Result, got.Result; w != nil {
+		if g.Status != w.Status || g.TimeMs != w.TimeMs || g.Seed != w.Seed || g.Match != w.Match ||
+			!bytes.Equal(compactJSON(g.Log), compactJSON(w.Log)) || !bytes.Equal(compactJSON(g.Config), compactJSON(w.Config)) {
+			t.Fatalf("%s: result %+v\nwant %+v", where, g, w)
+		}
+	}
+}
+
+func compactJSON(b []byte) []byte {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return b
+	}
+	return buf.Bytes()
+}

@@ -1,0 +1,181 @@
+package room
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/roomd/roomd/protocol"
+)
+
+// wire.go is the one place where room state becomes protocol messages: the
+// room's own types (state, matchResult, clock) are mapped to the wire's here
+// and nowhere else.
+
+func (r *Room) roomInfo() protocol.Room {
+	st := r.st
+	connected, spectators := r.connected()
+	info := protocol.Room{Code: st.Code, Phase: st.Phase, Settings: st.Settings, Mode: st.setup.Mode.ID,
+		MinSeats: st.setup.Mode.MinSeats, MaxSeats: st.setup.Mode.MaxSeats, AI: st.setup.Mode.AI,
+		Game: protocol.GamePin{ID: st.Game, RulesVersion: st.game.Info().RulesVersion}, Connected: connected,
+		Spectators: spectators, Frozen: r.frozen, Match: st.Match, Clocks: clocksWire(st.clock(r.now().UnixMilli())),
+		Seats: make([]protocol.SeatInfo, len(st.Players))}
+	if st.Closed {
+		info.Phase = "closed"
+	}
+	if h := st.seatOf(st.Host); h >= 0 {
+		info.Host = &h
+	}
+	for i, p := range st.Players {
+		info.Seats[i] = protocol.SeatInfo{Seat: i, Name: p.Name, Ready: p.Ready, AI: p.AI}
+	}
+	for _, s := range connected {
+		info.Seats[s].Connected = true
+	}
+	return info
+}
+
+func (r *Room) connected() (seats []int, spectators int) {
+	seats = []int{}
+	for _, mem := range r.members {
+		if mem.player == "" {
+			spectators++
+		} else if i := r.st.seatOf(mem.player); i >= 0 {
+			seats = append(seats, i)
+		}
+	}
+	slices.Sort(seats)
+	return seats, spectators
+}
+
+func clocksWire(c clock) protocol.Clocks {
+	return protocol.Clocks{Now: c.now, ElapsedMs: c.elapsed, Running: c.running, StartedAt: c.startedAt}
+}
+
+// resultWire is the last match's result as clients get it, with the
+// match's log.
+func (st *state) resultWire() *protocol.Result {
+	res := st.Result
+	if res == nil {
+		return nil
+	}
+	out := &protocol.Result{Match: res.Match, Status: res.Status, TimeMs: res.TimeMs, Winners: res.Winners,
+		Config: res.Config, Log: json.RawMessage("[]")}
+	out.Seed, _ = res.Seed.Int()
+	if st.sess != nil {
+		if log, err := json.Marshal(st.sess.Log()); err == nil {
+			out.Log = log
+		}
+	}
+	return out
+}
+
+func (r *Room) snapshotFrame(seat int) []byte {
+	s := protocol.Snapshot{Type: protocol.TypeSnapshot, Epoch: r.st.Epoch, Rev: r.st.Rev, Seat: seatPtr(seat),
+		Room: r.roomInfo(), Result: r.st.resultWire()}
+	if r.st.sess != nil {
+		s.View = r.st.sess.Match().View(seat)
+	}
+	return encodeMsg(s)
+}
+
+func (r *Room) presenceFrame() []byte {
+	connected, spectators := r.connected()
+	return encodeMsg(protocol.Presence{Type: protocol.TypePresence, Connected: connected, Spectators: spectators,
+		Clocks: clocksWire(r.st.clock(r.now().UnixMilli()))})
+}
+
+func (r *Room) welcome(c Client, seat int, token string) []byte {
+	return encodeMsg(protocol.Welcome{Type: protocol.TypeWelcome, Conn: c.ID(), Seat: seatPtr(seat), Token: token,
+		HeartbeatMs: int(r.m.cfg.Heartbeat / time.Millisecond)})
+}
+
+func seatPtr(seat int) *int {
+	if seat < 0 {
+		return nil
+	}
+	return &seat
+}
+
+func receiptOK(id string, rev uint64) []byte {
+	return encodeReceipt(&protocol.Receipt{Type: protocol.TypeReceipt, ID: id, OK: true, Rev: rev})
+}
+
+// receiptRefused answers an action with a refusal.
+func receiptRefused(id string, n *protocol.Notice) []byte {
+	return encodeReceipt(&protocol.Receipt{Type: protocol.TypeReceipt, ID: id, Notice: n})
+}
+
+// receiptAgain is the receipt a resent action gets: the first one again.
+func receiptAgain(id string, prev dedupEntry) []byte {
+	rc := protocol.Receipt{Type: protocol.TypeReceipt, ID: id, OK: prev.Code == "", Rev: prev.Rev}
+	if prev.Code != "" {
+		rc.Notice = &protocol.Notice{Code: prev.Code, Message: prev.Msg}
+	}
+	return encodeReceipt(&rc)
+}
+
+func notice(code, msg string) []byte {
+	return encodeMsg(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: code, Message: msg})
+}
+
+func temporaryNotice(code, msg string) []byte {
+	return encodeMsg(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: code, Message: msg, Temporary: true})
+}
+
+func noticeFrom(err error) []byte {
+	if rf, ok := asRefusal(err); ok {
+		return notice(rf.code, rf.msg)
+	}
+	return notice(protocol.CodeInvalidMessage, err.Error())
+}
+
+// encodeUpdate and encodeReceipt are the hand-written encoders of the hot
+// messages; a failure (a game's view that does not encode) becomes a notice
+// like encodeMsg's.
+func encodeUpdate(u *protocol.Update, beats []byte) []byte {
+	b, err := protocol.AppendUpdate(nil, u, beats)
+	if err != nil {
+		return encodeMsg(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: "internal", Message: "roomd could not encode an update: " + err.Error()})
+	}
+	return b
+}
+
+func encodeReceipt(rc *protocol.Receipt) []byte {
+	return protocol.AppendReceipt(nil, rc)
+}
+
+// encodeMsg encodes a message built from plain data. Failing here is a bug
+// in a game's view or events: it is reported loudly (as a notice frame
+// naming the problem) instead of crashing the server.
+func encodeMsg(v any) []byte {
+	b, err := protocol.Encode(v)
+	if err != nil {
+		b, _ = protocol.Encode(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: "internal", Message: "roomd could not encode a message: " + err.Error()})
+	}
+	return b
+}
+
+// Stats is what an operator sees of a room.
+type Stats struct {
+	Code       string              `json:"code"`
+	ID         string              `json:"id"`
+	Game       string              `json:"game"`
+	Mode       string              `json:"mode"`
+	Phase      string              `json:"phase"`
+	Seats      []protocol.SeatInfo `json:"seats"`
+	Rev        uint64              `json:"rev"`
+	Epoch      string              `json:"epoch"`
+	Created    time.Time           `json:"created"`
+	Spectators int                 `json:"spectators"`
+	Frozen     bool                `json:"frozen"`
+}
+
+// publishInfo stores the room's public information and operator view for
+// readers outside the actor (HTTP, metrics, the admin page).
+func (r *Room) publishInfo() {
+	info := r.roomInfo()
+	r.info.Store(&info)
+	r.stat.Store(&Stats{Code: r.code, ID: r.id, Game: r.st.Game, Mode: info.Mode, Phase: info.Phase, Seats: info.Seats,
+		Rev: r.st.Rev, Epoch: r.st.Epoch, Created: time.UnixMilli(r.st.Created), Spectators: info.Spectators, Frozen: r.frozen})
+}
