@@ -10,12 +10,13 @@ import (
 	"github.com/roomd/roomd/store"
 )
 
-// Config configures a Manager. The zero value of every field but Games works.
+// Config configures a Manager. The zero value of every field but Games and
+// Store works.
 type Config struct {
 	// Games are the games rooms can run. Required.
 	Games *session.Registry
-	// Store persists rooms. Nil means an in-memory store (nothing survives
-	// the process).
+	// Store persists rooms. Required (store/memstore keeps them in memory,
+	// for tests).
 	Store store.Store
 	// Leaderboards records finished results. Nil means none are recorded.
 	Leaderboards store.Leaderboards
@@ -57,7 +58,7 @@ func (c *Config) setDefaults() error {
 		return errors.New("room: Config.Games is required")
 	}
 	if c.Store == nil {
-		c.Store = store.NewMemory()
+		return errors.New("room: Config.Store is required")
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

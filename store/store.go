@@ -1,5 +1,8 @@
-// Package store persists rooms: the small interface the room layer needs and
-// its implementations (Redis, embedded bbolt, and memory for unit tests).
+// Package store is what the room layer needs to persist rooms: the Store and
+// Leaderboards interfaces, the types they carry and the sentinel errors. It
+// links no implementation; those are store/memstore (memory, for tests),
+// store/boltstore (embedded bbolt) and store/redisstore (Redis), and
+// store/storetest is the conformance suite every one of them passes.
 //
 // A room is stored as commands, not as a world: a snapshot of its state at
 // some revision plus the log of accepted entries after it. Every write
@@ -9,19 +12,7 @@ package store
 
 import (
 	"context"
-	"errors"
 	"time"
-)
-
-// Sentinel errors. Implementations wrap them with the operation's name.
-var (
-	ErrNotFound = errors.New("store: room not found")
-	ErrExists   = errors.New("store: room exists")
-	ErrFenced   = errors.New("store: lease lost to a newer holder")
-	ErrClosed   = errors.New("store: closed")
-	// ErrGap is returned by Append when the first entry's revision does not
-	// follow the last stored one.
-	ErrGap = errors.New("store: revision gap")
 )
 
 // Entry is one accepted room entry at revision Rev. Data is opaque to the
@@ -83,30 +74,9 @@ type Store interface {
 	Close() error
 }
 
-// Score is one leaderboard entry.
-type Score struct {
-	// Name is the player's display name.
-	Name string `json:"name"`
-	// TimeMs is the game time in milliseconds (lower is better).
-	TimeMs float64 `json:"time"`
-	// Room and Match say where the result comes from (empty for a replay).
-	Room  string `json:"room,omitempty"`
-	Match int    `json:"match,omitempty"`
-	// At is when it was recorded (ms since the Unix epoch).
-	At int64 `json:"at"`
-}
-
-// Leaderboard kinds: results timed by the host (live rooms) and results of
-// offline games, timed by the client and validated by replay.
-const (
-	KindHost   = "host"
-	KindClient = "client"
-)
-
-// Leaderboards keeps the best times per game, board and kind.
-type Leaderboards interface {
-	// Record adds a score.
-	Record(ctx context.Context, game, board, kind string, s Score) error
-	// Top returns up to limit best (lowest) times, best first.
-	Top(ctx context.Context, game, board, kind string, limit int) ([]Score, error)
+// Backend is a store of rooms that also keeps leaderboards: what a server
+// wires into the room layer.
+type Backend interface {
+	Store
+	Leaderboards
 }

@@ -1,4 +1,7 @@
-package store
+// Package boltstore keeps rooms and leaderboards in one embedded bbolt file,
+// with group commit: every write of every room goes through one committer
+// goroutine that runs everything waiting in one read-write transaction.
+package boltstore
 
 import (
 	"bytes"
@@ -16,6 +19,10 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/internal/fence"
+	"github.com/roomd/roomd/store/internal/sortable"
 )
 
 // BoltOptions configures a Bolt store. The zero value works.
@@ -117,8 +124,8 @@ type Bolt struct {
 }
 
 var (
-	_ Store        = (*Bolt)(nil)
-	_ Leaderboards = (*Bolt)(nil)
+	_ store.Store        = (*Bolt)(nil)
+	_ store.Leaderboards = (*Bolt)(nil)
 )
 
 // boltOp is one write waiting for the committer. fn runs inside the shared
@@ -139,15 +146,15 @@ type BoltStats struct {
 	Ops uint64
 }
 
-// OpenBolt opens (creating it if needed) the store in directory dir; the
+// Open opens (creating it if needed) the store in directory dir; the
 // database is the file BoltFile inside it.
-func OpenBolt(dir string, opts BoltOptions) (*Bolt, error) {
+func Open(dir string, opts BoltOptions) (*Bolt, error) {
 	opts.init()
 	if dir == "" {
-		return nil, errors.New("store: open bolt: empty directory")
+		return nil, errors.New("boltstore: open: empty directory")
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("store: open bolt: %w", err)
+		return nil, fmt.Errorf("boltstore: open: %w", err)
 	}
 	db, err := bbolt.Open(filepath.Join(dir, BoltFile), 0o600, &bbolt.Options{
 		Timeout:        opts.LockTimeout,
@@ -156,7 +163,7 @@ func OpenBolt(dir string, opts BoltOptions) (*Bolt, error) {
 		NoFreelistSync: true,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: open bolt %s: %w", dir, err)
+		return nil, fmt.Errorf("boltstore: open %s: %w", dir, err)
 	}
 	err = db.Update(func(tx *bbolt.Tx) error {
 		for _, name := range [][]byte{bRooms, bSnaps, bLog, bExpiry, bBoards, bCounts} {
@@ -168,7 +175,7 @@ func OpenBolt(dir string, opts BoltOptions) (*Bolt, error) {
 	})
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("store: open bolt %s: %w", dir, err)
+		return nil, fmt.Errorf("boltstore: open %s: %w", dir, err)
 	}
 	b := &Bolt{db: db, opts: opts, signal: make(chan struct{}, 1), quit: make(chan struct{})}
 	b.wg.Add(1)
@@ -194,7 +201,7 @@ func (b *Bolt) do(ctx context.Context, op string, fn func(tx *bbolt.Tx) error) e
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
-		return fmt.Errorf("%s: %w", op, ErrClosed)
+		return fmt.Errorf("%s: %w", op, store.ErrClosed)
 	}
 	b.queue = append(b.queue, o)
 	b.mu.Unlock()
@@ -224,7 +231,7 @@ func (b *Bolt) commitLoop() {
 			b.queue = nil
 			b.mu.Unlock()
 			for _, o := range q {
-				o.done <- ErrClosed
+				o.done <- store.ErrClosed
 			}
 			return
 		}
@@ -245,8 +252,8 @@ func (b *Bolt) commitLoop() {
 // soft reports whether err is an answer (the op made no change, or only a
 // consistent one) rather than a failure of the transaction.
 func soft(err error) bool {
-	return errors.Is(err, ErrNotFound) || errors.Is(err, ErrExists) ||
-		errors.Is(err, ErrFenced) || errors.Is(err, ErrGap)
+	return errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrExists) ||
+		errors.Is(err, store.ErrFenced) || errors.Is(err, store.ErrGap)
 }
 
 // commit runs ops in one transaction and answers each.
@@ -391,16 +398,16 @@ func (b *Bolt) room(tx *bbolt.Tx, code string) (m roomMeta, ok bool, err error) 
 }
 
 // held loads the meta of the room lease holds, or says why it may not write.
-func (b *Bolt) held(tx *bbolt.Tx, lease Lease) (roomMeta, error) {
+func (b *Bolt) held(tx *bbolt.Tx, lease store.Lease) (roomMeta, error) {
 	m, ok, err := b.room(tx, lease.Room)
 	if err != nil {
 		return m, err
 	}
 	if !ok {
-		return m, ErrNotFound
+		return m, store.ErrNotFound
 	}
 	if m.fence != lease.Token {
-		return m, fmt.Errorf("token %d, current %d: %w", lease.Token, m.fence, ErrFenced)
+		return m, fmt.Errorf("token %d, current %d: %w", lease.Token, m.fence, store.ErrFenced)
 	}
 	return m, nil
 }
@@ -424,41 +431,41 @@ func checkCode(op, code string) error {
 	return nil
 }
 
-func (b *Bolt) Create(ctx context.Context, room string, snap Snapshot) (Lease, error) {
+func (b *Bolt) Create(ctx context.Context, room string, snap store.Snapshot) (store.Lease, error) {
 	op := "create " + room
 	if err := checkCode(op, room); err != nil {
-		return Lease{}, err
+		return store.Lease{}, err
 	}
-	var lease Lease
+	var lease store.Lease
 	err := b.do(ctx, op, func(tx *bbolt.Tx) error {
 		_, ok, err := b.room(tx, room)
 		if err != nil {
 			return err
 		}
 		if ok {
-			return ErrExists
+			return store.ErrExists
 		}
 		// A room that expired is gone with its log, but be sure.
 		if err := deleteLog(tx, room, math.MaxUint64); err != nil {
 			return err
 		}
-		token := firstToken(time.Now())
+		token := fence.First(time.Now())
 		if err := tx.Bucket(bSnaps).Put([]byte(room), nonNil(snap.Data)); err != nil {
 			return err
 		}
 		if err := putMeta(tx, room, roomMeta{fence: token, last: snap.Rev, snapRev: snap.Rev}); err != nil {
 			return err
 		}
-		lease = Lease{Room: room, Token: token}
+		lease = store.Lease{Room: room, Token: token}
 		return nil
 	})
 	return lease, err
 }
 
-func (b *Bolt) Open(ctx context.Context, room string) (Lease, Record, error) {
+func (b *Bolt) Open(ctx context.Context, room string) (store.Lease, store.Record, error) {
 	var (
-		lease Lease
-		rec   Record
+		lease store.Lease
+		rec   store.Record
 	)
 	err := b.do(ctx, "open "+room, func(tx *bbolt.Tx) error {
 		m, ok, err := b.room(tx, room)
@@ -466,38 +473,38 @@ func (b *Bolt) Open(ctx context.Context, room string) (Lease, Record, error) {
 			return err
 		}
 		if !ok {
-			return ErrNotFound
+			return store.ErrNotFound
 		}
 		m.fence++
 		if err := putMeta(tx, room, m); err != nil {
 			return err
 		}
-		lease = Lease{Room: room, Token: m.fence}
-		rec = Record{
-			Snapshot: Snapshot{Rev: m.snapRev, Data: slices.Clone(tx.Bucket(bSnaps).Get([]byte(room)))},
+		lease = store.Lease{Room: room, Token: m.fence}
+		rec = store.Record{
+			Snapshot: store.Snapshot{Rev: m.snapRev, Data: slices.Clone(tx.Bucket(bSnaps).Get([]byte(room)))},
 			Ended:    m.ended != 0,
 		}
 		prefix := logPrefix(room)
 		c := tx.Bucket(bLog).Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			rec.Entries = append(rec.Entries, Entry{Rev: u64(k[len(prefix):]), Data: slices.Clone(v)})
+			rec.Entries = append(rec.Entries, store.Entry{Rev: u64(k[len(prefix):]), Data: slices.Clone(v)})
 		}
 		return nil
 	})
 	if err != nil {
-		return Lease{}, Record{}, err
+		return store.Lease{}, store.Record{}, err
 	}
 	return lease, rec, nil
 }
 
-func (b *Bolt) Append(ctx context.Context, lease Lease, entries []Entry) error {
+func (b *Bolt) Append(ctx context.Context, lease store.Lease, entries []store.Entry) error {
 	op := "append " + lease.Room
 	if len(entries) == 0 {
 		return b.check(op)
 	}
 	for i := 1; i < len(entries); i++ {
 		if entries[i].Rev != entries[i-1].Rev+1 {
-			return fmt.Errorf("%s: rev %d after %d in one batch: %w", op, entries[i].Rev, entries[i-1].Rev, ErrGap)
+			return fmt.Errorf("%s: rev %d after %d in one batch: %w", op, entries[i].Rev, entries[i-1].Rev, store.ErrGap)
 		}
 	}
 	return b.do(ctx, op, func(tx *bbolt.Tx) error {
@@ -510,13 +517,13 @@ func (b *Bolt) Append(ctx context.Context, lease Lease, entries []Entry) error {
 		if first <= m.last {
 			for _, e := range entries {
 				if v := log.Get(logKey(lease.Room, e.Rev)); v == nil || !bytes.Equal(v, e.Data) {
-					return fmt.Errorf("rev %d after %d: %w", first, m.last, ErrGap)
+					return fmt.Errorf("rev %d after %d: %w", first, m.last, store.ErrGap)
 				}
 			}
 			return nil // a retry of an append that landed
 		}
 		if first != m.last+1 {
-			return fmt.Errorf("rev %d after %d: %w", first, m.last, ErrGap)
+			return fmt.Errorf("rev %d after %d: %w", first, m.last, store.ErrGap)
 		}
 		for _, e := range entries {
 			if err := log.Put(logKey(lease.Room, e.Rev), nonNil(e.Data)); err != nil {
@@ -528,7 +535,7 @@ func (b *Bolt) Append(ctx context.Context, lease Lease, entries []Entry) error {
 	})
 }
 
-func (b *Bolt) WriteSnapshot(ctx context.Context, lease Lease, snap Snapshot) error {
+func (b *Bolt) WriteSnapshot(ctx context.Context, lease store.Lease, snap store.Snapshot) error {
 	return b.do(ctx, "snapshot "+lease.Room, func(tx *bbolt.Tx) error {
 		m, err := b.held(tx, lease)
 		if err != nil {
@@ -548,7 +555,7 @@ func (b *Bolt) WriteSnapshot(ctx context.Context, lease Lease, snap Snapshot) er
 	})
 }
 
-func (b *Bolt) End(ctx context.Context, lease Lease, ttl time.Duration) error {
+func (b *Bolt) End(ctx context.Context, lease store.Lease, ttl time.Duration) error {
 	return b.do(ctx, "end "+lease.Room, func(tx *bbolt.Tx) error {
 		m, err := b.held(tx, lease)
 		if err != nil {
@@ -595,7 +602,7 @@ func (b *Bolt) Ping(ctx context.Context) error {
 }
 
 // Close stops the committer and the sweep and closes the file. Writes not
-// yet started fail with ErrClosed.
+// yet started fail with store.ErrClosed.
 func (b *Bolt) Close() error {
 	b.mu.Lock()
 	if b.closed {
@@ -613,14 +620,14 @@ func (b *Bolt) check(op string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return fmt.Errorf("%s: %w", op, ErrClosed)
+		return fmt.Errorf("%s: %w", op, store.ErrClosed)
 	}
 	return nil
 }
 
 func (b *Bolt) viewErr(op string, err error) error {
 	if errors.Is(err, bbolt.ErrDatabaseNotOpen) {
-		err = ErrClosed
+		err = store.ErrClosed
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }
@@ -630,19 +637,7 @@ func boardName(game, board, kind string) []byte {
 	return []byte(game + "\x00" + board + "\x00" + kind)
 }
 
-// sortableFloat encodes f so that bytes order like numbers.
-func sortableFloat(f float64) uint64 {
-	u := math.Float64bits(f)
-	if u&(1<<63) != 0 {
-		return ^u
-	}
-	return u | 1<<63
-}
-
-// sortableInt encodes i so that bytes order like numbers.
-func sortableInt(i int64) uint64 { return uint64(i) ^ 1<<63 }
-
-func (b *Bolt) Record(ctx context.Context, game, board, kind string, s Score) error {
+func (b *Bolt) Record(ctx context.Context, game, board, kind string, s store.Score) error {
 	if math.IsNaN(s.TimeMs) {
 		return errors.New("record score: time is NaN")
 	}
@@ -660,8 +655,8 @@ func (b *Bolt) Record(ctx context.Context, game, board, kind string, s Score) er
 		if err != nil {
 			return err
 		}
-		key := binary.BigEndian.AppendUint64(nil, sortableFloat(s.TimeMs))
-		key = binary.BigEndian.AppendUint64(key, sortableInt(s.At))
+		key := binary.BigEndian.AppendUint64(nil, sortable.Float(s.TimeMs))
+		key = binary.BigEndian.AppendUint64(key, sortable.Int(s.At))
 		key = binary.BigEndian.AppendUint64(key, seq)
 		if err := bb.Put(key, data); err != nil {
 			return err
@@ -678,11 +673,11 @@ func (b *Bolt) Record(ctx context.Context, game, board, kind string, s Score) er
 	})
 }
 
-func (b *Bolt) Top(ctx context.Context, game, board, kind string, limit int) ([]Score, error) {
+func (b *Bolt) Top(ctx context.Context, game, board, kind string, limit int) ([]store.Score, error) {
 	if err := b.check("top scores"); err != nil {
 		return nil, err
 	}
-	var out []Score
+	var out []store.Score
 	err := b.db.View(func(tx *bbolt.Tx) error {
 		bb := tx.Bucket(bBoards).Bucket(boardName(game, board, kind))
 		if bb == nil {
@@ -690,7 +685,7 @@ func (b *Bolt) Top(ctx context.Context, game, board, kind string, limit int) ([]
 		}
 		c := bb.Cursor()
 		for k, v := c.First(); k != nil && (limit <= 0 || len(out) < limit); k, v = c.Next() {
-			var s Score
+			var s store.Score
 			if err := json.Unmarshal(v, &s); err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package store
+package boltstore
 
 import (
 	"bufio"
@@ -14,50 +14,56 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
+	"go.uber.org/goleak"
+
+	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/storetest"
 )
 
-func boltFactory(noSync bool) factory {
-	return func(t *testing.T) *subject {
-		clock := newFakeClock()
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func boltFactory(noSync bool) storetest.Factory {
+	return func(t *testing.T) *storetest.Subject {
+		clock := storetest.NewClock()
 		dir := t.TempDir()
 		opts := BoltOptions{NoSync: noSync, Now: clock.Now}
 		open := func(t *testing.T) *Bolt {
-			b, err := OpenBolt(dir, opts)
+			b, err := Open(dir, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { b.Close() })
 			return b
 		}
-		sub := &subject{s: open(t), advance: clock.Advance}
-		sub.reopen = func(t *testing.T) Backend {
-			if err := sub.s.Close(); err != nil {
+		sub := &storetest.Subject{S: open(t), Advance: clock.Advance}
+		sub.Reopen = func(t *testing.T) store.Backend {
+			if err := sub.S.Close(); err != nil {
 				t.Fatal(err)
 			}
-			sub.s = open(t)
-			return sub.s
+			sub.S = open(t)
+			return sub.S
 		}
 		return sub
 	}
 }
 
 func TestBoltConformance(t *testing.T) {
-	t.Run("fsync", func(t *testing.T) { runConformance(t, boltFactory(false)) })
-	t.Run("nosync", func(t *testing.T) { runConformance(t, boltFactory(true)) })
+	t.Run("fsync", func(t *testing.T) { storetest.Run(t, boltFactory(false)) })
+	t.Run("nosync", func(t *testing.T) { storetest.Run(t, boltFactory(true)) })
 }
 
 func TestBoltSweep(t *testing.T) {
-	clock := newFakeClock()
-	b, err := OpenBolt(t.TempDir(), BoltOptions{Now: clock.Now, SweepInterval: -1})
+	clock := storetest.NewClock()
+	b, err := Open(t.TempDir(), BoltOptions{Now: clock.Now, SweepInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	ctx := testCtx(t)
-	a := mustCreate(t, b, "SWEEPA", Snapshot{})
-	mustAppend(t, b, a, entries("SWEEPA", 1, 3))
-	mustCreate(t, b, "SWEEPB", Snapshot{})
-	c := mustCreate(t, b, "SWEEPC", Snapshot{})
+	ctx := storetest.Ctx(t)
+	a := storetest.MustCreate(t, b, "SWEEPA", store.Snapshot{})
+	storetest.MustAppend(t, b, a, storetest.Entries("SWEEPA", 1, 3))
+	storetest.MustCreate(t, b, "SWEEPB", store.Snapshot{})
+	c := storetest.MustCreate(t, b, "SWEEPC", store.Snapshot{})
 	if err := b.End(ctx, a, time.Hour); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +98,7 @@ func TestBoltSweep(t *testing.T) {
 }
 
 func TestBoltGroupCommit(t *testing.T) {
-	b, err := OpenBolt(t.TempDir(), BoltOptions{})
+	b, err := Open(t.TempDir(), BoltOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,9 +108,9 @@ func TestBoltGroupCommit(t *testing.T) {
 	for i := range rooms {
 		wg.Go(func() {
 			code := fmt.Sprintf("G%05d", i)
-			l := mustCreate(t, b, code, Snapshot{})
+			l := storetest.MustCreate(t, b, code, store.Snapshot{})
 			for rev := uint64(1); rev <= appends; rev++ {
-				if err := b.Append(testCtx(t), l, []Entry{entry(code, rev)}); err != nil {
+				if err := b.Append(storetest.Ctx(t), l, []store.Entry{storetest.Entry(code, rev)}); err != nil {
 					t.Error(err)
 					return
 				}
@@ -122,13 +128,13 @@ func TestBoltGroupCommit(t *testing.T) {
 
 func TestBoltLocked(t *testing.T) {
 	dir := t.TempDir()
-	b, err := OpenBolt(dir, BoltOptions{})
+	b, err := Open(dir, BoltOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()
 	start := time.Now()
-	if b2, err := OpenBolt(dir, BoltOptions{LockTimeout: 100 * time.Millisecond}); err == nil {
+	if b2, err := Open(dir, BoltOptions{LockTimeout: 100 * time.Millisecond}); err == nil {
 		b2.Close()
 		t.Fatal("a second store opened a locked file")
 	}
@@ -146,7 +152,7 @@ func TestBoltKillChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestBoltKill9")
 	}
-	b, err := OpenBolt(dir, BoltOptions{NoSync: os.Getenv("ROOMD_BOLT_CHILD_NOSYNC") == "1"})
+	b, err := Open(dir, BoltOptions{NoSync: os.Getenv("ROOMD_BOLT_CHILD_NOSYNC") == "1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,9 +162,9 @@ func TestBoltKillChild(t *testing.T) {
 	for i := range 20 {
 		wg.Go(func() {
 			code := fmt.Sprintf("KILL%02d", i)
-			l := mustCreate(t, b, code, Snapshot{})
+			l := storetest.MustCreate(t, b, code, store.Snapshot{})
 			for rev := uint64(1); ; rev++ {
-				if err := b.Append(testCtx(t), l, []Entry{entry(code, rev)}); err != nil {
+				if err := b.Append(storetest.Ctx(t), l, []store.Entry{storetest.Entry(code, rev)}); err != nil {
 					t.Error(err)
 					return
 				}
@@ -210,17 +216,17 @@ func TestBoltKill9(t *testing.T) {
 			if n < 2000 {
 				t.Fatalf("the child acknowledged only %d appends", n)
 			}
-			b, err := OpenBolt(dir, BoltOptions{})
+			b, err := Open(dir, BoltOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer b.Close()
 			for code, last := range acked {
-				_, rec := mustOpen(t, b, code)
+				_, rec := storetest.MustOpen(t, b, code)
 				if uint64(len(rec.Entries)) < last {
 					t.Fatalf("%s: %d entries stored, %d acknowledged", code, len(rec.Entries), last)
 				}
-				checkRecord(t, Record{Snapshot: rec.Snapshot, Entries: rec.Entries[:last]}, Snapshot{}, entries(code, 1, last))
+				storetest.CheckRecord(t, store.Record{Snapshot: rec.Snapshot, Entries: rec.Entries[:last]}, store.Snapshot{}, storetest.Entries(code, 1, last))
 			}
 		})
 	}

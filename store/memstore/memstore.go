@@ -1,4 +1,7 @@
-package store
+// Package memstore keeps rooms and leaderboards in process memory: for unit
+// tests and for running without persistence. It passes the conformance suite
+// of store/storetest like the stores that persist.
+package memstore
 
 import (
 	"bytes"
@@ -9,14 +12,16 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/internal/fence"
 )
 
-// Memory keeps rooms in process memory. It is for unit tests and for running
-// without persistence: nothing survives the process.
+// Memory keeps rooms in process memory: nothing survives the process.
 type Memory struct {
 	mu     sync.Mutex
 	rooms  map[string]*memRoom
-	boards map[string][]Score
+	boards map[string][]store.Score
 	closed bool
 	// Now is the clock used for expiry; zero means time.Now.
 	Now func() time.Time
@@ -26,20 +31,20 @@ type Memory struct {
 
 type memRoom struct {
 	fence   uint64
-	snap    Snapshot
-	entries []Entry
+	snap    store.Snapshot
+	entries []store.Entry
 	ended   bool
 	expires time.Time
 }
 
 var (
-	_ Store        = (*Memory)(nil)
-	_ Leaderboards = (*Memory)(nil)
+	_ store.Store        = (*Memory)(nil)
+	_ store.Leaderboards = (*Memory)(nil)
 )
 
-// NewMemory returns an empty memory store.
-func NewMemory() *Memory {
-	return &Memory{rooms: make(map[string]*memRoom), boards: make(map[string][]Score)}
+// New returns an empty memory store.
+func New() *Memory {
+	return &Memory{rooms: make(map[string]*memRoom), boards: make(map[string][]store.Score)}
 }
 
 func (m *Memory) now() time.Time {
@@ -58,7 +63,7 @@ func (m *Memory) SetFail(err error) {
 
 func (m *Memory) check() error {
 	if m.closed {
-		return ErrClosed
+		return store.ErrClosed
 	}
 	return m.Fail
 }
@@ -72,53 +77,53 @@ func (m *Memory) live(room string) (*memRoom, bool) {
 	return r, ok
 }
 
-func (m *Memory) Create(ctx context.Context, room string, snap Snapshot) (Lease, error) {
+func (m *Memory) Create(ctx context.Context, room string, snap store.Snapshot) (store.Lease, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check(); err != nil {
-		return Lease{}, fmt.Errorf("create %s: %w", room, err)
+		return store.Lease{}, fmt.Errorf("create %s: %w", room, err)
 	}
 	if _, ok := m.live(room); ok {
-		return Lease{}, fmt.Errorf("create %s: %w", room, ErrExists)
+		return store.Lease{}, fmt.Errorf("create %s: %w", room, store.ErrExists)
 	}
-	r := &memRoom{fence: firstToken(time.Now()), snap: cloneSnap(snap)}
+	r := &memRoom{fence: fence.First(time.Now()), snap: cloneSnap(snap)}
 	m.rooms[room] = r
-	return Lease{Room: room, Token: r.fence}, nil
+	return store.Lease{Room: room, Token: r.fence}, nil
 }
 
-func (m *Memory) Open(ctx context.Context, room string) (Lease, Record, error) {
+func (m *Memory) Open(ctx context.Context, room string) (store.Lease, store.Record, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check(); err != nil {
-		return Lease{}, Record{}, fmt.Errorf("open %s: %w", room, err)
+		return store.Lease{}, store.Record{}, fmt.Errorf("open %s: %w", room, err)
 	}
 	r, ok := m.live(room)
 	if !ok {
-		return Lease{}, Record{}, fmt.Errorf("open %s: %w", room, ErrNotFound)
+		return store.Lease{}, store.Record{}, fmt.Errorf("open %s: %w", room, store.ErrNotFound)
 	}
 	r.fence++
-	rec := Record{Snapshot: cloneSnap(r.snap), Ended: r.ended}
+	rec := store.Record{Snapshot: cloneSnap(r.snap), Ended: r.ended}
 	for _, e := range r.entries {
-		rec.Entries = append(rec.Entries, Entry{Rev: e.Rev, Data: slices.Clone(e.Data)})
+		rec.Entries = append(rec.Entries, store.Entry{Rev: e.Rev, Data: slices.Clone(e.Data)})
 	}
-	return Lease{Room: room, Token: r.fence}, rec, nil
+	return store.Lease{Room: room, Token: r.fence}, rec, nil
 }
 
-func (m *Memory) held(op string, lease Lease) (*memRoom, error) {
+func (m *Memory) held(op string, lease store.Lease) (*memRoom, error) {
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("%s %s: %w", op, lease.Room, err)
 	}
 	r, ok := m.live(lease.Room)
 	if !ok {
-		return nil, fmt.Errorf("%s %s: %w", op, lease.Room, ErrNotFound)
+		return nil, fmt.Errorf("%s %s: %w", op, lease.Room, store.ErrNotFound)
 	}
 	if r.fence != lease.Token {
-		return nil, fmt.Errorf("%s %s: token %d, current %d: %w", op, lease.Room, lease.Token, r.fence, ErrFenced)
+		return nil, fmt.Errorf("%s %s: token %d, current %d: %w", op, lease.Room, lease.Token, r.fence, store.ErrFenced)
 	}
 	return r, nil
 }
 
-func (m *Memory) Append(ctx context.Context, lease Lease, entries []Entry) error {
+func (m *Memory) Append(ctx context.Context, lease store.Lease, entries []store.Entry) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, err := m.held("append", lease)
@@ -134,18 +139,18 @@ func (m *Memory) Append(ctx context.Context, lease Lease, entries []Entry) error
 	}
 	for _, e := range entries {
 		if e.Rev != last+1 {
-			return fmt.Errorf("append %s: rev %d after %d: %w", lease.Room, e.Rev, last, ErrGap)
+			return fmt.Errorf("append %s: rev %d after %d: %w", lease.Room, e.Rev, last, store.ErrGap)
 		}
 		last = e.Rev
 	}
 	for _, e := range entries {
-		r.entries = append(r.entries, Entry{Rev: e.Rev, Data: slices.Clone(e.Data)})
+		r.entries = append(r.entries, store.Entry{Rev: e.Rev, Data: slices.Clone(e.Data)})
 	}
 	return nil
 }
 
 // stored reports whether entries are all in the log with the same bytes.
-func (r *memRoom) stored(entries []Entry) bool {
+func (r *memRoom) stored(entries []store.Entry) bool {
 	i := sort.Search(len(r.entries), func(i int) bool { return r.entries[i].Rev >= entries[0].Rev })
 	if len(r.entries)-i < len(entries) {
 		return false
@@ -158,7 +163,7 @@ func (r *memRoom) stored(entries []Entry) bool {
 	return true
 }
 
-func (m *Memory) WriteSnapshot(ctx context.Context, lease Lease, snap Snapshot) error {
+func (m *Memory) WriteSnapshot(ctx context.Context, lease store.Lease, snap store.Snapshot) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, err := m.held("snapshot", lease)
@@ -174,7 +179,7 @@ func (m *Memory) WriteSnapshot(ctx context.Context, lease Lease, snap Snapshot) 
 	return nil
 }
 
-func (m *Memory) End(ctx context.Context, lease Lease, ttl time.Duration) error {
+func (m *Memory) End(ctx context.Context, lease store.Lease, ttl time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, err := m.held("end", lease)
@@ -189,7 +194,7 @@ func (m *Memory) List(ctx context.Context) ([]string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
-		return nil, fmt.Errorf("list: %w", ErrClosed)
+		return nil, fmt.Errorf("list: %w", store.ErrClosed)
 	}
 	var out []string
 	for code := range m.rooms {
@@ -217,7 +222,7 @@ func (m *Memory) Close() error {
 	return nil
 }
 
-func (m *Memory) Record(ctx context.Context, game, board, kind string, s Score) error {
+func (m *Memory) Record(ctx context.Context, game, board, kind string, s store.Score) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check(); err != nil {
@@ -233,11 +238,11 @@ func (m *Memory) Record(ctx context.Context, game, board, kind string, s Score) 
 	return nil
 }
 
-func (m *Memory) Top(ctx context.Context, game, board, kind string, limit int) ([]Score, error) {
+func (m *Memory) Top(ctx context.Context, game, board, kind string, limit int) ([]store.Score, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
-		return nil, fmt.Errorf("top scores: %w", ErrClosed)
+		return nil, fmt.Errorf("top scores: %w", store.ErrClosed)
 	}
 	list := m.boards[game+"/"+board+"/"+kind]
 	if limit > 0 && len(list) > limit {
@@ -246,24 +251,16 @@ func (m *Memory) Top(ctx context.Context, game, board, kind string, limit int) (
 	return slices.Clone(list), nil
 }
 
-func cloneSnap(s Snapshot) Snapshot { return Snapshot{Rev: s.Rev, Data: slices.Clone(s.Data)} }
+func cloneSnap(s store.Snapshot) store.Snapshot {
+	return store.Snapshot{Rev: s.Rev, Data: slices.Clone(s.Data)}
+}
 
 // scoreLess orders scores best first: lower time, then earlier At.
-func scoreLess(a, b Score) bool {
+func scoreLess(a, b store.Score) bool {
 	if a.TimeMs != b.TimeMs {
 		return a.TimeMs < b.TimeMs
 	}
 	return a.At < b.At
-}
-
-// firstToken is the fencing token a room gets when it is created: the clock
-// in microseconds, so that a code reused after its room expired never hands
-// out a token an earlier holder of that code could still have.
-func firstToken(now time.Time) uint64 {
-	if us := now.UnixMicro(); us > 0 {
-		return uint64(us)
-	}
-	return 1
 }
 
 // Forget deletes a room as a store that loses data would (a Redis restarted

@@ -1,4 +1,4 @@
-package store
+package redisstore
 
 import (
 	"context"
@@ -11,8 +11,14 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"go.uber.org/goleak"
+
 	"github.com/roomd/roomd/internal/testredis"
+	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/storetest"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // uniquePrefix gives each test its own keys on a shared server.
 func uniquePrefix() string {
@@ -28,7 +34,7 @@ func openRedis(t testing.TB, url string, opts RedisOptions) *Redis {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	r, err := OpenRedis(ctx, url, opts)
+	r, err := Open(ctx, url, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,15 +51,15 @@ func inspect(t *testing.T, srv *testredis.Server) *redis.Client {
 
 func TestRedisConformance(t *testing.T) {
 	srv := testredis.Start(t)
-	runConformance(t, func(t *testing.T) *subject {
+	storetest.Run(t, func(t *testing.T) *storetest.Subject {
 		prefix := uniquePrefix()
-		sub := &subject{s: openRedis(t, srv.URL(), RedisOptions{Prefix: prefix})}
-		sub.reopen = func(t *testing.T) Backend {
-			if err := sub.s.Close(); err != nil {
+		sub := &storetest.Subject{S: openRedis(t, srv.URL(), RedisOptions{Prefix: prefix})}
+		sub.Reopen = func(t *testing.T) store.Backend {
+			if err := sub.S.Close(); err != nil {
 				t.Fatal(err)
 			}
-			sub.s = openRedis(t, srv.URL(), RedisOptions{Prefix: prefix})
-			return sub.s
+			sub.S = openRedis(t, srv.URL(), RedisOptions{Prefix: prefix})
+			return sub.S
 		}
 		return sub
 	})
@@ -63,9 +69,9 @@ func TestRedisKeyLayout(t *testing.T) {
 	srv := testredis.Start(t)
 	r := openRedis(t, srv.URL(), RedisOptions{Prefix: "lay"})
 	c := inspect(t, srv)
-	ctx := testCtx(t)
-	l := mustCreate(t, r, "K7QXMP", Snapshot{Data: []byte("s")})
-	mustAppend(t, r, l, entries("K7QXMP", 1, 2))
+	ctx := storetest.Ctx(t)
+	l := storetest.MustCreate(t, r, "K7QXMP", store.Snapshot{Data: []byte("s")})
+	storetest.MustAppend(t, r, l, storetest.Entries("K7QXMP", 1, 2))
 	for _, k := range []string{"lay:{K7QXMP}:fence", "lay:{K7QXMP}:snap", "lay:{K7QXMP}:log", "lay:{K7QXMP}:meta"} {
 		if n := c.Exists(ctx, k).Val(); n != 1 {
 			t.Errorf("key %s missing", k)
@@ -88,7 +94,7 @@ func TestRedisKeyLayout(t *testing.T) {
 	if c.SIsMember(ctx, "lay:rooms", "K7QXMP").Val() {
 		t.Error("an ended room is still in lay:rooms")
 	}
-	if err := r.Record(ctx, "mines", "expert", KindHost, Score{Name: "a", TimeMs: 5}); err != nil {
+	if err := r.Record(ctx, "mines", "expert", store.KindHost, store.Score{Name: "a", TimeMs: 5}); err != nil {
 		t.Fatal(err)
 	}
 	if n := c.ZCard(ctx, "lay:lb:mines:expert:host").Val(); n != 1 {
@@ -102,9 +108,9 @@ func TestRedisRoundTrips(t *testing.T) {
 	srv := testredis.Start(t)
 	r := openRedis(t, srv.URL(), RedisOptions{})
 	const rooms, appends = 200, 20
-	leases := make([]Lease, rooms)
+	leases := make([]store.Lease, rooms)
 	for i := range rooms {
-		leases[i] = mustCreate(t, r, fmt.Sprintf("RT%04d", i), Snapshot{})
+		leases[i] = storetest.MustCreate(t, r, fmt.Sprintf("RT%04d", i), store.Snapshot{})
 	}
 	before := r.Stats()
 	var wg sync.WaitGroup
@@ -113,7 +119,7 @@ func TestRedisRoundTrips(t *testing.T) {
 		wg.Go(func() {
 			<-start
 			for rev := uint64(1); rev <= appends; rev++ {
-				if err := r.Append(testCtx(t), leases[i], []Entry{entry(leases[i].Room, rev)}); err != nil {
+				if err := r.Append(storetest.Ctx(t), leases[i], []store.Entry{storetest.Entry(leases[i].Room, rev)}); err != nil {
 					t.Error(err)
 					return
 				}
@@ -141,14 +147,14 @@ func TestRedisRoundTrips(t *testing.T) {
 func TestRedisOutage(t *testing.T) {
 	srv := testredis.Start(t)
 	r := openRedis(t, srv.URL(), RedisOptions{})
-	l := mustCreate(t, r, "OUTAGE", Snapshot{})
-	mustAppend(t, r, l, entries("OUTAGE", 1, 1))
+	l := storetest.MustCreate(t, r, "OUTAGE", store.Snapshot{})
+	storetest.MustAppend(t, r, l, storetest.Entries("OUTAGE", 1, 1))
 	srv.Stop()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	start := time.Now()
-	err := r.Append(ctx, l, entries("OUTAGE", 2, 2))
+	err := r.Append(ctx, l, storetest.Entries("OUTAGE", 2, 2))
 	took := time.Since(start)
 	t.Logf("append during the outage: %v after %v", err, took)
 	if err == nil {
@@ -172,9 +178,9 @@ func TestRedisOutage(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	mustAppend(t, r, l, entries("OUTAGE", 2, 3))
-	_, rec := mustOpen(t, r, "OUTAGE")
-	checkRecord(t, rec, Snapshot{}, entries("OUTAGE", 1, 3))
+	storetest.MustAppend(t, r, l, storetest.Entries("OUTAGE", 2, 3))
+	_, rec := storetest.MustOpen(t, r, "OUTAGE")
+	storetest.CheckRecord(t, rec, store.Snapshot{}, storetest.Entries("OUTAGE", 1, 3))
 }
 
 // TestRedisPause freezes the server: an append fails on its timeouts within
@@ -183,12 +189,12 @@ func TestRedisOutage(t *testing.T) {
 func TestRedisPause(t *testing.T) {
 	srv := testredis.Start(t)
 	r := openRedis(t, srv.URL(), RedisOptions{})
-	l := mustCreate(t, r, "PAUSED", Snapshot{})
+	l := storetest.MustCreate(t, r, "PAUSED", store.Snapshot{})
 	srv.Pause(time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	start := time.Now()
-	err := r.Append(ctx, l, entries("PAUSED", 1, 2))
+	err := r.Append(ctx, l, storetest.Entries("PAUSED", 1, 2))
 	took := time.Since(start)
 	t.Logf("append to a frozen server: %v after %v", err, took)
 	if err == nil {
@@ -198,9 +204,9 @@ func TestRedisPause(t *testing.T) {
 		t.Fatalf("append took %v to fail, want ≤ 2s", took)
 	}
 	srv.Resume()
-	mustAppend(t, r, l, entries("PAUSED", 1, 2))
-	_, rec := mustOpen(t, r, "PAUSED")
-	checkRecord(t, rec, Snapshot{}, entries("PAUSED", 1, 2))
+	storetest.MustAppend(t, r, l, storetest.Entries("PAUSED", 1, 2))
+	_, rec := storetest.MustOpen(t, r, "PAUSED")
+	storetest.CheckRecord(t, rec, store.Snapshot{}, storetest.Entries("PAUSED", 1, 2))
 }
 
 // TestRedisKill9 kills the server (appendfsync always) while rooms append:
@@ -214,10 +220,10 @@ func TestRedisKill9(t *testing.T) {
 	var total atomic.Int64
 	var wg sync.WaitGroup
 	for i := range rooms {
-		l := mustCreate(t, r, fmt.Sprintf("KILL%02d", i), Snapshot{})
+		l := storetest.MustCreate(t, r, fmt.Sprintf("KILL%02d", i), store.Snapshot{})
 		wg.Go(func() {
 			for rev := uint64(1); ; rev++ {
-				if err := r.Append(testCtx(t), l, []Entry{entry(l.Room, rev)}); err != nil {
+				if err := r.Append(storetest.Ctx(t), l, []store.Entry{storetest.Entry(l.Room, rev)}); err != nil {
 					return // the server is gone
 				}
 				acked[i].Store(rev)
@@ -237,11 +243,11 @@ func TestRedisKill9(t *testing.T) {
 	for i := range rooms {
 		code := fmt.Sprintf("KILL%02d", i)
 		last := acked[i].Load()
-		_, rec := mustOpen(t, r2, code)
+		_, rec := storetest.MustOpen(t, r2, code)
 		if uint64(len(rec.Entries)) < last {
 			t.Fatalf("%s: %d entries after restart, %d acknowledged", code, len(rec.Entries), last)
 		}
-		checkRecord(t, Record{Entries: rec.Entries[:last]}, Snapshot{}, entries(code, 1, last))
+		storetest.CheckRecord(t, store.Record{Entries: rec.Entries[:last]}, store.Snapshot{}, storetest.Entries(code, 1, last))
 	}
 }
 
@@ -250,38 +256,38 @@ func TestRedisKill9(t *testing.T) {
 func TestRedisScriptFlush(t *testing.T) {
 	srv := testredis.Start(t)
 	r := openRedis(t, srv.URL(), RedisOptions{})
-	ctx := testCtx(t)
+	ctx := storetest.Ctx(t)
 	flush := func() {
 		if got := srv.Do("SCRIPT FLUSH"); got != "+OK" {
 			t.Fatalf("SCRIPT FLUSH: %q", got)
 		}
 	}
 	flush()
-	l := mustCreate(t, r, "FLUSH1", Snapshot{})
+	l := storetest.MustCreate(t, r, "FLUSH1", store.Snapshot{})
 	flush()
-	l, _ = mustOpen(t, r, "FLUSH1")
+	l, _ = storetest.MustOpen(t, r, "FLUSH1")
 	flush()
-	mustAppend(t, r, l, entries("FLUSH1", 1, 3))
+	storetest.MustAppend(t, r, l, storetest.Entries("FLUSH1", 1, 3))
 	flush()
-	if err := r.WriteSnapshot(ctx, l, Snapshot{Rev: 2, Data: []byte("s2")}); err != nil {
+	if err := r.WriteSnapshot(ctx, l, store.Snapshot{Rev: 2, Data: []byte("s2")}); err != nil {
 		t.Fatal(err)
 	}
 	flush()
 	if err := r.End(ctx, l, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	_, rec := mustOpen(t, r, "FLUSH1")
-	checkRecord(t, rec, Snapshot{Rev: 2, Data: []byte("s2")}, entries("FLUSH1", 3, 3))
+	_, rec := storetest.MustOpen(t, r, "FLUSH1")
+	storetest.CheckRecord(t, rec, store.Snapshot{Rev: 2, Data: []byte("s2")}, storetest.Entries("FLUSH1", 3, 3))
 }
 
-// TestRedisLostData: a server that comes back empty answers ErrNotFound,
+// TestRedisLostData: a server that comes back empty answers store.ErrNotFound,
 // not a hang or a write into nothing.
 func TestRedisLostData(t *testing.T) {
 	srv := testredis.Start(t, testredis.NoPersistence())
 	r := openRedis(t, srv.URL(), RedisOptions{})
-	ctx := testCtx(t)
-	l := mustCreate(t, r, "LOSTIT", Snapshot{})
-	mustAppend(t, r, l, entries("LOSTIT", 1, 1))
+	ctx := storetest.Ctx(t)
+	l := storetest.MustCreate(t, r, "LOSTIT", store.Snapshot{})
+	storetest.MustAppend(t, r, l, storetest.Entries("LOSTIT", 1, 1))
 	srv.RestartEmpty()
 	deadline := time.Now().Add(10 * time.Second)
 	for r.Ping(ctx) != nil {
@@ -290,9 +296,9 @@ func TestRedisLostData(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	wantErr(t, "append after the data was lost", r.Append(ctx, l, entries("LOSTIT", 2, 2)), ErrNotFound)
+	storetest.WantErr(t, "append after the data was lost", r.Append(ctx, l, storetest.Entries("LOSTIT", 2, 2)), store.ErrNotFound)
 	_, _, err := r.Open(ctx, "LOSTIT")
-	wantErr(t, "open after the data was lost", err, ErrNotFound)
+	storetest.WantErr(t, "open after the data was lost", err, store.ErrNotFound)
 	if got, err := r.List(ctx); err != nil || len(got) != 0 {
 		t.Fatalf("list = %v, %v", got, err)
 	}
