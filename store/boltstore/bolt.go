@@ -20,6 +20,7 @@ import (
 
 	"go.etcd.io/bbolt"
 
+	"github.com/roomd/roomd/internal/queue"
 	"github.com/roomd/roomd/store"
 	"github.com/roomd/roomd/store/internal/fence"
 	"github.com/roomd/roomd/store/internal/sortable"
@@ -112,10 +113,8 @@ type Bolt struct {
 	db   *bbolt.DB
 	opts BoltOptions
 
-	mu     sync.Mutex
-	queue  []*boltOp
-	closed bool
-	signal chan struct{}
+	queue  *queue.Queue[*boltOp]
+	closed atomic.Bool
 	quit   chan struct{}
 	wg     sync.WaitGroup
 
@@ -177,7 +176,7 @@ func Open(dir string, opts BoltOptions) (*Bolt, error) {
 		db.Close()
 		return nil, fmt.Errorf("boltstore: open %s: %w", dir, err)
 	}
-	b := &Bolt{db: db, opts: opts, signal: make(chan struct{}, 1), quit: make(chan struct{})}
+	b := &Bolt{db: db, opts: opts, queue: queue.New[*boltOp](0), quit: make(chan struct{})}
 	b.wg.Add(1)
 	go b.commitLoop()
 	if opts.SweepInterval > 0 {
@@ -198,16 +197,8 @@ func (b *Bolt) do(ctx context.Context, op string, fn func(tx *bbolt.Tx) error) e
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	o := &boltOp{ctx: ctx, fn: fn, done: make(chan error, 1)}
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
-		return fmt.Errorf("%s: %w", op, store.ErrClosed)
-	}
-	b.queue = append(b.queue, o)
-	b.mu.Unlock()
-	select {
-	case b.signal <- struct{}{}:
-	default:
+	if err := b.queue.Push(o); err != nil {
+		return fmt.Errorf("%s: %w", op, store.ErrClosed) // the only refusal of an unbounded queue
 	}
 	select {
 	case err := <-o.done:
@@ -220,28 +211,19 @@ func (b *Bolt) do(ctx context.Context, op string, fn func(tx *bbolt.Tx) error) e
 	}
 }
 
+// commitLoop is the committer: on each signal it commits what waits, in
+// transactions of up to MaxBatch operations, until the queue is empty.
 func (b *Bolt) commitLoop() {
 	defer b.wg.Done()
 	for {
 		select {
-		case <-b.signal:
+		case <-b.queue.Signal():
 		case <-b.quit:
-			b.mu.Lock()
-			q := b.queue
-			b.queue = nil
-			b.mu.Unlock()
-			for _, o := range q {
-				o.done <- store.ErrClosed
-			}
 			return
 		}
 		for {
-			b.mu.Lock()
-			n := min(len(b.queue), b.opts.MaxBatch)
-			ops := slices.Clone(b.queue[:n])
-			b.queue = slices.Delete(b.queue, 0, n)
-			b.mu.Unlock()
-			if n == 0 {
+			ops := b.queue.Take(b.opts.MaxBatch)
+			if len(ops) == 0 {
 				break
 			}
 			b.commit(ops)
@@ -604,22 +586,19 @@ func (b *Bolt) Ping(ctx context.Context) error {
 // Close stops the committer and the sweep and closes the file. Writes not
 // yet started fail with store.ErrClosed.
 func (b *Bolt) Close() error {
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
+	if !b.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	b.closed = true
-	b.mu.Unlock()
+	for _, o := range b.queue.Close() {
+		o.done <- store.ErrClosed
+	}
 	close(b.quit)
 	b.wg.Wait()
 	return b.db.Close()
 }
 
 func (b *Bolt) check(op string) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
+	if b.closed.Load() {
 		return fmt.Errorf("%s: %w", op, store.ErrClosed)
 	}
 	return nil

@@ -3,6 +3,7 @@ package boltstore
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -124,6 +125,90 @@ func TestBoltGroupCommit(t *testing.T) {
 	if perTx < 4 {
 		t.Fatalf("%.1f ops per transaction, want group commit (≥ 4)", perTx)
 	}
+}
+
+// blockCommitter queues an operation that holds the committer inside its
+// transaction until the returned function is called, and waits until it
+// runs: writes queued meanwhile wait for the next transaction.
+func blockCommitter(t *testing.T, b *Bolt) (release func()) {
+	t.Helper()
+	running, gate := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- b.do(context.Background(), "block", func(tx *bbolt.Tx) error {
+			close(running)
+			<-gate
+			return nil
+		})
+	}()
+	<-running
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			close(gate)
+			if err := <-done; err != nil {
+				t.Errorf("blocking op: %v", err)
+			}
+		})
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// waitQueued waits until n writes wait for the committer.
+func waitQueued(t *testing.T, b *Bolt, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for b.queue.Len() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writes queued, want %d", b.queue.Len(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestBoltCancelledNotWritten: a write whose caller's context ends while it
+// waits for the committer is left out of the transaction.
+func TestBoltCancelledNotWritten(t *testing.T) {
+	b, err := Open(t.TempDir(), BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	l := storetest.MustCreate(t, b, "CANCEL", store.Snapshot{})
+	release := blockCommitter(t, b)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- b.Append(ctx, l, storetest.Entries("CANCEL", 1, 1)) }()
+	waitQueued(t, b, 1)
+	cancel()
+	storetest.WantErr(t, "append whose context ended", <-errc, context.Canceled)
+	release()
+	storetest.MustAppend(t, b, l, []store.Entry{{Rev: 1, Data: []byte("other")}})
+	_, rec := storetest.MustOpen(t, b, "CANCEL")
+	storetest.CheckRecord(t, rec, store.Snapshot{}, []store.Entry{{Rev: 1, Data: []byte("other")}})
+}
+
+// TestBoltCloseFailsQueued: writes waiting for the committer when the store
+// is closed fail with ErrClosed, and so does every later call.
+func TestBoltCloseFailsQueued(t *testing.T) {
+	b, err := Open(t.TempDir(), BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := storetest.MustCreate(t, b, "CLOSE1", store.Snapshot{})
+	release := blockCommitter(t, b)
+	errc := make(chan error, 1)
+	go func() { errc <- b.Append(context.Background(), l, storetest.Entries("CLOSE1", 1, 1)) }()
+	waitQueued(t, b, 1)
+	closed := make(chan error, 1)
+	go func() { closed <- b.Close() }()
+	storetest.WantErr(t, "append queued at Close", <-errc, store.ErrClosed)
+	release()
+	if err := <-closed; err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	storetest.WantErr(t, "append after Close", b.Append(context.Background(), l, storetest.Entries("CLOSE1", 1, 1)), store.ErrClosed)
 }
 
 func TestBoltLocked(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/roomd/roomd/internal/queue"
 	"github.com/roomd/roomd/store"
 	"github.com/roomd/roomd/store/internal/fence"
 	"github.com/roomd/roomd/store/internal/sortable"
@@ -62,10 +63,8 @@ type Redis struct {
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
 
-	mu     sync.Mutex
-	queue  []*redisAppend
-	closed bool
-	signal chan struct{}
+	queue  *queue.Queue[*redisAppend]
+	closed atomic.Bool
 	quit   chan struct{}
 	wg     sync.WaitGroup
 
@@ -132,7 +131,7 @@ func Open(ctx context.Context, url string, opts RedisOptions) (*Redis, error) {
 	r := &Redis{
 		c: redis.NewClient(o), prefix: opts.Prefix, opts: opts,
 		timeout: o.DialTimeout + o.ReadTimeout + o.WriteTimeout,
-		signal:  make(chan struct{}, 1), quit: make(chan struct{}),
+		queue:   queue.New[*redisAppend](0), quit: make(chan struct{}),
 	}
 	if err := r.c.Ping(ctx).Err(); err != nil {
 		r.c.Close()
@@ -317,9 +316,7 @@ func mapErr(err error) error {
 func isNoScript(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") }
 
 func (r *Redis) check(op string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
+	if r.closed.Load() {
 		return fmt.Errorf("%s: %w", op, store.ErrClosed)
 	}
 	return nil
@@ -429,16 +426,8 @@ func (r *Redis) Append(ctx context.Context, lease store.Lease, entries []store.E
 	}
 	k := r.keys(lease.Room)
 	a := &redisAppend{ctx: ctx, keys: []string{k[0], k[2], k[3]}, args: args, done: make(chan error, 1)}
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
-		return fmt.Errorf("%s: %w", op, store.ErrClosed)
-	}
-	r.queue = append(r.queue, a)
-	r.mu.Unlock()
-	select {
-	case r.signal <- struct{}{}:
-	default:
+	if err := r.queue.Push(a); err != nil {
+		return fmt.Errorf("%s: %w", op, store.ErrClosed) // the only refusal of an unbounded queue
 	}
 	select {
 	case err := <-a.done:
@@ -451,28 +440,19 @@ func (r *Redis) Append(ctx context.Context, lease store.Lease, entries []store.E
 	}
 }
 
+// commitLoop is the committer: on each signal it sends what waits, in
+// pipelines of up to MaxBatch appends, until the queue is empty.
 func (r *Redis) commitLoop() {
 	defer r.wg.Done()
 	for {
 		select {
-		case <-r.signal:
+		case <-r.queue.Signal():
 		case <-r.quit:
-			r.mu.Lock()
-			q := r.queue
-			r.queue = nil
-			r.mu.Unlock()
-			for _, a := range q {
-				a.done <- store.ErrClosed
-			}
 			return
 		}
 		for {
-			r.mu.Lock()
-			n := min(len(r.queue), r.opts.MaxBatch)
-			batch := slices.Clone(r.queue[:n])
-			r.queue = slices.Delete(r.queue, 0, n)
-			r.mu.Unlock()
-			if n == 0 {
+			batch := r.queue.Take(r.opts.MaxBatch)
+			if len(batch) == 0 {
 				break
 			}
 			r.send(batch)
@@ -608,13 +588,12 @@ func (r *Redis) Ping(ctx context.Context) error {
 // Close stops the committer (appends not yet sent fail with
 // store.ErrClosed) and closes the connections.
 func (r *Redis) Close() error {
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
+	if !r.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	r.closed = true
-	r.mu.Unlock()
+	for _, a := range r.queue.Close() {
+		a.done <- store.ErrClosed
+	}
 	close(r.quit)
 	r.cancel()
 	r.wg.Wait()

@@ -209,6 +209,81 @@ func TestRedisPause(t *testing.T) {
 	storetest.CheckRecord(t, rec, store.Snapshot{}, storetest.Entries("PAUSED", 1, 2))
 }
 
+// waitSending waits until the committer has taken a batch after before
+// (Stats().Batches) and is sending it: appends queued now wait for it.
+func waitSending(t *testing.T, r *Redis, before uint64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for r.Stats().Batches <= before {
+		if time.Now().After(deadline) {
+			t.Fatal("the committer took no batch")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// waitQueued waits until n appends wait for the committer.
+func waitQueued(t *testing.T, r *Redis, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for r.queue.Len() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d appends queued, want %d", r.queue.Len(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestRedisCancelledNotSent: an append whose caller's context ends while it
+// waits for the committer (here behind a pipeline to a frozen server) is
+// not sent.
+func TestRedisCancelledNotSent(t *testing.T) {
+	srv := testredis.Start(t)
+	r := openRedis(t, srv.URL(), RedisOptions{})
+	held := storetest.MustCreate(t, r, "HELD01", store.Snapshot{})
+	l := storetest.MustCreate(t, r, "CANCEL", store.Snapshot{})
+	srv.Pause(time.Minute)
+	inFlight := make(chan error, 1)
+	go func() { inFlight <- r.Append(context.Background(), held, storetest.Entries("HELD01", 1, 1)) }()
+	waitQueued(t, r, 0)               // taken by the committer...
+	time.Sleep(50 * time.Millisecond) // ...and sent
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- r.Append(ctx, l, storetest.Entries("CANCEL", 1, 1)) }()
+	waitQueued(t, r, 1)
+	cancel()
+	storetest.WantErr(t, "append whose context ended", <-errc, context.Canceled)
+	srv.Resume()
+	<-inFlight // either way: the server may run it when it wakes up
+	storetest.MustAppend(t, r, l, []store.Entry{{Rev: 1, Data: []byte("other")}})
+	_, rec := storetest.MustOpen(t, r, "CANCEL")
+	storetest.CheckRecord(t, rec, store.Snapshot{}, []store.Entry{{Rev: 1, Data: []byte("other")}})
+}
+
+// TestRedisCloseFailsQueued: appends waiting for the committer when the
+// store is closed fail with ErrClosed, and so does the one in flight.
+func TestRedisCloseFailsQueued(t *testing.T) {
+	srv := testredis.Start(t)
+	r := openRedis(t, srv.URL(), RedisOptions{})
+	a := storetest.MustCreate(t, r, "CLOSEA", store.Snapshot{})
+	b := storetest.MustCreate(t, r, "CLOSEB", store.Snapshot{})
+	srv.Pause(time.Minute)
+	defer srv.Resume()
+	before := r.Stats().Batches
+	inFlight := make(chan error, 1)
+	go func() { inFlight <- r.Append(context.Background(), a, storetest.Entries("CLOSEA", 1, 1)) }()
+	waitSending(t, r, before)
+	queued := make(chan error, 1)
+	go func() { queued <- r.Append(context.Background(), b, storetest.Entries("CLOSEB", 1, 1)) }()
+	waitQueued(t, r, 1)
+	if err := r.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	storetest.WantErr(t, "append queued at Close", <-queued, store.ErrClosed)
+	storetest.WantErr(t, "append in flight at Close", <-inFlight, store.ErrClosed)
+	storetest.WantErr(t, "append after Close", r.Append(context.Background(), b, storetest.Entries("CLOSEB", 1, 1)), store.ErrClosed)
+}
+
 // TestRedisKill9 kills the server (appendfsync always) while rooms append:
 // every acknowledged append is there after the restart.
 func TestRedisKill9(t *testing.T) {
