@@ -339,7 +339,7 @@ func logKey(code string, rev uint64) []byte {
 	return binary.BigEndian.AppendUint64(logPrefix(code), rev)
 }
 
-// deleteRange deletes the log keys of code with revision ≤ upTo.
+// deleteLog deletes the log keys of code with revision ≤ upTo.
 func deleteLog(tx *bbolt.Tx, code string, upTo uint64) error {
 	prefix := logPrefix(code)
 	c := tx.Bucket(bLog).Cursor()
@@ -529,11 +529,15 @@ func (b *Bolt) WriteSnapshot(ctx context.Context, lease store.Lease, snap store.
 		if err := tx.Bucket(bSnaps).Put([]byte(lease.Room), nonNil(snap.Data)); err != nil {
 			return err
 		}
+		upTo := snap.FirstKept() - 1
+		if snap.Rev > m.last {
+			upTo = math.MaxUint64 // ahead of the log: nothing stored can lead up to it
+		}
 		m.snapRev, m.last = snap.Rev, max(m.last, snap.Rev)
 		if err := putMeta(tx, lease.Room, m); err != nil {
 			return err
 		}
-		return deleteLog(tx, lease.Room, snap.Rev)
+		return deleteLog(tx, lease.Room, upTo)
 	})
 }
 

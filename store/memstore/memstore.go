@@ -130,10 +130,7 @@ func (m *Memory) Append(ctx context.Context, lease store.Lease, entries []store.
 	if err != nil {
 		return err
 	}
-	last := r.snap.Rev
-	if n := len(r.entries); n > 0 {
-		last = r.entries[n-1].Rev
-	}
+	last := r.last()
 	if len(entries) > 0 && entries[0].Rev <= last && r.stored(entries) {
 		return nil // a retry of an append that landed
 	}
@@ -147,6 +144,14 @@ func (m *Memory) Append(ctx context.Context, lease store.Lease, entries []store.
 		r.entries = append(r.entries, store.Entry{Rev: e.Rev, Data: slices.Clone(e.Data)})
 	}
 	return nil
+}
+
+// last is the revision of the last entry, or of the snapshot when newer.
+func (r *memRoom) last() uint64 {
+	if n := len(r.entries); n > 0 {
+		return max(r.entries[n-1].Rev, r.snap.Rev)
+	}
+	return r.snap.Rev
 }
 
 // stored reports whether entries are all in the log with the same bytes.
@@ -173,9 +178,14 @@ func (m *Memory) WriteSnapshot(ctx context.Context, lease store.Lease, snap stor
 	if snap.Rev < r.snap.Rev {
 		return nil // an older snapshot never replaces a newer one
 	}
+	if snap.Rev > r.last() {
+		r.entries = nil // ahead of the log: nothing stored can lead up to it
+	} else {
+		keep := snap.FirstKept()
+		i := sort.Search(len(r.entries), func(i int) bool { return r.entries[i].Rev >= keep })
+		r.entries = slices.Clone(r.entries[i:])
+	}
 	r.snap = cloneSnap(snap)
-	i := sort.Search(len(r.entries), func(i int) bool { return r.entries[i].Rev > snap.Rev })
-	r.entries = slices.Clone(r.entries[i:])
 	return nil
 }
 
@@ -251,6 +261,7 @@ func (m *Memory) Top(ctx context.Context, game, board, kind string, limit int) (
 	return slices.Clone(list), nil
 }
 
+// cloneSnap copies what is stored of a snapshot (not Keep).
 func cloneSnap(s store.Snapshot) store.Snapshot {
 	return store.Snapshot{Rev: s.Rev, Data: slices.Clone(s.Data)}
 }

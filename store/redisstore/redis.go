@@ -256,7 +256,8 @@ local ttl = redis.call('PTTL', KEYS[3])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
 return 'OK'
 `)
-	// ARGV: token, snapshot rev, snapshot data.
+	// ARGV: token, snapshot rev, snapshot data, first revision kept
+	// (Snapshot.FirstKept).
 	scriptSnapshot = redis.NewScript(`
 if redis.call('EXISTS', KEYS[4]) == 0 then return redis.error_reply('ROOMD_NOTFOUND') end
 local cur = redis.call('GET', KEYS[1])
@@ -265,14 +266,19 @@ local rev = tonumber(ARGV[2])
 if rev < tonumber(redis.call('HGET', KEYS[2], 'rev') or '0') then return 'OLD' end
 redis.call('HSET', KEYS[2], 'rev', ARGV[2], 'data', ARGV[3])
 local last = tonumber(redis.call('HGET', KEYS[4], 'last'))
-local len = redis.call('LLEN', KEYS[3])
-local drop = rev - last + len -- entries at revs <= rev: the log holds last-len+1 .. last
-if drop >= len then
+if rev > last then
+  -- ahead of the log: nothing stored can lead up to it
   redis.call('DEL', KEYS[3])
-elseif drop > 0 then
-  redis.call('LTRIM', KEYS[3], drop, -1)
+  redis.call('HSET', KEYS[4], 'last', ARGV[2])
+else
+  local len = redis.call('LLEN', KEYS[3])
+  local drop = tonumber(ARGV[4]) - (last - len + 1) -- the log holds last-len+1 .. last
+  if drop >= len then
+    redis.call('DEL', KEYS[3])
+  elseif drop > 0 then
+    redis.call('LTRIM', KEYS[3], drop, -1)
+  end
 end
-if rev > last then redis.call('HSET', KEYS[4], 'last', ARGV[2]) end
 local ttl = redis.call('PTTL', KEYS[4])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
 return 'OK'
@@ -516,7 +522,8 @@ func (r *Redis) send(batch []*redisAppend) {
 
 func (r *Redis) WriteSnapshot(ctx context.Context, lease store.Lease, snap store.Snapshot) error {
 	_, err := r.run(ctx, "snapshot "+lease.Room, scriptSnapshot, r.keys(lease.Room),
-		strconv.FormatUint(lease.Token, 10), strconv.FormatUint(snap.Rev, 10), snap.Data)
+		strconv.FormatUint(lease.Token, 10), strconv.FormatUint(snap.Rev, 10), snap.Data,
+		strconv.FormatUint(snap.FirstKept(), 10))
 	return err
 }
 

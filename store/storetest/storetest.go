@@ -49,6 +49,10 @@ func Run(t *testing.T, newSubject Factory) {
 		{"Gap", testGap},
 		{"Fencing", testFencing},
 		{"Snapshot", testSnapshot},
+		{"KeepBelowRev", testKeepBelowRev},
+		{"KeepTrims", testKeepTrims},
+		{"KeepLater", testKeepLater},
+		{"KeepAhead", testKeepAhead},
 		{"List", testList},
 		{"EndTTL", testEndTTL},
 		{"Reopen", testReopen},
@@ -142,7 +146,7 @@ func MustAppend(t testing.TB, s store.Store, l store.Lease, es []store.Entry) {
 func MustSnapshot(t testing.TB, s store.Store, l store.Lease, snap store.Snapshot) {
 	t.Helper()
 	if err := s.WriteSnapshot(Ctx(t), l, snap); err != nil {
-		t.Fatalf("snapshot %s rev %d: %v", l.Room, snap.Rev, err)
+		t.Fatalf("snapshot %s rev %d keep %d: %v", l.Room, snap.Rev, snap.Keep, err)
 	}
 }
 
