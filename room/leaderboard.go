@@ -30,7 +30,7 @@ func (r *Room) finish() {
 		}
 	}
 	r.finished = append(r.finished, finished{game: r.st.Game, board: r.st.setup.Board, score: store.Score{
-		Name: strings.Join(names, " & "), TimeMs: res.TimeMs, Room: r.code, Match: res.Match, At: r.now().UnixMilli()}})
+		Name: strings.Join(names, " & "), Value: res.TimeMs, Room: r.code, Match: res.Match, At: r.now().UnixMilli()}})
 }
 
 // record hands a result to the leaderboard writer without waiting: a room
@@ -52,11 +52,17 @@ func (m *Manager) writeScores() {
 	defer close(m.scoresDone)
 	for f := range m.scores {
 		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.StoreTimeout)
-		if err := m.cfg.Leaderboards.Record(ctx, f.game, f.board, store.KindHost, f.score); err != nil {
+		if err := m.cfg.Leaderboards.Record(ctx, timeBoard(f.game, f.board, store.KindHost), f.score); err != nil {
 			m.cfg.Logger.Warn("record leaderboard result", "game", f.game, "board", f.board, "err", err)
 		}
 		cancel()
 	}
+}
+
+// timeBoard names a leaderboard of times: the score's Value is the time in
+// ms, lower is better.
+func timeBoard(game, board, kind string) store.Board {
+	return store.Board{Game: game, Board: board, Kind: kind}
 }
 
 // Board is a leaderboard: results timed by the host, and offline games
@@ -81,10 +87,10 @@ func (m *Manager) Leaderboard(ctx context.Context, game, board string, limit int
 	}
 	out := Board{Game: game, Board: board}
 	var err error
-	if out.Host, err = m.cfg.Leaderboards.Top(ctx, game, board, store.KindHost, limit); err != nil {
+	if out.Host, err = m.cfg.Leaderboards.Top(ctx, timeBoard(game, board, store.KindHost), limit); err != nil {
 		return out, fmt.Errorf("%w: %v", ErrStorage, err)
 	}
-	if out.Client, err = m.cfg.Leaderboards.Top(ctx, game, board, store.KindClient, limit); err != nil {
+	if out.Client, err = m.cfg.Leaderboards.Top(ctx, timeBoard(game, board, store.KindClient), limit); err != nil {
 		return out, fmt.Errorf("%w: %v", ErrStorage, err)
 	}
 	if out.Host == nil {
@@ -112,8 +118,8 @@ func (m *Manager) SubmitReplay(ctx context.Context, game string, rec session.Rec
 	if err != nil || setup.Board == "" {
 		return v, false, nil
 	}
-	score := store.Score{Name: cleanName(name), TimeMs: v.Time, At: m.cfg.Now().UnixMilli()}
-	if err := m.cfg.Leaderboards.Record(ctx, game, setup.Board, store.KindClient, score); err != nil {
+	score := store.Score{Name: cleanName(name), Value: v.Time, At: m.cfg.Now().UnixMilli()}
+	if err := m.cfg.Leaderboards.Record(ctx, timeBoard(game, setup.Board, store.KindClient), score); err != nil {
 		return v, false, fmt.Errorf("%w: %v", ErrStorage, err)
 	}
 	return v, true, nil

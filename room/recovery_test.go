@@ -218,7 +218,7 @@ func TestLeaderboardRecordsHostTime(t *testing.T) {
 	if err := m.Shutdown(ctx); err != nil { // waits for the leaderboard writer
 		t.Fatal(err)
 	}
-	top, err := st.Top(ctx, "minesweeper", "custom-3x3x1", store.KindHost, 100)
+	top, err := st.Top(ctx, store.Board{Game: "minesweeper", Board: "custom-3x3x1", Kind: store.KindHost}, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestLeaderboardRecordsHostTime(t *testing.T) {
 		t.Fatalf("%d scores recorded for %d wins (losses must not count): %+v", len(top), len(won), top)
 	}
 	for _, s := range top {
-		if s.Name != "Ann" || s.TimeMs < 0 || math.Mod(s.TimeMs, 1000) != 0 {
+		if s.Name != "Ann" || s.Value < 0 || math.Mod(s.Value, 1000) != 0 {
 			t.Fatalf("score %+v: want Ann with a whole number of the host's seconds", s)
 		}
 	}

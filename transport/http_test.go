@@ -192,7 +192,7 @@ func TestReplaySubmissionAndLeaderboard(t *testing.T) {
 	if err := json.Unmarshal(raw, &board); err != nil || code != http.StatusOK {
 		t.Fatalf("leaderboard: %d %s", code, raw)
 	}
-	if len(board.Client) != 1 || board.Client[0].Name != "Offline Ann" || board.Client[0].TimeMs != 34991 || len(board.Host) != 0 {
+	if len(board.Client) != 1 || board.Client[0].Name != "Offline Ann" || board.Client[0].Value != 34991 || len(board.Host) != 0 {
 		t.Fatalf("leaderboard %+v", board)
 	}
 	if code, _ := get(t, s.URL+"/api/leaderboards/chess/x", ""); code != http.StatusNotFound {

@@ -615,20 +615,23 @@ func (b *Bolt) viewErr(op string, err error) error {
 	return fmt.Errorf("%s: %w", op, err)
 }
 
-// boardName names a board's bucket.
-func boardName(game, board, kind string) []byte {
-	return []byte(game + "\x00" + board + "\x00" + kind)
+// boardName names a board's bucket (Higher is not part of it: boards stored
+// before it existed are all lower-is-better).
+func boardName(b store.Board) []byte {
+	return []byte(b.Game + "\x00" + b.Board + "\x00" + b.Kind)
 }
 
-func (b *Bolt) Record(ctx context.Context, game, board, kind string, s store.Score) error {
-	if math.IsNaN(s.TimeMs) {
-		return errors.New("record score: time is NaN")
+// Record puts s into the board's bucket under a key that sorts best first:
+// the value in the board's direction, At, then a sequence number.
+func (b *Bolt) Record(ctx context.Context, board store.Board, s store.Score) error {
+	if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+		return fmt.Errorf("record score: value %v is not a finite number", s.Value)
 	}
 	data, err := json.Marshal(s)
 	if err != nil {
 		return fmt.Errorf("record score: %w", err)
 	}
-	name := boardName(game, board, kind)
+	name := boardName(board)
 	return b.do(ctx, "record score", func(tx *bbolt.Tx) error {
 		bb, err := tx.Bucket(bBoards).CreateBucketIfNotExists(name)
 		if err != nil {
@@ -638,7 +641,7 @@ func (b *Bolt) Record(ctx context.Context, game, board, kind string, s store.Sco
 		if err != nil {
 			return err
 		}
-		key := binary.BigEndian.AppendUint64(nil, sortable.Float(s.TimeMs))
+		key := binary.BigEndian.AppendUint64(nil, sortable.Float(sortable.Ranked(s.Value, board.Higher)))
 		key = binary.BigEndian.AppendUint64(key, sortable.Int(s.At))
 		key = binary.BigEndian.AppendUint64(key, seq)
 		if err := bb.Put(key, data); err != nil {
@@ -656,13 +659,13 @@ func (b *Bolt) Record(ctx context.Context, game, board, kind string, s store.Sco
 	})
 }
 
-func (b *Bolt) Top(ctx context.Context, game, board, kind string, limit int) ([]store.Score, error) {
+func (b *Bolt) Top(ctx context.Context, board store.Board, limit int) ([]store.Score, error) {
 	if err := b.check("top scores"); err != nil {
 		return nil, err
 	}
 	var out []store.Score
 	err := b.db.View(func(tx *bbolt.Tx) error {
-		bb := tx.Bucket(bBoards).Bucket(boardName(game, board, kind))
+		bb := tx.Bucket(bBoards).Bucket(boardName(board))
 		if bb == nil {
 			return nil
 		}

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/internal/sortable"
 	"github.com/roomd/roomd/store/storetest"
 )
 
@@ -314,5 +317,46 @@ func TestBoltKill9(t *testing.T) {
 				storetest.CheckRecord(t, store.Record{Snapshot: rec.Snapshot, Entries: rec.Entries[:last]}, store.Snapshot{}, storetest.Entries(code, 1, last))
 			}
 		})
+	}
+}
+
+// TestBoltLegacyScore: a score stored by an earlier version (its value in
+// "time") is read into Value, and ranks with the scores recorded now.
+func TestBoltLegacyScore(t *testing.T) {
+	b, err := Open(t.TempDir(), BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	board := store.Board{Game: "minesweeper", Board: "beginner", Kind: store.KindHost}
+	err = b.db.Update(func(tx *bbolt.Tx) error {
+		bb, err := tx.Bucket(bBoards).CreateBucket([]byte("minesweeper\x00beginner\x00host"))
+		if err != nil {
+			return err
+		}
+		key := binary.BigEndian.AppendUint64(nil, sortable.Float(12.5))
+		key = binary.BigEndian.AppendUint64(key, sortable.Int(3))
+		key = binary.BigEndian.AppendUint64(key, 1)
+		if err := bb.Put(key, []byte(`{"name":"Old","time":12.5,"room":"K7QXMP","match":1,"at":3}`)); err != nil {
+			return err
+		}
+		if _, err := bb.NextSequence(); err != nil {
+			return err
+		}
+		return tx.Bucket(bCounts).Put([]byte("minesweeper\x00beginner\x00host"), be64(1))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := storetest.Ctx(t)
+	for _, s := range []store.Score{{Name: "Slow", Value: 20, At: 4}, {Name: "Fast", Value: 5, At: 5}} {
+		if err := b.Record(ctx, board, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	top, err := b.Top(ctx, board, 10)
+	want := []store.Score{{Name: "Fast", Value: 5, At: 5}, {Name: "Old", Value: 12.5, Room: "K7QXMP", Match: 1, At: 3}, {Name: "Slow", Value: 20, At: 4}}
+	if err != nil || !slices.Equal(top, want) {
+		t.Fatalf("top = %+v, %v; want %+v", top, err, want)
 	}
 }

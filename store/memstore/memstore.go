@@ -21,13 +21,18 @@ import (
 type Memory struct {
 	mu     sync.Mutex
 	rooms  map[string]*memRoom
-	boards map[string][]store.Score
+	boards map[boardKey][]store.Score
 	closed bool
 	// Now is the clock used for expiry; zero means time.Now.
 	Now func() time.Time
+	// LeaderboardSize is how many scores each board keeps. Zero means 1000.
+	LeaderboardSize int
 	// Fail, when set, is returned by every write (for tests of outages).
 	Fail error
 }
+
+// boardKey is where a board's scores are kept: its name without Higher.
+type boardKey struct{ game, board, kind string }
 
 type memRoom struct {
 	fence   uint64
@@ -44,7 +49,7 @@ var (
 
 // New returns an empty memory store.
 func New() *Memory {
-	return &Memory{rooms: make(map[string]*memRoom), boards: make(map[string][]store.Score)}
+	return &Memory{rooms: make(map[string]*memRoom), boards: make(map[boardKey][]store.Score)}
 }
 
 func (m *Memory) now() time.Time {
@@ -232,29 +237,39 @@ func (m *Memory) Close() error {
 	return nil
 }
 
-func (m *Memory) Record(ctx context.Context, game, board, kind string, s store.Score) error {
+// Record inserts s after every score that does not rank after it, and
+// drops the worst score when the board is over LeaderboardSize.
+func (m *Memory) Record(ctx context.Context, b store.Board, s store.Score) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check(); err != nil {
 		return fmt.Errorf("record score: %w", err)
 	}
-	if math.IsNaN(s.TimeMs) {
-		return fmt.Errorf("record score: time is NaN")
+	if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+		return fmt.Errorf("record score: value %v is not a finite number", s.Value)
 	}
-	k := game + "/" + board + "/" + kind
-	list := append(m.boards[k], s)
-	sort.SliceStable(list, func(i, j int) bool { return scoreLess(list[i], list[j]) })
+	k := boardKey{b.Game, b.Board, b.Kind}
+	list := m.boards[k]
+	i := sort.Search(len(list), func(i int) bool { return b.Before(s, list[i]) })
+	list = slices.Insert(list, i, s)
+	size := m.LeaderboardSize
+	if size <= 0 {
+		size = 1000
+	}
+	if len(list) > size {
+		list = list[:size]
+	}
 	m.boards[k] = list
 	return nil
 }
 
-func (m *Memory) Top(ctx context.Context, game, board, kind string, limit int) ([]store.Score, error) {
+func (m *Memory) Top(ctx context.Context, b store.Board, limit int) ([]store.Score, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
 		return nil, fmt.Errorf("top scores: %w", store.ErrClosed)
 	}
-	list := m.boards[game+"/"+board+"/"+kind]
+	list := m.boards[boardKey{b.Game, b.Board, b.Kind}]
 	if limit > 0 && len(list) > limit {
 		list = list[:limit]
 	}
@@ -264,14 +279,6 @@ func (m *Memory) Top(ctx context.Context, game, board, kind string, limit int) (
 // cloneSnap copies what is stored of a snapshot (not Keep).
 func cloneSnap(s store.Snapshot) store.Snapshot {
 	return store.Snapshot{Rev: s.Rev, Data: slices.Clone(s.Data)}
-}
-
-// scoreLess orders scores best first: lower time, then earlier At.
-func scoreLess(a, b store.Score) bool {
-	if a.TimeMs != b.TimeMs {
-		return a.TimeMs < b.TimeMs
-	}
-	return a.At < b.At
 }
 
 // Forget deletes a room as a store that loses data would (a Redis restarted

@@ -174,8 +174,10 @@ func (r *Redis) keys(code string) []string {
 // touches it together with a room's keys.
 func (r *Redis) liveKey() string { return r.prefix + ":rooms" }
 
-func (r *Redis) boardKey(game, board, kind string) string {
-	return r.prefix + ":lb:" + game + ":" + board + ":" + kind
+// boardKey is a board's sorted set (Higher is not part of it: boards
+// stored before it existed are all lower-is-better).
+func (r *Redis) boardKey(b store.Board) string {
+	return r.prefix + ":lb:" + b.Game + ":" + b.Board + ":" + b.Kind
 }
 
 // Errors the scripts return; mapErr turns them into the sentinels.
@@ -609,17 +611,18 @@ func (r *Redis) Close() error {
 
 // A leaderboard member is the score's At (16 hex digits, sortable), 8
 // random hex digits and the JSON score: members are unique, and equal
-// times (equal sorted-set scores, ordered by member) come out earliest
-// first.
+// values (equal sorted-set scores, ordered by member) come out earliest
+// first. The sorted-set score is the value, negated on a board where
+// higher ranks first, so that ZRANGE always lists the best first.
 const memberHead = 24
 
-func (r *Redis) Record(ctx context.Context, game, board, kind string, s store.Score) error {
+func (r *Redis) Record(ctx context.Context, b store.Board, s store.Score) error {
 	const op = "record score"
 	if err := r.check(op); err != nil {
 		return err
 	}
-	if math.IsNaN(s.TimeMs) {
-		return errors.New(op + ": time is NaN")
+	if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+		return fmt.Errorf("%s: value %v is not a finite number", op, s.Value)
 	}
 	data, err := json.Marshal(s)
 	if err != nil {
@@ -628,9 +631,9 @@ func (r *Redis) Record(ctx context.Context, game, board, kind string, s store.Sc
 	var suffix [4]byte
 	_, _ = rand.Read(suffix[:])
 	member := fmt.Sprintf("%016x%s%s", sortable.Int(s.At), hex.EncodeToString(suffix[:]), data)
-	key := r.boardKey(game, board, kind)
+	key := r.boardKey(b)
 	_, err = r.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.ZAdd(ctx, key, redis.Z{Score: s.TimeMs, Member: member})
+		p.ZAdd(ctx, key, redis.Z{Score: sortable.Ranked(s.Value, b.Higher), Member: member})
 		p.ZRemRangeByRank(ctx, key, int64(r.opts.LeaderboardSize), -1)
 		return nil
 	})
@@ -640,7 +643,7 @@ func (r *Redis) Record(ctx context.Context, game, board, kind string, s store.Sc
 	return nil
 }
 
-func (r *Redis) Top(ctx context.Context, game, board, kind string, limit int) ([]store.Score, error) {
+func (r *Redis) Top(ctx context.Context, b store.Board, limit int) ([]store.Score, error) {
 	const op = "top scores"
 	if err := r.check(op); err != nil {
 		return nil, err
@@ -649,7 +652,7 @@ func (r *Redis) Top(ctx context.Context, game, board, kind string, limit int) ([
 	if limit <= 0 {
 		stop = -1
 	}
-	members, err := r.c.ZRange(ctx, r.boardKey(game, board, kind), 0, stop).Result()
+	members, err := r.c.ZRange(ctx, r.boardKey(b), 0, stop).Result()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, mapErr(err))
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/roomd/roomd/internal/testredis"
 	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/internal/sortable"
 	"github.com/roomd/roomd/store/storetest"
 )
 
@@ -94,11 +96,19 @@ func TestRedisKeyLayout(t *testing.T) {
 	if c.SIsMember(ctx, "lay:rooms", "K7QXMP").Val() {
 		t.Error("an ended room is still in lay:rooms")
 	}
-	if err := r.Record(ctx, "mines", "expert", store.KindHost, store.Score{Name: "a", TimeMs: 5}); err != nil {
+	if err := r.Record(ctx, store.Board{Game: "mines", Board: "expert", Kind: store.KindHost}, store.Score{Name: "a", Value: 5}); err != nil {
 		t.Fatal(err)
 	}
 	if n := c.ZCard(ctx, "lay:lb:mines:expert:host").Val(); n != 1 {
 		t.Errorf("leaderboard has %d members, want 1", n)
+	}
+	// A higher-is-better board has the same key shape; its sorted-set
+	// scores are the values negated.
+	if err := r.Record(ctx, store.Board{Game: "nim", Board: "points", Kind: store.KindClient, Higher: true}, store.Score{Name: "a", Value: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if zs := c.ZRangeWithScores(ctx, "lay:lb:nim:points:client", 0, -1).Val(); len(zs) != 1 || zs[0].Score != -7 {
+		t.Errorf("higher-is-better board = %+v, want one member with score -7", zs)
 	}
 }
 
@@ -376,5 +386,27 @@ func TestRedisLostData(t *testing.T) {
 	storetest.WantErr(t, "open after the data was lost", err, store.ErrNotFound)
 	if got, err := r.List(ctx); err != nil || len(got) != 0 {
 		t.Fatalf("list = %v, %v", got, err)
+	}
+}
+
+// TestRedisLegacyScore: a score stored by an earlier version (its value in
+// "time") is read into Value.
+func TestRedisLegacyScore(t *testing.T) {
+	srv := testredis.Start(t)
+	r := openRedis(t, srv.URL(), RedisOptions{Prefix: "old"})
+	c := inspect(t, srv)
+	ctx := storetest.Ctx(t)
+	b := store.Board{Game: "minesweeper", Board: "beginner", Kind: store.KindHost}
+	old := fmt.Sprintf("%016x%s%s", sortable.Int(3), "0badc0de", `{"name":"Old","time":12.5,"room":"K7QXMP","match":1,"at":3}`)
+	if err := c.ZAdd(ctx, "old:lb:minesweeper:beginner:host", redis.Z{Score: 12.5, Member: old}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Record(ctx, b, store.Score{Name: "New", Value: 20, At: 4}); err != nil {
+		t.Fatal(err)
+	}
+	top, err := r.Top(ctx, b, 10)
+	want := []store.Score{{Name: "Old", Value: 12.5, Room: "K7QXMP", Match: 1, At: 3}, {Name: "New", Value: 20, At: 4}}
+	if err != nil || !slices.Equal(top, want) {
+		t.Fatalf("top = %+v, %v; want %+v", top, err, want)
 	}
 }

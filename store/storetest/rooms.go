@@ -208,8 +208,15 @@ func testReopen(t *testing.T, sub *Subject) {
 	if err := s.End(ctx, e, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Record(ctx, "g", "b", store.KindHost, store.Score{Name: "ann", TimeMs: 1234.5, At: 1}); err != nil {
+	times := store.Board{Game: "g", Board: "b", Kind: store.KindHost}
+	points := store.Board{Game: "g", Board: "p", Kind: store.KindHost, Higher: true}
+	if err := s.Record(ctx, times, store.Score{Name: "ann", Value: 1234.5, At: 1}); err != nil {
 		t.Fatal(err)
+	}
+	for i, v := range []float64{5, 50, -5} {
+		if err := s.Record(ctx, points, store.Score{Name: "bob", Value: v, At: int64(i)}); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	s = sub.Reopen(t)
@@ -226,8 +233,11 @@ func testReopen(t *testing.T, sub *Subject) {
 	if _, rec := MustOpen(t, s, "DURA02"); !rec.Ended {
 		t.Fatal("an ended room is not ended after reopen")
 	}
-	if top, err := s.Top(ctx, "g", "b", store.KindHost, 10); err != nil || len(top) != 1 || top[0].Name != "ann" {
+	if top, err := s.Top(ctx, times, 10); err != nil || len(top) != 1 || top[0].Name != "ann" || top[0].Value != 1234.5 {
 		t.Fatalf("top after reopen = %v, %v", top, err)
+	}
+	if top, err := s.Top(ctx, points, 10); err != nil || len(top) != 3 || top[0].Value != 50 || top[1].Value != 5 || top[2].Value != -5 {
+		t.Fatalf("top of a higher-is-better board after reopen = %v, %v", top, err)
 	}
 }
 
@@ -308,7 +318,8 @@ func testClosed(t *testing.T, sub *Subject) {
 	_, err = s.List(ctx)
 	WantErr(t, "list", err, store.ErrClosed)
 	WantErr(t, "ping", s.Ping(ctx), store.ErrClosed)
-	WantErr(t, "record", s.Record(ctx, "g", "b", store.KindHost, store.Score{TimeMs: 1}), store.ErrClosed)
-	_, err = s.Top(ctx, "g", "b", store.KindHost, 1)
+	b := store.Board{Game: "g", Board: "b", Kind: store.KindHost}
+	WantErr(t, "record", s.Record(ctx, b, store.Score{Value: 1}), store.ErrClosed)
+	_, err = s.Top(ctx, b, 1)
 	WantErr(t, "top", err, store.ErrClosed)
 }

@@ -58,6 +58,8 @@ func Run(t *testing.T, newSubject Factory) {
 		{"Reopen", testReopen},
 		{"ConcurrentRooms", testConcurrentRooms},
 		{"Leaderboards", testLeaderboards},
+		{"LeaderboardsHigher", testLeaderboardsHigher},
+		{"LeaderboardSize", testLeaderboardSize},
 		{"DataRoundTrip", testDataRoundTrip},
 		{"Closed", testClosed},
 	}

@@ -16,3 +16,15 @@ func Float(f float64) uint64 {
 
 // Int encodes i so that bytes order like numbers.
 func Int(i int64) uint64 { return uint64(i) ^ 1<<63 }
+
+// Ranked returns v as it is ordered ascending on a board: v, or -v when
+// higher values rank first. Zero is always +0, so that it sorts as one value.
+func Ranked(v float64, higher bool) float64 {
+	if higher {
+		v = -v
+	}
+	if v == 0 {
+		return 0
+	}
+	return v
+}
