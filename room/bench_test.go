@@ -11,7 +11,7 @@ import (
 	"github.com/roomd/roomd/core/nim"
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
-	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/boltstore"
 )
 
 // BenchmarkRestore10k measures restoring 10,000 rooms from the embedded
@@ -22,7 +22,7 @@ import (
 func BenchmarkRestore10k(b *testing.B) {
 	const rooms = 10000
 	dir := b.TempDir()
-	st, err := store.OpenBolt(dir, store.BoltOptions{NoSync: true})
+	st, err := boltstore.Open(dir, boltstore.BoltOptions{NoSync: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package room
 
 import (
 	"bytes"
+	"fmt"
 	"context"
 	"encoding/json"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roomd/roomd/core/minesweeper"
 	"github.com/roomd/roomd/internal/testredis"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/store"
@@ -163,7 +165,8 @@ func checkFixtureRoom(t *testing.T, m *Manager, fr fixtureRoom, pass int) {
 		if probe.Room.Phase == protocol.PhaseRunning && probe.Room.Game.ID == "minesweeper" && probe.Room.Mode == "solo" {
 			c := newFake("mover")
 			r.Hello(c, &protocol.Hello{Room: fr.Code, Token: fr.Tokens["0"]})
-			rc := act(t, r, c, "compat-move", protocol.TypeCommand, json.RawMessage(`{"type":"flag","r":15,"c":29}`), nil)
+			snap := c.last(t, protocol.TypeSnapshot).Snapshot
+			rc := act(t, r, c, "compat-move", protocol.TypeCommand, hiddenFlag(t, snap.View), nil)
 			if !rc.OK {
 				t.Fatalf("%s: a new move after restore: %+v", fr.Code, rc.Notice)
 			}
@@ -218,6 +221,28 @@ func compareSnapshots(t *testing.T, fr fixtureRoom, seat string, want, got *prot
 			t.Fatalf("%s: result %+v\nwant %+v", where, g, w)
 		}
 	}
+}
+
+// hiddenFlag is a flag on the first cell a Minesweeper view shows nothing
+// of.
+func hiddenFlag(t *testing.T, view any) json.RawMessage {
+	t.Helper()
+	raw, _ := json.Marshal(view)
+	var v minesweeper.View
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	shown := map[[2]int]bool{}
+	for _, c := range v.Cells {
+		shown[[2]int{c.R, c.C}] = true
+	}
+	for k := range v.Rows * v.Cols {
+		if !shown[[2]int{k / v.Cols, k % v.Cols}] {
+			return json.RawMessage(fmt.Sprintf(`{"type":"flag","r":%d,"c":%d}`, k/v.Cols, k%v.Cols))
+		}
+	}
+	t.Fatal("no hidden cell")
+	return nil
 }
 
 func compactJSON(b []byte) []byte {

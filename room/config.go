@@ -10,7 +10,8 @@ import (
 	"github.com/roomd/roomd/store"
 )
 
-// Config configures a Manager. The zero value of every field but Games works.
+// Config configures a Manager. The zero value of every field but Games and
+// Store works.
 type Config struct {
 	// Games are the games rooms can run. Required.
 	Games *session.Registry

@@ -13,12 +13,13 @@ import (
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/memstore"
 )
 
 // lossyStore stores an append and then answers with a timeout, as a store
 // whose reply was lost on the network.
 type lossyStore struct {
-	*store.Memory
+	*memstore.Memory
 	lie atomic.Bool
 }
 
@@ -43,7 +44,7 @@ func nimPile(t *testing.T, m protocol.ServerMessage) int {
 // refuses the action (storage-unavailable), then reloads what the store
 // holds; the resent action gets its receipt and is applied once.
 func TestLostReplyReloads(t *testing.T) {
-	st := &lossyStore{Memory: store.NewMemory()}
+	st := &lossyStore{Memory: memstore.New()}
 	m := newManager(t, st)
 	r, host, guest, _ := nimRoom(t, m)
 	rev := currentRev(t, host)
@@ -81,7 +82,7 @@ func TestLostReplyReloads(t *testing.T) {
 // empty). The room stores itself again under a new epoch and sends every
 // client a snapshot of it; nothing is rewound.
 func TestStoreLostRoomNewEpoch(t *testing.T) {
-	st := store.NewMemory()
+	st := memstore.New()
 	m := newManager(t, st)
 	r, host, guest, _ := nimRoom(t, m)
 	act(t, r, host, "m1", protocol.TypeCommand, take(2), nil)
@@ -123,7 +124,7 @@ func TestStoreLostRoomNewEpoch(t *testing.T) {
 // silent rewind.
 func TestClientAheadOfRestoredRoom(t *testing.T) {
 	ctx := context.Background()
-	a := store.NewMemory()
+	a := memstore.New()
 	m1, err := NewManager(Config{Games: session.NewRegistry(nim.Game), Store: a, AIDelay: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +139,7 @@ func TestClientAheadOfRestoredRoom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := store.NewMemory()
+	b := memstore.New()
 	lease, err := b.Create(ctx, code, rec.Snapshot)
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +188,7 @@ func TestClientAheadOfRestoredRoom(t *testing.T) {
 // TestLeaderboardRecordsHostTime: won solo games are recorded with the
 // host's time and the player's name; lost ones are not.
 func TestLeaderboardRecordsHostTime(t *testing.T) {
-	st := store.NewMemory()
+	st := memstore.New()
 	var clock atomic.Int64
 	clock.Store(1_750_000_000_000)
 	m, err := NewManager(Config{Games: session.NewRegistry(minesweeper.Game), Store: st, Leaderboards: st,
@@ -217,7 +218,7 @@ func TestLeaderboardRecordsHostTime(t *testing.T) {
 	if err := m.Shutdown(ctx); err != nil { // waits for the leaderboard writer
 		t.Fatal(err)
 	}
-	top, err := st.Top(ctx, "minesweeper", "custom-3x3x1", store.KindHost, 100)
+	top, err := st.Top(ctx, store.Board{Game: "minesweeper", Board: "custom-3x3x1", Kind: store.KindHost}, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +226,7 @@ func TestLeaderboardRecordsHostTime(t *testing.T) {
 		t.Fatalf("%d scores recorded for %d wins (losses must not count): %+v", len(top), len(won), top)
 	}
 	for _, s := range top {
-		if s.Name != "Ann" || s.TimeMs < 0 || math.Mod(s.TimeMs, 1000) != 0 {
+		if s.Name != "Ann" || s.Value < 0 || math.Mod(s.Value, 1000) != 0 {
 			t.Fatalf("score %+v: want Ann with a whole number of the host's seconds", s)
 		}
 	}

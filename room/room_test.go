@@ -18,6 +18,7 @@ import (
 	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/memstore"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -119,8 +120,13 @@ func (f *fakeClient) last(t *testing.T, typ string) protocol.ServerMessage {
 	return found
 }
 
+// newManager starts a manager of Nim rooms on st (nil means a fresh memory
+// store) and shuts it down when the test ends.
 func newManager(t *testing.T, st store.Store) *Manager {
 	t.Helper()
+	if st == nil {
+		st = memstore.New()
+	}
 	m, err := NewManager(Config{Games: session.NewRegistry(nim.Game), Store: st, AIDelay: -1, PresenceInterval: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -199,6 +205,29 @@ func take(n int) json.RawMessage { return json.RawMessage(fmt.Sprintf(`{"type":"
 
 // TestRevisionsContinuous plays a Nim match and checks that each client sees
 // revisions rising by exactly one, with one receipt per action.
+// TestConfigRequired: a Config without Games or Store is refused with an
+// error that names the missing field.
+func TestConfigRequired(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"Games", Config{Store: memstore.New()}},
+		{"Store", Config{Games: session.NewRegistry(nim.Game)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := NewManager(tc.cfg)
+			if err == nil {
+				m.Shutdown(context.Background())
+				t.Fatal("NewManager succeeded")
+			}
+			if !strings.Contains(err.Error(), "Config."+tc.name) {
+				t.Fatalf("err = %v, want it to name Config.%s", err, tc.name)
+			}
+		})
+	}
+}
+
 func TestRevisionsContinuous(t *testing.T) {
 	m := newManager(t, nil)
 	r, host, guest, _ := nimRoom(t, m)
@@ -300,7 +329,7 @@ func TestDedupAppliesOnce(t *testing.T) {
 // answered with a temporary storage-unavailable notice, the room keeps its
 // state, and a resend with the same id after the store is back is applied.
 func TestStorageFailureKeepsState(t *testing.T) {
-	st := store.NewMemory()
+	st := memstore.New()
 	m := newManager(t, st)
 	r, host, guest, _ := nimRoom(t, m)
 	before := currentRev(t, guest)
@@ -337,7 +366,7 @@ func TestStorageFailureKeepsState(t *testing.T) {
 // TestRestoreFromStore shuts a manager down mid-match and restores the room
 // in a new one: same revision, tokens still work, play continues.
 func TestRestoreFromStore(t *testing.T) {
-	st := store.NewMemory()
+	st := memstore.New()
 	m1, err := NewManager(Config{Games: session.NewRegistry(nim.Game), Store: st, AIDelay: -1, SnapshotEvery: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -387,7 +416,7 @@ func TestRestoreFromStore(t *testing.T) {
 // TestStoreHoldsNoToken checks that nothing the store keeps contains a seat
 // token: only its hash.
 func TestStoreHoldsNoToken(t *testing.T) {
-	st := store.NewMemory()
+	st := memstore.New()
 	m := newManager(t, st)
 	r, _, guest, hostToken := nimRoom(t, m)
 	guestToken := guest.last(t, protocol.TypeWelcome).Welcome.Token
@@ -437,7 +466,7 @@ func TestEntryEncoding(t *testing.T) {
 		{Rev: 7, Kind: kindCommand, By: "01ABC", Aid: `a"<id>`, T: 1750000000123, Move: json.RawMessage(`{"type":"flag","r":1,"c":2}`)},
 		{Rev: 8, Kind: kindCommand, By: "01ABC", T: 5, Move: json.RawMessage(`{"type":"take","n":1}`)},
 		{Rev: 9, Kind: kindJoin, By: "p", Players: []*player{{ID: "p", Name: "Ann", TokenHash: "ab"}}},
-		{Rev: 10, Kind: kindStart, By: "p", Seed: 42, T: 3},
+		{Rev: 10, Kind: kindStart, By: "p", Seed: session.IntSeed(42), T: 3},
 	} {
 		got, err := e.encode()
 		if err != nil {

@@ -179,3 +179,6 @@ func (r *Room) publishInfo() {
 	r.stat.Store(&Stats{Code: r.code, ID: r.id, Game: r.st.Game, Mode: info.Mode, Phase: info.Phase, Seats: info.Seats,
 		Rev: r.st.Rev, Epoch: r.st.Epoch, Created: time.UnixMilli(r.st.Created), Spectators: info.Spectators, Frozen: r.frozen})
 }
+
+// Stats returns the room's operator view as of its last batch.
+func (r *Room) Stats() Stats { return *r.stat.Load() }

@@ -1,27 +1,19 @@
-// Package store persists rooms: the small interface the room layer needs and
-// its implementations (Redis, embedded bbolt, and memory for unit tests).
+// Package store is what the room layer needs to persist rooms: the Store and
+// Leaderboards interfaces, the types they carry and the sentinel errors. It
+// links no implementation; those are store/memstore (memory, for tests),
+// store/boltstore (embedded bbolt) and store/redisstore (Redis), and
+// store/storetest is the conformance suite every one of them passes.
 //
 // A room is stored as commands, not as a world: a snapshot of its state at
-// some revision plus the log of accepted entries after it. Every write
+// some revision plus the log of accepted entries after it (and, when the
+// snapshot says so with Keep, some entries it covers). Every write
 // carries the lease's fencing token; a write with a stale token fails with
 // ErrFenced, so two processes never both write one room.
 package store
 
 import (
 	"context"
-	"errors"
 	"time"
-)
-
-// Sentinel errors. Implementations wrap them with the operation's name.
-var (
-	ErrNotFound = errors.New("store: room not found")
-	ErrExists   = errors.New("store: room exists")
-	ErrFenced   = errors.New("store: lease lost to a newer holder")
-	ErrClosed   = errors.New("store: closed")
-	// ErrGap is returned by Append when the first entry's revision does not
-	// follow the last stored one.
-	ErrGap = errors.New("store: revision gap")
 )
 
 // Entry is one accepted room entry at revision Rev. Data is opaque to the
@@ -35,10 +27,29 @@ type Entry struct {
 type Snapshot struct {
 	Rev  uint64
 	Data []byte
+	// Keep is the first revision whose entry the store keeps after this
+	// snapshot: entries with Rev < Keep are dropped, entries with Rev >= Keep
+	// are kept even when the snapshot covers them (a room keeps the log of
+	// its running match, so that its snapshot need not embed it). Zero means
+	// Rev+1 (drop everything the snapshot covers); a value above Rev+1 is
+	// treated as Rev+1. Only WriteSnapshot reads it: it is not stored, and
+	// the snapshot Open returns has Keep zero.
+	Keep uint64
 }
 
-// Record is what Open loads: the newest snapshot and the entries after it,
-// in revision order.
+// FirstKept is the Keep that WriteSnapshot applies: Keep, or Rev+1 when Keep
+// is zero or above Rev+1.
+func (s Snapshot) FirstKept() uint64 {
+	if s.Keep == 0 || s.Keep > s.Rev+1 {
+		return s.Rev + 1
+	}
+	return s.Keep
+}
+
+// Record is what Open loads: the newest snapshot and every entry the store
+// still keeps, in revision order and contiguous. They follow the snapshot
+// unless a snapshot's Keep kept entries it covers: then they start at or
+// before Snapshot.Rev, and a room replays only those after it.
 type Record struct {
 	Snapshot Snapshot
 	Entries  []Entry
@@ -71,7 +82,13 @@ type Store interface {
 	// An error other than the sentinels (a timeout, an outage) leaves the
 	// outcome unknown: the entries may or may not be stored.
 	Append(ctx context.Context, lease Lease, entries []Entry) error
-	// WriteSnapshot stores snap and drops the entries it covers.
+	// WriteSnapshot stores snap and drops the entries with revisions below
+	// snap.FirstKept() (by default, every entry it covers). Entries already
+	// dropped never come back. An older snapshot (Rev below the stored one)
+	// is accepted and changes nothing, the log included. A snapshot ahead of
+	// the log (Rev above the last stored revision) moves the room on, the
+	// next entry is Rev+1, and drops the whole log whatever Keep says: the
+	// entries kept stay contiguous.
 	WriteSnapshot(ctx context.Context, lease Lease, snap Snapshot) error
 	// End marks the room ended; it is deleted after ttl.
 	End(ctx context.Context, lease Lease, ttl time.Duration) error
@@ -83,30 +100,9 @@ type Store interface {
 	Close() error
 }
 
-// Score is one leaderboard entry.
-type Score struct {
-	// Name is the player's display name.
-	Name string `json:"name"`
-	// TimeMs is the game time in milliseconds (lower is better).
-	TimeMs float64 `json:"time"`
-	// Room and Match say where the result comes from (empty for a replay).
-	Room  string `json:"room,omitempty"`
-	Match int    `json:"match,omitempty"`
-	// At is when it was recorded (ms since the Unix epoch).
-	At int64 `json:"at"`
-}
-
-// Leaderboard kinds: results timed by the host (live rooms) and results of
-// offline games, timed by the client and validated by replay.
-const (
-	KindHost   = "host"
-	KindClient = "client"
-)
-
-// Leaderboards keeps the best times per game, board and kind.
-type Leaderboards interface {
-	// Record adds a score.
-	Record(ctx context.Context, game, board, kind string, s Score) error
-	// Top returns up to limit best (lowest) times, best first.
-	Top(ctx context.Context, game, board, kind string, limit int) ([]Score, error)
+// Backend is a store of rooms that also keeps leaderboards: what a server
+// wires into the room layer.
+type Backend interface {
+	Store
+	Leaderboards
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
-	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/memstore"
 	"github.com/roomd/roomd/transport/client"
 )
 
@@ -31,7 +31,7 @@ type testServer struct {
 	rooms *room.Manager
 	front *Server
 	http  *httptest.Server
-	store *store.Memory
+	store *memstore.Memory
 	URL   string
 }
 
@@ -45,7 +45,7 @@ func startServer(t testing.TB, opts ...serverOpt) *testServer {
 // startServerRoutes is startServer with extra routes made for its manager.
 func startServerRoutes(t testing.TB, routes func(*room.Manager) map[string]http.Handler, opts ...serverOpt) *testServer {
 	t.Helper()
-	st := store.NewMemory()
+	st := memstore.New()
 	rcfg := room.Config{Games: session.NewRegistry(minesweeper.Game, nim.Game), Store: st, AIDelay: -1,
 		PresenceInterval: 5 * time.Millisecond, RetryAfter: 50 * time.Millisecond}
 	tcfg := Config{}

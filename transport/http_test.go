@@ -14,7 +14,7 @@ import (
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
-	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/memstore"
 	"github.com/roomd/roomd/transport/client"
 )
 
@@ -163,7 +163,7 @@ func TestIdleRoomClosed(t *testing.T) {
 func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
 
 func TestReplaySubmissionAndLeaderboard(t *testing.T) {
-	s := startServer(t, func(rc *room.Config, _ *Config) { rc.Leaderboards = rc.Store.(*store.Memory) })
+	s := startServer(t, func(rc *room.Config, _ *Config) { rc.Leaderboards = rc.Store.(*memstore.Memory) })
 	rec, err := os.ReadFile("../testdata/replay/g01.json")
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +192,7 @@ func TestReplaySubmissionAndLeaderboard(t *testing.T) {
 	if err := json.Unmarshal(raw, &board); err != nil || code != http.StatusOK {
 		t.Fatalf("leaderboard: %d %s", code, raw)
 	}
-	if len(board.Client) != 1 || board.Client[0].Name != "Offline Ann" || board.Client[0].TimeMs != 34991 || len(board.Host) != 0 {
+	if len(board.Client) != 1 || board.Client[0].Name != "Offline Ann" || board.Client[0].Value != 34991 || len(board.Host) != 0 {
 		t.Fatalf("leaderboard %+v", board)
 	}
 	if code, _ := get(t, s.URL+"/api/leaderboards/chess/x", ""); code != http.StatusNotFound {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/roomd/roomd/core/grid"
 	"github.com/roomd/roomd/core/minesweeper"
+	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/transport/client"
 )
@@ -209,7 +210,7 @@ func checkHiddenBoard(t *testing.T, c *tclient, res protocol.Result) {
 			key = 0
 		}
 		if _, ok := layouts[key]; !ok {
-			l, err := minesweeper.Generate(res.Seed, cfg, mv.R, mv.C)
+			l, err := minesweeper.Generate(session.IntSeed(res.Seed), cfg, mv.R, mv.C)
 			if err != nil {
 				t.Fatal(err)
 			}

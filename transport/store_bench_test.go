@@ -17,6 +17,9 @@ import (
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/boltstore"
+	"github.com/roomd/roomd/store/memstore"
+	"github.com/roomd/roomd/store/redisstore"
 	"github.com/roomd/roomd/transport/client"
 )
 
@@ -96,12 +99,12 @@ func BenchmarkStoreRoundTrip(b *testing.B) {
 		name string
 		open func(b *testing.B) store.Store
 	}{
-		{"memory", func(b *testing.B) store.Store { return store.NewMemory() }},
+		{"memory", func(b *testing.B) store.Store { return memstore.New() }},
 		{"bolt-fsync", func(b *testing.B) store.Store { return openBolt(b, false) }},
 		{"bolt-nosync", func(b *testing.B) store.Store { return openBolt(b, true) }},
 		{"redis", func(b *testing.B) store.Store {
 			rs := testredis.Start(b)
-			r, err := store.OpenRedis(context.Background(), rs.URL(), store.RedisOptions{})
+			r, err := redisstore.Open(context.Background(), rs.URL(), redisstore.RedisOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -136,8 +139,8 @@ func BenchmarkStoreRoundTrip(b *testing.B) {
 						p.tr.Close()
 					}
 				}()
-				var before store.RedisStats
-				if r, ok := st.(*store.Redis); ok {
+				var before redisstore.RedisStats
+				if r, ok := st.(*redisstore.Redis); ok {
 					before = r.Stats()
 				}
 				var next atomic.Int64
@@ -160,7 +163,7 @@ func BenchmarkStoreRoundTrip(b *testing.B) {
 					b.ReportMetric(float64(all[len(all)/2].Microseconds()), "p50-µs")
 					b.ReportMetric(float64(all[len(all)*99/100].Microseconds()), "p99-µs")
 				}
-				if r, ok := st.(*store.Redis); ok {
+				if r, ok := st.(*redisstore.Redis); ok {
 					after := r.Stats()
 					if n := after.Accepted - before.Accepted; n > 0 {
 						b.ReportMetric(float64(after.RoundTrips-before.RoundTrips)/float64(n), "redis-trips/append")
@@ -173,7 +176,7 @@ func BenchmarkStoreRoundTrip(b *testing.B) {
 
 func openBolt(b *testing.B, nosync bool) store.Store {
 	b.Helper()
-	st, err := store.OpenBolt(b.TempDir(), store.BoltOptions{NoSync: nosync})
+	st, err := boltstore.Open(b.TempDir(), boltstore.BoltOptions{NoSync: nosync})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/boltstore"
 	"github.com/roomd/roomd/transport"
 	"github.com/roomd/roomd/web"
 )
@@ -49,7 +50,7 @@ type roomd struct {
 	front *transport.Server
 	srv   *http.Server
 	ln    *trackingListener
-	st    *store.Bolt
+	st    *boltstore.Bolt
 	gate  *gatedStore
 	done  chan struct{}
 }
@@ -100,7 +101,7 @@ func (s *roomd) up(ln net.Listener) error {
 			return err
 		}
 	}
-	st, err := store.OpenBolt(s.dir, store.BoltOptions{NoSync: true, SweepInterval: -1})
+	st, err := boltstore.Open(s.dir, boltstore.BoltOptions{NoSync: true, SweepInterval: -1})
 	if err != nil {
 		ln.Close()
 		return err

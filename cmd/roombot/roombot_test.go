@@ -19,7 +19,7 @@ import (
 	"github.com/roomd/roomd/core/nim"
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/room"
-	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/memstore"
 	"github.com/roomd/roomd/transport"
 )
 
@@ -29,7 +29,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // memory store and both games, behind the WebSocket front.
 func startServer(t *testing.T) string {
 	t.Helper()
-	rooms, err := room.NewManager(room.Config{Games: session.NewRegistry(minesweeper.Game, nim.Game), Store: store.NewMemory(),
+	rooms, err := room.NewManager(room.Config{Games: session.NewRegistry(minesweeper.Game, nim.Game), Store: memstore.New(),
 		AIDelay: 5 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -22,7 +22,7 @@ import (
 
 	"github.com/roomd/roomd/internal/profile"
 	"github.com/roomd/roomd/room"
-	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/boltstore"
 	"github.com/roomd/roomd/transport"
 	"github.com/roomd/roomd/transport/admin"
 	"github.com/roomd/roomd/web"
@@ -61,7 +61,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	shutdown := ef.Duration("shutdown-timeout", "", 20*time.Second, "how long a SIGTERM/SIGINT shutdown may take before connections are cut")
 	aiDelay := ef.Duration("ai-delay", "", 400*time.Millisecond, "how long an AI seat thinks before it moves")
 	adminToken := ef.String("admin-token", "", "", "bearer token of the operator API (/api/admin/...) and page (/admin); empty disables them")
-	dataDir := ef.String("data", "", store.DefaultDataDir, "directory of the embedded store (bbolt), used when --redis is not set")
+	dataDir := ef.String("data", "", defaultDataDir, "directory of the embedded store (bbolt), used when --redis is not set")
 	redisURL := ef.String("redis", "ROOMD_REDIS_URL", "", "Redis URL (redis://host:port/db) to keep rooms in Redis instead of the embedded store")
 	memory := ef.Bool("memory", "", false, "keep rooms in memory only: nothing survives a restart (demos, load tests)")
 	fsync := ef.Bool("fsync", "", true, "fsync the embedded store on every group commit; false survives a crash of roomd but not of the machine")
@@ -143,8 +143,8 @@ func serveMain(args []string, stdout, stderr io.Writer) int {
 
 func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Writer) error {
 	octx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	st, err := store.Open(octx, store.Config{RedisURL: cfg.redisURL, DataDir: cfg.dataDir, Memory: cfg.memory,
-		Bolt: store.BoltOptions{NoSync: !cfg.fsync}})
+	st, err := openStore(octx, storeConfig{redisURL: cfg.redisURL, dataDir: cfg.dataDir, memory: cfg.memory,
+		bolt: boltstore.BoltOptions{NoSync: !cfg.fsync}})
 	cancel()
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)

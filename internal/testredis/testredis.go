@@ -26,12 +26,23 @@ type Option func(*config)
 
 type config struct {
 	persist bool
+	rdb     string
 	args    []string
 }
 
 // NoPersistence runs the server without the append-only file: a restart
 // comes back empty.
 func NoPersistence() Option { return func(c *config) { c.persist = false } }
+
+// FromRDB starts the server with the data of the RDB file at path (e.g. a
+// fixture written by an earlier version): the file is copied into the data
+// directory as dump.rdb, so the original is never changed. The server then
+// runs without the append-only file, as with NoPersistence (Redis ignores an
+// RDB file when the append-only file is on): a restart loads the copied RDB
+// again, and writes since are lost unless saved with Do("SAVE").
+func FromRDB(path string) Option {
+	return func(c *config) { c.rdb, c.persist = path, false }
+}
 
 // Args adds redis-server command-line arguments, e.g.
 // Args("--appendfsync", "always").
@@ -77,6 +88,15 @@ func Start(t testing.TB, opts ...Option) *Server {
 	s := &Server{t: t, bin: bin, cfg: cfg, dir: filepath.Join(tmp, "data"), logf: filepath.Join(tmp, "redis.log")}
 	if err := os.Mkdir(s.dir, 0o700); err != nil {
 		t.Fatal(err)
+	}
+	if cfg.rdb != "" {
+		data, err := os.ReadFile(cfg.rdb)
+		if err != nil {
+			t.Fatalf("testredis: %v", err)
+		}
+		if err := os.WriteFile(filepath.Join(s.dir, "dump.rdb"), data, 0o600); err != nil {
+			t.Fatalf("testredis: %v", err)
+		}
 	}
 	t.Cleanup(s.kill)
 	var lastErr error

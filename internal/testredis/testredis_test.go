@@ -1,6 +1,8 @@
 package testredis
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +41,31 @@ func TestNoPersistence(t *testing.T) {
 	s.Restart()
 	if got := s.Do("EXISTS k"); got != ":0" {
 		t.Fatalf("EXISTS k = %q, want :0", got)
+	}
+}
+
+func TestFromRDB(t *testing.T) {
+	src := Start(t, NoPersistence())
+	src.Do("SET k v")
+	if got := src.Do("SAVE"); got != "+OK" {
+		t.Fatalf("SAVE: %q", got)
+	}
+	rdb := filepath.Join(t.TempDir(), "fixture.rdb")
+	data, err := os.ReadFile(filepath.Join(src.Dir(), "dump.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rdb, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := Start(t, FromRDB(rdb))
+	if got := s.Do("GET k"); got != "$1" {
+		t.Fatalf("GET k = %q, want the value loaded from the RDB", got)
+	}
+	s.Do("SET k other")
+	s.Do("SAVE")
+	if after, err := os.ReadFile(rdb); err != nil || string(after) != string(data) {
+		t.Fatalf("the RDB file given was changed (%v)", err)
 	}
 }
 

@@ -73,7 +73,9 @@ export function roomInfo(code) { return call('/api/rooms/' + encodeURIComponent(
 /**
  * The best host-timed results of a board, best first, or [] when there is
  * no leaderboard (yet). GET /api/leaderboards/{game}/{board} answers
- * {game, board, host: [...], client: [...]}; a bare list is taken too.
+ * {game, board, host: [...], client: [...]}; a bare list is taken too. The
+ * server's scores carry what is ranked in `value` (ms on a time board);
+ * earlier servers sent `time`: either comes out as `time`.
  * @param {string} game
  * @param {string} board
  * @returns {Promise<Score[]>}
@@ -82,7 +84,9 @@ export async function leaderboard(game, board) {
   try {
     const body = await call(`/api/leaderboards/${encodeURIComponent(game)}/${encodeURIComponent(board)}?limit=10`);
     const list = Array.isArray(body) ? body : (body?.host || body?.scores || []);
-    return list.filter((/** @type {any} */ s) => s && typeof s.time === 'number').slice(0, 10);
+    return list
+      .map((/** @type {any} */ s) => (s && typeof s.value === 'number' ? { ...s, time: s.value } : s))
+      .filter((/** @type {any} */ s) => s && typeof s.time === 'number').slice(0, 10);
   } catch {
     return [];
   }

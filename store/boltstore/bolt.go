@@ -1,4 +1,7 @@
-package store
+// Package boltstore keeps rooms and leaderboards in one embedded bbolt file,
+// with group commit: every write of every room goes through one committer
+// goroutine that runs everything waiting in one read-write transaction.
+package boltstore
 
 import (
 	"bytes"
@@ -16,6 +19,11 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/roomd/roomd/internal/queue"
+	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/internal/fence"
+	"github.com/roomd/roomd/store/internal/sortable"
 )
 
 // BoltOptions configures a Bolt store. The zero value works.
@@ -105,10 +113,8 @@ type Bolt struct {
 	db   *bbolt.DB
 	opts BoltOptions
 
-	mu     sync.Mutex
-	queue  []*boltOp
-	closed bool
-	signal chan struct{}
+	queue  *queue.Queue[*boltOp]
+	closed atomic.Bool
 	quit   chan struct{}
 	wg     sync.WaitGroup
 
@@ -117,8 +123,8 @@ type Bolt struct {
 }
 
 var (
-	_ Store        = (*Bolt)(nil)
-	_ Leaderboards = (*Bolt)(nil)
+	_ store.Store        = (*Bolt)(nil)
+	_ store.Leaderboards = (*Bolt)(nil)
 )
 
 // boltOp is one write waiting for the committer. fn runs inside the shared
@@ -139,15 +145,15 @@ type BoltStats struct {
 	Ops uint64
 }
 
-// OpenBolt opens (creating it if needed) the store in directory dir; the
+// Open opens (creating it if needed) the store in directory dir; the
 // database is the file BoltFile inside it.
-func OpenBolt(dir string, opts BoltOptions) (*Bolt, error) {
+func Open(dir string, opts BoltOptions) (*Bolt, error) {
 	opts.init()
 	if dir == "" {
-		return nil, errors.New("store: open bolt: empty directory")
+		return nil, errors.New("boltstore: open: empty directory")
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("store: open bolt: %w", err)
+		return nil, fmt.Errorf("boltstore: open: %w", err)
 	}
 	db, err := bbolt.Open(filepath.Join(dir, BoltFile), 0o600, &bbolt.Options{
 		Timeout:        opts.LockTimeout,
@@ -156,7 +162,7 @@ func OpenBolt(dir string, opts BoltOptions) (*Bolt, error) {
 		NoFreelistSync: true,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: open bolt %s: %w", dir, err)
+		return nil, fmt.Errorf("boltstore: open %s: %w", dir, err)
 	}
 	err = db.Update(func(tx *bbolt.Tx) error {
 		for _, name := range [][]byte{bRooms, bSnaps, bLog, bExpiry, bBoards, bCounts} {
@@ -168,9 +174,9 @@ func OpenBolt(dir string, opts BoltOptions) (*Bolt, error) {
 	})
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("store: open bolt %s: %w", dir, err)
+		return nil, fmt.Errorf("boltstore: open %s: %w", dir, err)
 	}
-	b := &Bolt{db: db, opts: opts, signal: make(chan struct{}, 1), quit: make(chan struct{})}
+	b := &Bolt{db: db, opts: opts, queue: queue.New[*boltOp](0), quit: make(chan struct{})}
 	b.wg.Add(1)
 	go b.commitLoop()
 	if opts.SweepInterval > 0 {
@@ -191,16 +197,8 @@ func (b *Bolt) do(ctx context.Context, op string, fn func(tx *bbolt.Tx) error) e
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	o := &boltOp{ctx: ctx, fn: fn, done: make(chan error, 1)}
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
-		return fmt.Errorf("%s: %w", op, ErrClosed)
-	}
-	b.queue = append(b.queue, o)
-	b.mu.Unlock()
-	select {
-	case b.signal <- struct{}{}:
-	default:
+	if err := b.queue.Push(o); err != nil {
+		return fmt.Errorf("%s: %w", op, store.ErrClosed) // the only refusal of an unbounded queue
 	}
 	select {
 	case err := <-o.done:
@@ -213,28 +211,19 @@ func (b *Bolt) do(ctx context.Context, op string, fn func(tx *bbolt.Tx) error) e
 	}
 }
 
+// commitLoop is the committer: on each signal it commits what waits, in
+// transactions of up to MaxBatch operations, until the queue is empty.
 func (b *Bolt) commitLoop() {
 	defer b.wg.Done()
 	for {
 		select {
-		case <-b.signal:
+		case <-b.queue.Signal():
 		case <-b.quit:
-			b.mu.Lock()
-			q := b.queue
-			b.queue = nil
-			b.mu.Unlock()
-			for _, o := range q {
-				o.done <- ErrClosed
-			}
 			return
 		}
 		for {
-			b.mu.Lock()
-			n := min(len(b.queue), b.opts.MaxBatch)
-			ops := slices.Clone(b.queue[:n])
-			b.queue = slices.Delete(b.queue, 0, n)
-			b.mu.Unlock()
-			if n == 0 {
+			ops := b.queue.Take(b.opts.MaxBatch)
+			if len(ops) == 0 {
 				break
 			}
 			b.commit(ops)
@@ -245,8 +234,8 @@ func (b *Bolt) commitLoop() {
 // soft reports whether err is an answer (the op made no change, or only a
 // consistent one) rather than a failure of the transaction.
 func soft(err error) bool {
-	return errors.Is(err, ErrNotFound) || errors.Is(err, ErrExists) ||
-		errors.Is(err, ErrFenced) || errors.Is(err, ErrGap)
+	return errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrExists) ||
+		errors.Is(err, store.ErrFenced) || errors.Is(err, store.ErrGap)
 }
 
 // commit runs ops in one transaction and answers each.
@@ -350,7 +339,7 @@ func logKey(code string, rev uint64) []byte {
 	return binary.BigEndian.AppendUint64(logPrefix(code), rev)
 }
 
-// deleteRange deletes the log keys of code with revision ≤ upTo.
+// deleteLog deletes the log keys of code with revision ≤ upTo.
 func deleteLog(tx *bbolt.Tx, code string, upTo uint64) error {
 	prefix := logPrefix(code)
 	c := tx.Bucket(bLog).Cursor()
@@ -391,16 +380,16 @@ func (b *Bolt) room(tx *bbolt.Tx, code string) (m roomMeta, ok bool, err error) 
 }
 
 // held loads the meta of the room lease holds, or says why it may not write.
-func (b *Bolt) held(tx *bbolt.Tx, lease Lease) (roomMeta, error) {
+func (b *Bolt) held(tx *bbolt.Tx, lease store.Lease) (roomMeta, error) {
 	m, ok, err := b.room(tx, lease.Room)
 	if err != nil {
 		return m, err
 	}
 	if !ok {
-		return m, ErrNotFound
+		return m, store.ErrNotFound
 	}
 	if m.fence != lease.Token {
-		return m, fmt.Errorf("token %d, current %d: %w", lease.Token, m.fence, ErrFenced)
+		return m, fmt.Errorf("token %d, current %d: %w", lease.Token, m.fence, store.ErrFenced)
 	}
 	return m, nil
 }
@@ -424,41 +413,41 @@ func checkCode(op, code string) error {
 	return nil
 }
 
-func (b *Bolt) Create(ctx context.Context, room string, snap Snapshot) (Lease, error) {
+func (b *Bolt) Create(ctx context.Context, room string, snap store.Snapshot) (store.Lease, error) {
 	op := "create " + room
 	if err := checkCode(op, room); err != nil {
-		return Lease{}, err
+		return store.Lease{}, err
 	}
-	var lease Lease
+	var lease store.Lease
 	err := b.do(ctx, op, func(tx *bbolt.Tx) error {
 		_, ok, err := b.room(tx, room)
 		if err != nil {
 			return err
 		}
 		if ok {
-			return ErrExists
+			return store.ErrExists
 		}
 		// A room that expired is gone with its log, but be sure.
 		if err := deleteLog(tx, room, math.MaxUint64); err != nil {
 			return err
 		}
-		token := firstToken(time.Now())
+		token := fence.First(time.Now())
 		if err := tx.Bucket(bSnaps).Put([]byte(room), nonNil(snap.Data)); err != nil {
 			return err
 		}
 		if err := putMeta(tx, room, roomMeta{fence: token, last: snap.Rev, snapRev: snap.Rev}); err != nil {
 			return err
 		}
-		lease = Lease{Room: room, Token: token}
+		lease = store.Lease{Room: room, Token: token}
 		return nil
 	})
 	return lease, err
 }
 
-func (b *Bolt) Open(ctx context.Context, room string) (Lease, Record, error) {
+func (b *Bolt) Open(ctx context.Context, room string) (store.Lease, store.Record, error) {
 	var (
-		lease Lease
-		rec   Record
+		lease store.Lease
+		rec   store.Record
 	)
 	err := b.do(ctx, "open "+room, func(tx *bbolt.Tx) error {
 		m, ok, err := b.room(tx, room)
@@ -466,38 +455,38 @@ func (b *Bolt) Open(ctx context.Context, room string) (Lease, Record, error) {
 			return err
 		}
 		if !ok {
-			return ErrNotFound
+			return store.ErrNotFound
 		}
 		m.fence++
 		if err := putMeta(tx, room, m); err != nil {
 			return err
 		}
-		lease = Lease{Room: room, Token: m.fence}
-		rec = Record{
-			Snapshot: Snapshot{Rev: m.snapRev, Data: slices.Clone(tx.Bucket(bSnaps).Get([]byte(room)))},
+		lease = store.Lease{Room: room, Token: m.fence}
+		rec = store.Record{
+			Snapshot: store.Snapshot{Rev: m.snapRev, Data: slices.Clone(tx.Bucket(bSnaps).Get([]byte(room)))},
 			Ended:    m.ended != 0,
 		}
 		prefix := logPrefix(room)
 		c := tx.Bucket(bLog).Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			rec.Entries = append(rec.Entries, Entry{Rev: u64(k[len(prefix):]), Data: slices.Clone(v)})
+			rec.Entries = append(rec.Entries, store.Entry{Rev: u64(k[len(prefix):]), Data: slices.Clone(v)})
 		}
 		return nil
 	})
 	if err != nil {
-		return Lease{}, Record{}, err
+		return store.Lease{}, store.Record{}, err
 	}
 	return lease, rec, nil
 }
 
-func (b *Bolt) Append(ctx context.Context, lease Lease, entries []Entry) error {
+func (b *Bolt) Append(ctx context.Context, lease store.Lease, entries []store.Entry) error {
 	op := "append " + lease.Room
 	if len(entries) == 0 {
 		return b.check(op)
 	}
 	for i := 1; i < len(entries); i++ {
 		if entries[i].Rev != entries[i-1].Rev+1 {
-			return fmt.Errorf("%s: rev %d after %d in one batch: %w", op, entries[i].Rev, entries[i-1].Rev, ErrGap)
+			return fmt.Errorf("%s: rev %d after %d in one batch: %w", op, entries[i].Rev, entries[i-1].Rev, store.ErrGap)
 		}
 	}
 	return b.do(ctx, op, func(tx *bbolt.Tx) error {
@@ -510,13 +499,13 @@ func (b *Bolt) Append(ctx context.Context, lease Lease, entries []Entry) error {
 		if first <= m.last {
 			for _, e := range entries {
 				if v := log.Get(logKey(lease.Room, e.Rev)); v == nil || !bytes.Equal(v, e.Data) {
-					return fmt.Errorf("rev %d after %d: %w", first, m.last, ErrGap)
+					return fmt.Errorf("rev %d after %d: %w", first, m.last, store.ErrGap)
 				}
 			}
 			return nil // a retry of an append that landed
 		}
 		if first != m.last+1 {
-			return fmt.Errorf("rev %d after %d: %w", first, m.last, ErrGap)
+			return fmt.Errorf("rev %d after %d: %w", first, m.last, store.ErrGap)
 		}
 		for _, e := range entries {
 			if err := log.Put(logKey(lease.Room, e.Rev), nonNil(e.Data)); err != nil {
@@ -528,7 +517,7 @@ func (b *Bolt) Append(ctx context.Context, lease Lease, entries []Entry) error {
 	})
 }
 
-func (b *Bolt) WriteSnapshot(ctx context.Context, lease Lease, snap Snapshot) error {
+func (b *Bolt) WriteSnapshot(ctx context.Context, lease store.Lease, snap store.Snapshot) error {
 	return b.do(ctx, "snapshot "+lease.Room, func(tx *bbolt.Tx) error {
 		m, err := b.held(tx, lease)
 		if err != nil {
@@ -540,15 +529,19 @@ func (b *Bolt) WriteSnapshot(ctx context.Context, lease Lease, snap Snapshot) er
 		if err := tx.Bucket(bSnaps).Put([]byte(lease.Room), nonNil(snap.Data)); err != nil {
 			return err
 		}
+		upTo := snap.FirstKept() - 1
+		if snap.Rev > m.last {
+			upTo = math.MaxUint64 // ahead of the log: nothing stored can lead up to it
+		}
 		m.snapRev, m.last = snap.Rev, max(m.last, snap.Rev)
 		if err := putMeta(tx, lease.Room, m); err != nil {
 			return err
 		}
-		return deleteLog(tx, lease.Room, snap.Rev)
+		return deleteLog(tx, lease.Room, upTo)
 	})
 }
 
-func (b *Bolt) End(ctx context.Context, lease Lease, ttl time.Duration) error {
+func (b *Bolt) End(ctx context.Context, lease store.Lease, ttl time.Duration) error {
 	return b.do(ctx, "end "+lease.Room, func(tx *bbolt.Tx) error {
 		m, err := b.held(tx, lease)
 		if err != nil {
@@ -595,62 +588,50 @@ func (b *Bolt) Ping(ctx context.Context) error {
 }
 
 // Close stops the committer and the sweep and closes the file. Writes not
-// yet started fail with ErrClosed.
+// yet started fail with store.ErrClosed.
 func (b *Bolt) Close() error {
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
+	if !b.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	b.closed = true
-	b.mu.Unlock()
+	for _, o := range b.queue.Close() {
+		o.done <- store.ErrClosed
+	}
 	close(b.quit)
 	b.wg.Wait()
 	return b.db.Close()
 }
 
 func (b *Bolt) check(op string) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return fmt.Errorf("%s: %w", op, ErrClosed)
+	if b.closed.Load() {
+		return fmt.Errorf("%s: %w", op, store.ErrClosed)
 	}
 	return nil
 }
 
 func (b *Bolt) viewErr(op string, err error) error {
 	if errors.Is(err, bbolt.ErrDatabaseNotOpen) {
-		err = ErrClosed
+		err = store.ErrClosed
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }
 
-// boardName names a board's bucket.
-func boardName(game, board, kind string) []byte {
-	return []byte(game + "\x00" + board + "\x00" + kind)
+// boardName names a board's bucket (Higher is not part of it: boards stored
+// before it existed are all lower-is-better).
+func boardName(b store.Board) []byte {
+	return []byte(b.Game + "\x00" + b.Board + "\x00" + b.Kind)
 }
 
-// sortableFloat encodes f so that bytes order like numbers.
-func sortableFloat(f float64) uint64 {
-	u := math.Float64bits(f)
-	if u&(1<<63) != 0 {
-		return ^u
-	}
-	return u | 1<<63
-}
-
-// sortableInt encodes i so that bytes order like numbers.
-func sortableInt(i int64) uint64 { return uint64(i) ^ 1<<63 }
-
-func (b *Bolt) Record(ctx context.Context, game, board, kind string, s Score) error {
-	if math.IsNaN(s.TimeMs) {
-		return errors.New("record score: time is NaN")
+// Record puts s into the board's bucket under a key that sorts best first:
+// the value in the board's direction, At, then a sequence number.
+func (b *Bolt) Record(ctx context.Context, board store.Board, s store.Score) error {
+	if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+		return fmt.Errorf("record score: value %v is not a finite number", s.Value)
 	}
 	data, err := json.Marshal(s)
 	if err != nil {
 		return fmt.Errorf("record score: %w", err)
 	}
-	name := boardName(game, board, kind)
+	name := boardName(board)
 	return b.do(ctx, "record score", func(tx *bbolt.Tx) error {
 		bb, err := tx.Bucket(bBoards).CreateBucketIfNotExists(name)
 		if err != nil {
@@ -660,8 +641,8 @@ func (b *Bolt) Record(ctx context.Context, game, board, kind string, s Score) er
 		if err != nil {
 			return err
 		}
-		key := binary.BigEndian.AppendUint64(nil, sortableFloat(s.TimeMs))
-		key = binary.BigEndian.AppendUint64(key, sortableInt(s.At))
+		key := binary.BigEndian.AppendUint64(nil, sortable.Float(sortable.Ranked(s.Value, board.Higher)))
+		key = binary.BigEndian.AppendUint64(key, sortable.Int(s.At))
 		key = binary.BigEndian.AppendUint64(key, seq)
 		if err := bb.Put(key, data); err != nil {
 			return err
@@ -678,19 +659,19 @@ func (b *Bolt) Record(ctx context.Context, game, board, kind string, s Score) er
 	})
 }
 
-func (b *Bolt) Top(ctx context.Context, game, board, kind string, limit int) ([]Score, error) {
+func (b *Bolt) Top(ctx context.Context, board store.Board, limit int) ([]store.Score, error) {
 	if err := b.check("top scores"); err != nil {
 		return nil, err
 	}
-	var out []Score
+	var out []store.Score
 	err := b.db.View(func(tx *bbolt.Tx) error {
-		bb := tx.Bucket(bBoards).Bucket(boardName(game, board, kind))
+		bb := tx.Bucket(bBoards).Bucket(boardName(board))
 		if bb == nil {
 			return nil
 		}
 		c := bb.Cursor()
 		for k, v := c.First(); k != nil && (limit <= 0 || len(out) < limit); k, v = c.Next() {
-			var s Score
+			var s store.Score
 			if err := json.Unmarshal(v, &s); err != nil {
 				return err
 			}

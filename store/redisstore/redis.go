@@ -1,4 +1,7 @@
-package store
+// Package redisstore keeps rooms and leaderboards in Redis: every write to a
+// room is a Lua script fenced by the room's token, and appends of all rooms
+// are sent in one pipeline by one committer goroutine (group commit).
+package redisstore
 
 import (
 	"context"
@@ -17,6 +20,11 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/roomd/roomd/internal/queue"
+	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/internal/fence"
+	"github.com/roomd/roomd/store/internal/sortable"
 )
 
 // RedisOptions configures a Redis store. The zero value works.
@@ -55,10 +63,8 @@ type Redis struct {
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
 
-	mu     sync.Mutex
-	queue  []*redisAppend
-	closed bool
-	signal chan struct{}
+	queue  *queue.Queue[*redisAppend]
+	closed atomic.Bool
 	quit   chan struct{}
 	wg     sync.WaitGroup
 
@@ -69,8 +75,8 @@ type Redis struct {
 }
 
 var (
-	_ Store        = (*Redis)(nil)
-	_ Leaderboards = (*Redis)(nil)
+	_ store.Store        = (*Redis)(nil)
+	_ store.Leaderboards = (*Redis)(nil)
 )
 
 type redisAppend struct {
@@ -93,12 +99,12 @@ type RedisStats struct {
 	RoundTrips uint64
 }
 
-// OpenRedis connects to the Redis server at url (redis://[user:pass@]host:port/db,
+// Open connects to the Redis server at url (redis://[user:pass@]host:port/db,
 // see redis.ParseURL), checks that it answers and loads the scripts.
-func OpenRedis(ctx context.Context, url string, opts RedisOptions) (*Redis, error) {
+func Open(ctx context.Context, url string, opts RedisOptions) (*Redis, error) {
 	o, err := redis.ParseURL(url)
 	if err != nil {
-		return nil, fmt.Errorf("store: open redis: %w", err)
+		return nil, fmt.Errorf("redisstore: open: %w", err)
 	}
 	if opts.Prefix == "" {
 		opts.Prefix = "roomd"
@@ -125,16 +131,16 @@ func OpenRedis(ctx context.Context, url string, opts RedisOptions) (*Redis, erro
 	r := &Redis{
 		c: redis.NewClient(o), prefix: opts.Prefix, opts: opts,
 		timeout: o.DialTimeout + o.ReadTimeout + o.WriteTimeout,
-		signal:  make(chan struct{}, 1), quit: make(chan struct{}),
+		queue:   queue.New[*redisAppend](0), quit: make(chan struct{}),
 	}
 	if err := r.c.Ping(ctx).Err(); err != nil {
 		r.c.Close()
-		return nil, fmt.Errorf("store: open redis %s: %w", o.Addr, err)
+		return nil, fmt.Errorf("redisstore: open %s: %w", o.Addr, err)
 	}
 	for _, s := range allScripts {
 		if err := s.Load(ctx, r.c).Err(); err != nil {
 			r.c.Close()
-			return nil, fmt.Errorf("store: open redis %s: load scripts: %w", o.Addr, err)
+			return nil, fmt.Errorf("redisstore: open %s: load scripts: %w", o.Addr, err)
 		}
 	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
@@ -168,8 +174,10 @@ func (r *Redis) keys(code string) []string {
 // touches it together with a room's keys.
 func (r *Redis) liveKey() string { return r.prefix + ":rooms" }
 
-func (r *Redis) boardKey(game, board, kind string) string {
-	return r.prefix + ":lb:" + game + ":" + board + ":" + kind
+// boardKey is a board's sorted set (Higher is not part of it: boards
+// stored before it existed are all lower-is-better).
+func (r *Redis) boardKey(b store.Board) string {
+	return r.prefix + ":lb:" + b.Game + ":" + b.Board + ":" + b.Kind
 }
 
 // Errors the scripts return; mapErr turns them into the sentinels.
@@ -250,7 +258,8 @@ local ttl = redis.call('PTTL', KEYS[3])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
 return 'OK'
 `)
-	// ARGV: token, snapshot rev, snapshot data.
+	// ARGV: token, snapshot rev, snapshot data, first revision kept
+	// (Snapshot.FirstKept).
 	scriptSnapshot = redis.NewScript(`
 if redis.call('EXISTS', KEYS[4]) == 0 then return redis.error_reply('ROOMD_NOTFOUND') end
 local cur = redis.call('GET', KEYS[1])
@@ -259,14 +268,19 @@ local rev = tonumber(ARGV[2])
 if rev < tonumber(redis.call('HGET', KEYS[2], 'rev') or '0') then return 'OLD' end
 redis.call('HSET', KEYS[2], 'rev', ARGV[2], 'data', ARGV[3])
 local last = tonumber(redis.call('HGET', KEYS[4], 'last'))
-local len = redis.call('LLEN', KEYS[3])
-local drop = rev - last + len -- entries at revs <= rev: the log holds last-len+1 .. last
-if drop >= len then
+if rev > last then
+  -- ahead of the log: nothing stored can lead up to it
   redis.call('DEL', KEYS[3])
-elseif drop > 0 then
-  redis.call('LTRIM', KEYS[3], drop, -1)
+  redis.call('HSET', KEYS[4], 'last', ARGV[2])
+else
+  local len = redis.call('LLEN', KEYS[3])
+  local drop = tonumber(ARGV[4]) - (last - len + 1) -- the log holds last-len+1 .. last
+  if drop >= len then
+    redis.call('DEL', KEYS[3])
+  elseif drop > 0 then
+    redis.call('LTRIM', KEYS[3], drop, -1)
+  end
 end
-if rev > last then redis.call('HSET', KEYS[4], 'last', ARGV[2]) end
 local ttl = redis.call('PTTL', KEYS[4])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
 return 'OK'
@@ -290,13 +304,13 @@ func mapErr(err error) error {
 		return nil
 	}
 	if errors.Is(err, redis.ErrClosed) {
-		return ErrClosed
+		return store.ErrClosed
 	}
 	msg := err.Error()
 	for _, m := range []struct {
 		reply string
 		err   error
-	}{{replyFenced, ErrFenced}, {replyGap, ErrGap}, {replyNotFound, ErrNotFound}, {replyExists, ErrExists}} {
+	}{{replyFenced, store.ErrFenced}, {replyGap, store.ErrGap}, {replyNotFound, store.ErrNotFound}, {replyExists, store.ErrExists}} {
 		if i := strings.Index(msg, m.reply); i >= 0 {
 			if detail := strings.TrimSpace(msg[i+len(m.reply):]); detail != "" {
 				return fmt.Errorf("%s: %w", detail, m.err)
@@ -310,10 +324,8 @@ func mapErr(err error) error {
 func isNoScript(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") }
 
 func (r *Redis) check(op string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return fmt.Errorf("%s: %w", op, ErrClosed)
+	if r.closed.Load() {
+		return fmt.Errorf("%s: %w", op, store.ErrClosed)
 	}
 	return nil
 }
@@ -336,13 +348,13 @@ func newNonce() string {
 	return hex.EncodeToString(b[:])
 }
 
-func (r *Redis) Create(ctx context.Context, room string, snap Snapshot) (Lease, error) {
+func (r *Redis) Create(ctx context.Context, room string, snap store.Snapshot) (store.Lease, error) {
 	op := "create " + room
 	if err := r.check(op); err != nil {
-		return Lease{}, err
+		return store.Lease{}, err
 	}
 	keys := r.keys(room)
-	args := []any{strconv.FormatUint(firstToken(time.Now()), 10), strconv.FormatUint(snap.Rev, 10), snap.Data, newNonce()}
+	args := []any{strconv.FormatUint(fence.First(time.Now()), 10), strconv.FormatUint(snap.Rev, 10), snap.Data, newNonce()}
 	// One round trip: list the code as live (List skips codes whose room
 	// does not exist or has ended, so a refused create leaves no trace),
 	// then create the room.
@@ -355,13 +367,13 @@ func (r *Redis) Create(ctx context.Context, room string, snap Snapshot) (Lease, 
 		v, err = scriptCreate.Run(ctx, r.c, keys, args...).Result()
 	}
 	if err != nil {
-		return Lease{}, fmt.Errorf("%s: %w", op, mapErr(err))
+		return store.Lease{}, fmt.Errorf("%s: %w", op, mapErr(err))
 	}
 	token, err := parseToken(v)
 	if err != nil {
-		return Lease{}, fmt.Errorf("%s: %w", op, err)
+		return store.Lease{}, fmt.Errorf("%s: %w", op, err)
 	}
-	return Lease{Room: room, Token: token}, nil
+	return store.Lease{Room: room, Token: token}, nil
 }
 
 func parseToken(v any) (uint64, error) {
@@ -374,38 +386,38 @@ func parseToken(v any) (uint64, error) {
 	return 0, fmt.Errorf("unexpected token reply %T", v)
 }
 
-func (r *Redis) Open(ctx context.Context, room string) (Lease, Record, error) {
+func (r *Redis) Open(ctx context.Context, room string) (store.Lease, store.Record, error) {
 	op := "open " + room
 	v, err := r.run(ctx, op, scriptOpen, r.keys(room))
 	if err != nil {
-		return Lease{}, Record{}, err
+		return store.Lease{}, store.Record{}, err
 	}
 	out, ok := v.([]any)
 	if !ok || len(out) < 4 {
-		return Lease{}, Record{}, fmt.Errorf("%s: unexpected reply %T", op, v)
+		return store.Lease{}, store.Record{}, fmt.Errorf("%s: unexpected reply %T", op, v)
 	}
 	token, err := parseToken(out[0])
 	if err != nil {
-		return Lease{}, Record{}, fmt.Errorf("%s: %w", op, err)
+		return store.Lease{}, store.Record{}, fmt.Errorf("%s: %w", op, err)
 	}
 	str := func(x any) string { s, _ := x.(string); return s }
 	rev, err := strconv.ParseUint(str(out[1]), 10, 64)
 	if err != nil {
-		return Lease{}, Record{}, fmt.Errorf("%s: snapshot rev: %w", op, err)
+		return store.Lease{}, store.Record{}, fmt.Errorf("%s: snapshot rev: %w", op, err)
 	}
-	rec := Record{Snapshot: Snapshot{Rev: rev, Data: []byte(str(out[2]))}, Ended: str(out[3]) == "1"}
+	rec := store.Record{Snapshot: store.Snapshot{Rev: rev, Data: []byte(str(out[2]))}, Ended: str(out[3]) == "1"}
 	for _, x := range out[4:] {
 		e := str(x)
 		if len(e) < 8 {
-			return Lease{}, Record{}, fmt.Errorf("%s: short log element", op)
+			return store.Lease{}, store.Record{}, fmt.Errorf("%s: short log element", op)
 		}
-		rec.Entries = append(rec.Entries, Entry{Rev: binary.BigEndian.Uint64([]byte(e[:8])), Data: []byte(e[8:])})
+		rec.Entries = append(rec.Entries, store.Entry{Rev: binary.BigEndian.Uint64([]byte(e[:8])), Data: []byte(e[8:])})
 	}
-	return Lease{Room: room, Token: token}, rec, nil
+	return store.Lease{Room: room, Token: token}, rec, nil
 }
 
 // Append queues the entries for the committer and waits for the result.
-func (r *Redis) Append(ctx context.Context, lease Lease, entries []Entry) error {
+func (r *Redis) Append(ctx context.Context, lease store.Lease, entries []store.Entry) error {
 	op := "append " + lease.Room
 	if len(entries) == 0 {
 		return r.check(op)
@@ -414,7 +426,7 @@ func (r *Redis) Append(ctx context.Context, lease Lease, entries []Entry) error 
 	args = append(args, strconv.FormatUint(lease.Token, 10), strconv.FormatUint(entries[0].Rev, 10))
 	for i, e := range entries {
 		if i > 0 && e.Rev != entries[i-1].Rev+1 {
-			return fmt.Errorf("%s: rev %d after %d in one batch: %w", op, e.Rev, entries[i-1].Rev, ErrGap)
+			return fmt.Errorf("%s: rev %d after %d in one batch: %w", op, e.Rev, entries[i-1].Rev, store.ErrGap)
 		}
 		el := make([]byte, 8, 8+len(e.Data))
 		binary.BigEndian.PutUint64(el, e.Rev)
@@ -422,16 +434,8 @@ func (r *Redis) Append(ctx context.Context, lease Lease, entries []Entry) error 
 	}
 	k := r.keys(lease.Room)
 	a := &redisAppend{ctx: ctx, keys: []string{k[0], k[2], k[3]}, args: args, done: make(chan error, 1)}
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
-		return fmt.Errorf("%s: %w", op, ErrClosed)
-	}
-	r.queue = append(r.queue, a)
-	r.mu.Unlock()
-	select {
-	case r.signal <- struct{}{}:
-	default:
+	if err := r.queue.Push(a); err != nil {
+		return fmt.Errorf("%s: %w", op, store.ErrClosed) // the only refusal of an unbounded queue
 	}
 	select {
 	case err := <-a.done:
@@ -444,28 +448,19 @@ func (r *Redis) Append(ctx context.Context, lease Lease, entries []Entry) error 
 	}
 }
 
+// commitLoop is the committer: on each signal it sends what waits, in
+// pipelines of up to MaxBatch appends, until the queue is empty.
 func (r *Redis) commitLoop() {
 	defer r.wg.Done()
 	for {
 		select {
-		case <-r.signal:
+		case <-r.queue.Signal():
 		case <-r.quit:
-			r.mu.Lock()
-			q := r.queue
-			r.queue = nil
-			r.mu.Unlock()
-			for _, a := range q {
-				a.done <- ErrClosed
-			}
 			return
 		}
 		for {
-			r.mu.Lock()
-			n := min(len(r.queue), r.opts.MaxBatch)
-			batch := slices.Clone(r.queue[:n])
-			r.queue = slices.Delete(r.queue, 0, n)
-			r.mu.Unlock()
-			if n == 0 {
+			batch := r.queue.Take(r.opts.MaxBatch)
+			if len(batch) == 0 {
 				break
 			}
 			r.send(batch)
@@ -508,7 +503,7 @@ func (r *Redis) send(batch []*redisAppend) {
 			if err == nil {
 				r.accepted.Add(1)
 			} else if r.ctx.Err() != nil {
-				err = ErrClosed // Close cut the pipeline short
+				err = store.ErrClosed // Close cut the pipeline short
 			}
 			todo[i].done <- mapErr(err)
 		}
@@ -527,15 +522,16 @@ func (r *Redis) send(batch []*redisAppend) {
 	}
 }
 
-func (r *Redis) WriteSnapshot(ctx context.Context, lease Lease, snap Snapshot) error {
+func (r *Redis) WriteSnapshot(ctx context.Context, lease store.Lease, snap store.Snapshot) error {
 	_, err := r.run(ctx, "snapshot "+lease.Room, scriptSnapshot, r.keys(lease.Room),
-		strconv.FormatUint(lease.Token, 10), strconv.FormatUint(snap.Rev, 10), snap.Data)
+		strconv.FormatUint(lease.Token, 10), strconv.FormatUint(snap.Rev, 10), snap.Data,
+		strconv.FormatUint(snap.FirstKept(), 10))
 	return err
 }
 
 // End marks the room ended, sets the TTL on all its keys and takes it out
 // of the set of live rooms.
-func (r *Redis) End(ctx context.Context, lease Lease, ttl time.Duration) error {
+func (r *Redis) End(ctx context.Context, lease store.Lease, ttl time.Duration) error {
 	op := "end " + lease.Room
 	ms := ttl.Milliseconds()
 	if ttl > 0 && ms == 0 {
@@ -598,16 +594,15 @@ func (r *Redis) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close stops the committer (appends not yet sent fail with ErrClosed) and
-// closes the connections.
+// Close stops the committer (appends not yet sent fail with
+// store.ErrClosed) and closes the connections.
 func (r *Redis) Close() error {
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
+	if !r.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	r.closed = true
-	r.mu.Unlock()
+	for _, a := range r.queue.Close() {
+		a.done <- store.ErrClosed
+	}
 	close(r.quit)
 	r.cancel()
 	r.wg.Wait()
@@ -616,17 +611,18 @@ func (r *Redis) Close() error {
 
 // A leaderboard member is the score's At (16 hex digits, sortable), 8
 // random hex digits and the JSON score: members are unique, and equal
-// times (equal sorted-set scores, ordered by member) come out earliest
-// first.
+// values (equal sorted-set scores, ordered by member) come out earliest
+// first. The sorted-set score is the value, negated on a board where
+// higher ranks first, so that ZRANGE always lists the best first.
 const memberHead = 24
 
-func (r *Redis) Record(ctx context.Context, game, board, kind string, s Score) error {
+func (r *Redis) Record(ctx context.Context, b store.Board, s store.Score) error {
 	const op = "record score"
 	if err := r.check(op); err != nil {
 		return err
 	}
-	if math.IsNaN(s.TimeMs) {
-		return errors.New(op + ": time is NaN")
+	if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+		return fmt.Errorf("%s: value %v is not a finite number", op, s.Value)
 	}
 	data, err := json.Marshal(s)
 	if err != nil {
@@ -634,10 +630,10 @@ func (r *Redis) Record(ctx context.Context, game, board, kind string, s Score) e
 	}
 	var suffix [4]byte
 	_, _ = rand.Read(suffix[:])
-	member := fmt.Sprintf("%016x%s%s", sortableInt(s.At), hex.EncodeToString(suffix[:]), data)
-	key := r.boardKey(game, board, kind)
+	member := fmt.Sprintf("%016x%s%s", sortable.Int(s.At), hex.EncodeToString(suffix[:]), data)
+	key := r.boardKey(b)
 	_, err = r.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.ZAdd(ctx, key, redis.Z{Score: s.TimeMs, Member: member})
+		p.ZAdd(ctx, key, redis.Z{Score: sortable.Ranked(s.Value, b.Higher), Member: member})
 		p.ZRemRangeByRank(ctx, key, int64(r.opts.LeaderboardSize), -1)
 		return nil
 	})
@@ -647,7 +643,7 @@ func (r *Redis) Record(ctx context.Context, game, board, kind string, s Score) e
 	return nil
 }
 
-func (r *Redis) Top(ctx context.Context, game, board, kind string, limit int) ([]Score, error) {
+func (r *Redis) Top(ctx context.Context, b store.Board, limit int) ([]store.Score, error) {
 	const op = "top scores"
 	if err := r.check(op); err != nil {
 		return nil, err
@@ -656,13 +652,13 @@ func (r *Redis) Top(ctx context.Context, game, board, kind string, limit int) ([
 	if limit <= 0 {
 		stop = -1
 	}
-	members, err := r.c.ZRange(ctx, r.boardKey(game, board, kind), 0, stop).Result()
+	members, err := r.c.ZRange(ctx, r.boardKey(b), 0, stop).Result()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, mapErr(err))
 	}
-	out := make([]Score, 0, len(members))
+	out := make([]store.Score, 0, len(members))
 	for _, m := range members {
-		var s Score
+		var s store.Score
 		if len(m) < memberHead {
 			return nil, fmt.Errorf("%s: short member", op)
 		}

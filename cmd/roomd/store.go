@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/boltstore"
+	"github.com/roomd/roomd/store/memstore"
+	"github.com/roomd/roomd/store/redisstore"
+)
+
+var (
+	_ store.Backend = (*memstore.Memory)(nil)
+	_ store.Backend = (*boltstore.Bolt)(nil)
+	_ store.Backend = (*redisstore.Redis)(nil)
+)
+
+// defaultDataDir is where the embedded store keeps its file when
+// storeConfig.dataDir is empty.
+const defaultDataDir = "./roomd-data"
+
+// storeConfig chooses and configures a store. The zero value is the
+// embedded bbolt store in defaultDataDir.
+type storeConfig struct {
+	// redisURL selects Redis (redis://[user:pass@]host:port/db). Empty means
+	// the embedded store.
+	redisURL string
+	// redis configures the Redis store.
+	redis redisstore.RedisOptions
+	// dataDir is the embedded store's directory. Empty means defaultDataDir.
+	dataDir string
+	// bolt configures the embedded store.
+	bolt boltstore.BoltOptions
+	// memory selects the in-memory store: nothing survives the process.
+	// It may not be combined with redisURL.
+	memory bool
+}
+
+// openStore opens the store cfg chooses: Redis when redisURL is set, memory
+// when memory is set, else bbolt in dataDir. This is the one place that
+// links every implementation.
+func openStore(ctx context.Context, cfg storeConfig) (store.Backend, error) {
+	switch {
+	case cfg.memory && cfg.redisURL != "":
+		return nil, errors.New("--memory and --redis are exclusive")
+	case cfg.memory:
+		return memstore.New(), nil
+	case cfg.redisURL != "":
+		return redisstore.Open(ctx, cfg.redisURL, cfg.redis)
+	}
+	dir := cfg.dataDir
+	if dir == "" {
+		dir = defaultDataDir
+	}
+	return boltstore.Open(dir, cfg.bolt)
+}

@@ -1,0 +1,362 @@
+package boltstore
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.etcd.io/bbolt"
+	"go.uber.org/goleak"
+
+	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/internal/sortable"
+	"github.com/roomd/roomd/store/storetest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func boltFactory(noSync bool) storetest.Factory {
+	return func(t *testing.T) *storetest.Subject {
+		clock := storetest.NewClock()
+		dir := t.TempDir()
+		opts := BoltOptions{NoSync: noSync, Now: clock.Now}
+		open := func(t *testing.T) *Bolt {
+			b, err := Open(dir, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { b.Close() })
+			return b
+		}
+		sub := &storetest.Subject{S: open(t), Advance: clock.Advance}
+		sub.Reopen = func(t *testing.T) store.Backend {
+			if err := sub.S.Close(); err != nil {
+				t.Fatal(err)
+			}
+			sub.S = open(t)
+			return sub.S
+		}
+		return sub
+	}
+}
+
+func TestBoltConformance(t *testing.T) {
+	t.Run("fsync", func(t *testing.T) { storetest.Run(t, boltFactory(false)) })
+	t.Run("nosync", func(t *testing.T) { storetest.Run(t, boltFactory(true)) })
+}
+
+func TestBoltSweep(t *testing.T) {
+	clock := storetest.NewClock()
+	b, err := Open(t.TempDir(), BoltOptions{Now: clock.Now, SweepInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx := storetest.Ctx(t)
+	a := storetest.MustCreate(t, b, "SWEEPA", store.Snapshot{})
+	storetest.MustAppend(t, b, a, storetest.Entries("SWEEPA", 1, 3))
+	storetest.MustCreate(t, b, "SWEEPB", store.Snapshot{})
+	c := storetest.MustCreate(t, b, "SWEEPC", store.Snapshot{})
+	if err := b.End(ctx, a, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.End(ctx, c, 3*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := b.sweep(ctx); err != nil || n != 0 {
+		t.Fatalf("sweep before the TTL: %d, %v", n, err)
+	}
+	clock.Advance(2 * time.Hour)
+	if n, err := b.sweep(ctx); err != nil || n != 1 {
+		t.Fatalf("sweep: %d, %v; want 1", n, err)
+	}
+	err = b.db.View(func(tx *bbolt.Tx) error {
+		if tx.Bucket(bRooms).Get([]byte("SWEEPA")) != nil || tx.Bucket(bSnaps).Get([]byte("SWEEPA")) != nil {
+			t.Error("the expired room is still stored")
+		}
+		if k, _ := tx.Bucket(bLog).Cursor().Seek(logPrefix("SWEEPA")); k != nil && bytes.HasPrefix(k, logPrefix("SWEEPA")) {
+			t.Error("the expired room's log is still stored")
+		}
+		if tx.Bucket(bRooms).Get([]byte("SWEEPC")) == nil {
+			t.Error("the room ended for 3 h is gone after 2 h")
+		}
+		if n := tx.Bucket(bExpiry).Stats().KeyN; n != 1 {
+			t.Errorf("%d expiry keys, want 1", n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBoltGroupCommit(t *testing.T) {
+	b, err := Open(t.TempDir(), BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	const rooms, appends = 200, 20
+	var wg sync.WaitGroup
+	for i := range rooms {
+		wg.Go(func() {
+			code := fmt.Sprintf("G%05d", i)
+			l := storetest.MustCreate(t, b, code, store.Snapshot{})
+			for rev := uint64(1); rev <= appends; rev++ {
+				if err := b.Append(storetest.Ctx(t), l, []store.Entry{storetest.Entry(code, rev)}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	st := b.Stats()
+	perTx := float64(st.Ops) / float64(st.Transactions)
+	t.Logf("%d ops in %d transactions: %.1f per transaction", st.Ops, st.Transactions, perTx)
+	if perTx < 4 {
+		t.Fatalf("%.1f ops per transaction, want group commit (≥ 4)", perTx)
+	}
+}
+
+// blockCommitter queues an operation that holds the committer inside its
+// transaction until the returned function is called, and waits until it
+// runs: writes queued meanwhile wait for the next transaction.
+func blockCommitter(t *testing.T, b *Bolt) (release func()) {
+	t.Helper()
+	running, gate := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- b.do(context.Background(), "block", func(tx *bbolt.Tx) error {
+			close(running)
+			<-gate
+			return nil
+		})
+	}()
+	<-running
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			close(gate)
+			if err := <-done; err != nil {
+				t.Errorf("blocking op: %v", err)
+			}
+		})
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// waitQueued waits until n writes wait for the committer.
+func waitQueued(t *testing.T, b *Bolt, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for b.queue.Len() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writes queued, want %d", b.queue.Len(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestBoltCancelledNotWritten: a write whose caller's context ends while it
+// waits for the committer is left out of the transaction.
+func TestBoltCancelledNotWritten(t *testing.T) {
+	b, err := Open(t.TempDir(), BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	l := storetest.MustCreate(t, b, "CANCEL", store.Snapshot{})
+	release := blockCommitter(t, b)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- b.Append(ctx, l, storetest.Entries("CANCEL", 1, 1)) }()
+	waitQueued(t, b, 1)
+	cancel()
+	storetest.WantErr(t, "append whose context ended", <-errc, context.Canceled)
+	release()
+	storetest.MustAppend(t, b, l, []store.Entry{{Rev: 1, Data: []byte("other")}})
+	_, rec := storetest.MustOpen(t, b, "CANCEL")
+	storetest.CheckRecord(t, rec, store.Snapshot{}, []store.Entry{{Rev: 1, Data: []byte("other")}})
+}
+
+// TestBoltCloseFailsQueued: writes waiting for the committer when the store
+// is closed fail with ErrClosed, and so does every later call.
+func TestBoltCloseFailsQueued(t *testing.T) {
+	b, err := Open(t.TempDir(), BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := storetest.MustCreate(t, b, "CLOSE1", store.Snapshot{})
+	release := blockCommitter(t, b)
+	errc := make(chan error, 1)
+	go func() { errc <- b.Append(context.Background(), l, storetest.Entries("CLOSE1", 1, 1)) }()
+	waitQueued(t, b, 1)
+	closed := make(chan error, 1)
+	go func() { closed <- b.Close() }()
+	storetest.WantErr(t, "append queued at Close", <-errc, store.ErrClosed)
+	release()
+	if err := <-closed; err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	storetest.WantErr(t, "append after Close", b.Append(context.Background(), l, storetest.Entries("CLOSE1", 1, 1)), store.ErrClosed)
+}
+
+func TestBoltLocked(t *testing.T) {
+	dir := t.TempDir()
+	b, err := Open(dir, BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	start := time.Now()
+	if b2, err := Open(dir, BoltOptions{LockTimeout: 100 * time.Millisecond}); err == nil {
+		b2.Close()
+		t.Fatal("a second store opened a locked file")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("waited %v for the lock", d)
+	}
+}
+
+const childEnv = "ROOMD_BOLT_CHILD_DIR"
+
+// TestBoltKillChild is the child of TestBoltKill9: it appends to a few rooms
+// until it is killed, printing each acknowledged append.
+func TestBoltKillChild(t *testing.T) {
+	dir := os.Getenv(childEnv)
+	if dir == "" {
+		t.Skip("run by TestBoltKill9")
+	}
+	b, err := Open(dir, BoltOptions{NoSync: os.Getenv("ROOMD_BOLT_CHILD_NOSYNC") == "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	out := bufio.NewWriter(os.Stdout)
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			code := fmt.Sprintf("KILL%02d", i)
+			l := storetest.MustCreate(t, b, code, store.Snapshot{})
+			for rev := uint64(1); ; rev++ {
+				if err := b.Append(storetest.Ctx(t), l, []store.Entry{storetest.Entry(code, rev)}); err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				fmt.Fprintf(out, "ACK %s %d\n", code, rev)
+				out.Flush()
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestBoltKill9 kills a process that appends (SIGKILL, no chance to close
+// the file) and checks that every acknowledged append is there.
+func TestBoltKill9(t *testing.T) {
+	for _, noSync := range []bool{false, true} {
+		t.Run(fmt.Sprintf("nosync=%v", noSync), func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestBoltKillChild$", "-test.count=1")
+			cmd.Env = append(os.Environ(), childEnv+"="+dir)
+			if noSync {
+				cmd.Env = append(cmd.Env, "ROOMD_BOLT_CHILD_NOSYNC=1")
+			}
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Stderr = os.Stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			acked := map[string]uint64{}
+			sc := bufio.NewScanner(stdout)
+			n := 0
+			for n < 2000 && sc.Scan() {
+				f := strings.Fields(sc.Text())
+				if len(f) != 3 || f[0] != "ACK" {
+					continue
+				}
+				rev, _ := strconv.ParseUint(f[2], 10, 64)
+				acked[f[1]] = max(acked[f[1]], rev)
+				n++
+			}
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			_ = cmd.Wait()
+			if n < 2000 {
+				t.Fatalf("the child acknowledged only %d appends", n)
+			}
+			b, err := Open(dir, BoltOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			for code, last := range acked {
+				_, rec := storetest.MustOpen(t, b, code)
+				if uint64(len(rec.Entries)) < last {
+					t.Fatalf("%s: %d entries stored, %d acknowledged", code, len(rec.Entries), last)
+				}
+				storetest.CheckRecord(t, store.Record{Snapshot: rec.Snapshot, Entries: rec.Entries[:last]}, store.Snapshot{}, storetest.Entries(code, 1, last))
+			}
+		})
+	}
+}
+
+// TestBoltLegacyScore: a score stored by an earlier version (its value in
+// "time") is read into Value, and ranks with the scores recorded now.
+func TestBoltLegacyScore(t *testing.T) {
+	b, err := Open(t.TempDir(), BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	board := store.Board{Game: "minesweeper", Board: "beginner", Kind: store.KindHost}
+	err = b.db.Update(func(tx *bbolt.Tx) error {
+		bb, err := tx.Bucket(bBoards).CreateBucket([]byte("minesweeper\x00beginner\x00host"))
+		if err != nil {
+			return err
+		}
+		key := binary.BigEndian.AppendUint64(nil, sortable.Float(12.5))
+		key = binary.BigEndian.AppendUint64(key, sortable.Int(3))
+		key = binary.BigEndian.AppendUint64(key, 1)
+		if err := bb.Put(key, []byte(`{"name":"Old","time":12.5,"room":"K7QXMP","match":1,"at":3}`)); err != nil {
+			return err
+		}
+		if _, err := bb.NextSequence(); err != nil {
+			return err
+		}
+		return tx.Bucket(bCounts).Put([]byte("minesweeper\x00beginner\x00host"), be64(1))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := storetest.Ctx(t)
+	for _, s := range []store.Score{{Name: "Slow", Value: 20, At: 4}, {Name: "Fast", Value: 5, At: 5}} {
+		if err := b.Record(ctx, board, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	top, err := b.Top(ctx, board, 10)
+	want := []store.Score{{Name: "Fast", Value: 5, At: 5}, {Name: "Old", Value: 12.5, Room: "K7QXMP", Match: 1, At: 3}, {Name: "Slow", Value: 20, At: 4}}
+	if err != nil || !slices.Equal(top, want) {
+		t.Fatalf("top = %+v, %v; want %+v", top, err, want)
+	}
+}

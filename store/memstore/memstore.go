@@ -1,0 +1,290 @@
+// Package memstore keeps rooms and leaderboards in process memory: for unit
+// tests and for running without persistence. It passes the conformance suite
+// of store/storetest like the stores that persist.
+package memstore
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/internal/fence"
+)
+
+// Memory keeps rooms in process memory: nothing survives the process.
+type Memory struct {
+	mu     sync.Mutex
+	rooms  map[string]*memRoom
+	boards map[boardKey][]store.Score
+	closed bool
+	// Now is the clock used for expiry; zero means time.Now.
+	Now func() time.Time
+	// LeaderboardSize is how many scores each board keeps. Zero means 1000.
+	LeaderboardSize int
+	// Fail, when set, is returned by every write (for tests of outages).
+	Fail error
+}
+
+// boardKey is where a board's scores are kept: its name without Higher.
+type boardKey struct{ game, board, kind string }
+
+type memRoom struct {
+	fence   uint64
+	snap    store.Snapshot
+	entries []store.Entry
+	ended   bool
+	expires time.Time
+}
+
+var (
+	_ store.Store        = (*Memory)(nil)
+	_ store.Leaderboards = (*Memory)(nil)
+)
+
+// New returns an empty memory store.
+func New() *Memory {
+	return &Memory{rooms: make(map[string]*memRoom), boards: make(map[boardKey][]store.Score)}
+}
+
+func (m *Memory) now() time.Time {
+	if m.Now != nil {
+		return m.Now()
+	}
+	return time.Now()
+}
+
+// SetFail makes every later write fail with err (nil restores writes).
+func (m *Memory) SetFail(err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.Fail = err
+}
+
+func (m *Memory) check() error {
+	if m.closed {
+		return store.ErrClosed
+	}
+	return m.Fail
+}
+
+func (m *Memory) live(room string) (*memRoom, bool) {
+	r, ok := m.rooms[room]
+	if ok && r.ended && !r.expires.IsZero() && !m.now().Before(r.expires) {
+		delete(m.rooms, room)
+		return nil, false
+	}
+	return r, ok
+}
+
+func (m *Memory) Create(ctx context.Context, room string, snap store.Snapshot) (store.Lease, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(); err != nil {
+		return store.Lease{}, fmt.Errorf("create %s: %w", room, err)
+	}
+	if _, ok := m.live(room); ok {
+		return store.Lease{}, fmt.Errorf("create %s: %w", room, store.ErrExists)
+	}
+	r := &memRoom{fence: fence.First(time.Now()), snap: cloneSnap(snap)}
+	m.rooms[room] = r
+	return store.Lease{Room: room, Token: r.fence}, nil
+}
+
+func (m *Memory) Open(ctx context.Context, room string) (store.Lease, store.Record, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(); err != nil {
+		return store.Lease{}, store.Record{}, fmt.Errorf("open %s: %w", room, err)
+	}
+	r, ok := m.live(room)
+	if !ok {
+		return store.Lease{}, store.Record{}, fmt.Errorf("open %s: %w", room, store.ErrNotFound)
+	}
+	r.fence++
+	rec := store.Record{Snapshot: cloneSnap(r.snap), Ended: r.ended}
+	for _, e := range r.entries {
+		rec.Entries = append(rec.Entries, store.Entry{Rev: e.Rev, Data: slices.Clone(e.Data)})
+	}
+	return store.Lease{Room: room, Token: r.fence}, rec, nil
+}
+
+func (m *Memory) held(op string, lease store.Lease) (*memRoom, error) {
+	if err := m.check(); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", op, lease.Room, err)
+	}
+	r, ok := m.live(lease.Room)
+	if !ok {
+		return nil, fmt.Errorf("%s %s: %w", op, lease.Room, store.ErrNotFound)
+	}
+	if r.fence != lease.Token {
+		return nil, fmt.Errorf("%s %s: token %d, current %d: %w", op, lease.Room, lease.Token, r.fence, store.ErrFenced)
+	}
+	return r, nil
+}
+
+func (m *Memory) Append(ctx context.Context, lease store.Lease, entries []store.Entry) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.held("append", lease)
+	if err != nil {
+		return err
+	}
+	last := r.last()
+	if len(entries) > 0 && entries[0].Rev <= last && r.stored(entries) {
+		return nil // a retry of an append that landed
+	}
+	for _, e := range entries {
+		if e.Rev != last+1 {
+			return fmt.Errorf("append %s: rev %d after %d: %w", lease.Room, e.Rev, last, store.ErrGap)
+		}
+		last = e.Rev
+	}
+	for _, e := range entries {
+		r.entries = append(r.entries, store.Entry{Rev: e.Rev, Data: slices.Clone(e.Data)})
+	}
+	return nil
+}
+
+// last is the revision of the last entry, or of the snapshot when newer.
+func (r *memRoom) last() uint64 {
+	if n := len(r.entries); n > 0 {
+		return max(r.entries[n-1].Rev, r.snap.Rev)
+	}
+	return r.snap.Rev
+}
+
+// stored reports whether entries are all in the log with the same bytes.
+func (r *memRoom) stored(entries []store.Entry) bool {
+	i := sort.Search(len(r.entries), func(i int) bool { return r.entries[i].Rev >= entries[0].Rev })
+	if len(r.entries)-i < len(entries) {
+		return false
+	}
+	for j, e := range entries {
+		if s := r.entries[i+j]; s.Rev != e.Rev || !bytes.Equal(s.Data, e.Data) {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *Memory) WriteSnapshot(ctx context.Context, lease store.Lease, snap store.Snapshot) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.held("snapshot", lease)
+	if err != nil {
+		return err
+	}
+	if snap.Rev < r.snap.Rev {
+		return nil // an older snapshot never replaces a newer one
+	}
+	if snap.Rev > r.last() {
+		r.entries = nil // ahead of the log: nothing stored can lead up to it
+	} else {
+		keep := snap.FirstKept()
+		i := sort.Search(len(r.entries), func(i int) bool { return r.entries[i].Rev >= keep })
+		r.entries = slices.Clone(r.entries[i:])
+	}
+	r.snap = cloneSnap(snap)
+	return nil
+}
+
+func (m *Memory) End(ctx context.Context, lease store.Lease, ttl time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.held("end", lease)
+	if err != nil {
+		return err
+	}
+	r.ended, r.expires = true, m.now().Add(ttl)
+	return nil
+}
+
+func (m *Memory) List(ctx context.Context) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, fmt.Errorf("list: %w", store.ErrClosed)
+	}
+	var out []string
+	for code := range m.rooms {
+		if r, ok := m.live(code); ok && !r.ended {
+			out = append(out, code)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func (m *Memory) Ping(ctx context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(); err != nil {
+		return fmt.Errorf("ping: %w", err)
+	}
+	return nil
+}
+
+func (m *Memory) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed = true
+	return nil
+}
+
+// Record inserts s after every score that does not rank after it, and
+// drops the worst score when the board is over LeaderboardSize.
+func (m *Memory) Record(ctx context.Context, b store.Board, s store.Score) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(); err != nil {
+		return fmt.Errorf("record score: %w", err)
+	}
+	if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+		return fmt.Errorf("record score: value %v is not a finite number", s.Value)
+	}
+	k := boardKey{b.Game, b.Board, b.Kind}
+	list := m.boards[k]
+	i := sort.Search(len(list), func(i int) bool { return b.Before(s, list[i]) })
+	list = slices.Insert(list, i, s)
+	size := m.LeaderboardSize
+	if size <= 0 {
+		size = 1000
+	}
+	if len(list) > size {
+		list = list[:size]
+	}
+	m.boards[k] = list
+	return nil
+}
+
+func (m *Memory) Top(ctx context.Context, b store.Board, limit int) ([]store.Score, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, fmt.Errorf("top scores: %w", store.ErrClosed)
+	}
+	list := m.boards[boardKey{b.Game, b.Board, b.Kind}]
+	if limit > 0 && len(list) > limit {
+		list = list[:limit]
+	}
+	return slices.Clone(list), nil
+}
+
+// cloneSnap copies what is stored of a snapshot (not Keep).
+func cloneSnap(s store.Snapshot) store.Snapshot {
+	return store.Snapshot{Rev: s.Rev, Data: slices.Clone(s.Data)}
+}
+
+// Forget deletes a room as a store that loses data would (a Redis restarted
+// without persistence), for tests of how rooms recover from it.
+func (m *Memory) Forget(room string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.rooms, room)
+}
