@@ -44,6 +44,7 @@ type roomd struct {
 	URL     string
 	dir     string // the bbolt store's directory
 	aiDelay time.Duration
+	extra   []session.Game // games besides Minesweeper and Hidden Nim
 
 	mu    sync.Mutex
 	rooms *room.Manager
@@ -59,6 +60,11 @@ type roomdOpt func(*roomd)
 
 // withAIDelay makes AI seats think for d before each move.
 func withAIDelay(d time.Duration) roomdOpt { return func(s *roomd) { s.aiDelay = d } }
+
+// withGames registers more games.
+func withGames(games ...session.Game) roomdOpt {
+	return func(s *roomd) { s.extra = append(s.extra, games...) }
+}
 
 func startRoomd(t testing.TB, opts ...roomdOpt) *roomd {
 	t.Helper()
@@ -108,7 +114,7 @@ func (s *roomd) up(ln net.Listener) error {
 	}
 	gate := &gatedStore{Store: st}
 	rooms, err := room.NewManager(room.Config{
-		Games:            session.NewRegistry(minesweeper.Game, nim.Game),
+		Games:            session.NewRegistry(append([]session.Game{minesweeper.Game, nim.Game}, s.extra...)...),
 		Store:            gate,
 		Leaderboards:     st,
 		AIDelay:          s.aiDelay,

@@ -11,7 +11,14 @@
 //
 // index.html is served with no-cache for the app routes; assets under the
 // current version are immutable. Nothing is loaded from another origin.
+//
+// static/js/protocol.d.ts, the TypeScript types of the protocol's messages,
+// is generated from the protocol's JSON Schema by go generate ./web
+// (internal/cmd/tsgen); TestProtocolDeclarations fails when it is out of
+// date. The .d.ts files are for editors and type checkers, not served.
 package web
+
+//go:generate go run ./internal/cmd/tsgen static/js/protocol.d.ts
 
 import (
 	"bytes"

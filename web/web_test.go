@@ -64,6 +64,8 @@ func TestHandlerAssets(t *testing.T) {
 		{v + "/js/app.js", "text/javascript; charset=utf-8", "immutable"},
 		{v + "/js/client.js", "text/javascript; charset=utf-8", "immutable"},
 		{v + "/js/games/minesweeper.js", "text/javascript; charset=utf-8", "immutable"},
+		{v + "/js/games/minesweeper/settings.js", "text/javascript; charset=utf-8", "immutable"},
+		{v + "/js/registry.js", "text/javascript; charset=utf-8", "immutable"},
 		{v + "/css/app.css", "text/css; charset=utf-8", "immutable"},
 		{v + "/img/mine.svg", "image/svg+xml", "immutable"},
 		{web.AssetPrefix + "0123456789ab/js/app.js", "text/javascript; charset=utf-8", "no-cache"}, // an older page
@@ -99,7 +101,7 @@ func TestHandlerNotFound(t *testing.T) {
 	h := web.Handler()
 	v := web.AssetPrefix + web.Version()
 	for _, path := range []string{
-		v + "/js/nope.js", v + "/index.html", v + "/", v, web.AssetPrefix, v + "/../web.go", "/js/app.js",
+		v + "/js/nope.js", v + "/js/games/nope.js", v + "/js/protocol.d.ts", v + "/js/client.d.ts", v + "/index.html", v + "/", v, web.AssetPrefix, v + "/../web.go", "/js/app.js",
 		"/r/", "/r/bad-code!", "/r/ABC/extra", "/nothing", "/web.go",
 	} {
 		t.Run(path, func(t *testing.T) {
@@ -128,7 +130,8 @@ func TestNoExternalURLs(t *testing.T) {
 	h := web.Handler()
 	v := web.AssetPrefix + web.Version()
 	for _, path := range []string{"/", v + "/css/app.css", v + "/js/app.js", v + "/js/client.js", v + "/js/room.js",
-		v + "/js/lobby.js", v + "/js/ui.js", v + "/js/api.js", v + "/js/settings.js", v + "/js/games/minesweeper.js", v + "/js/games/nim.js"} {
+		v + "/js/lobby.js", v + "/js/ui.js", v + "/js/api.js", v + "/js/settings.js", v + "/js/registry.js",
+		v + "/js/games/minesweeper.js", v + "/js/games/minesweeper/settings.js", v + "/js/games/nim.js"} {
 		b := body(t, get(t, h, http.MethodGet, path, nil))
 		for _, bad := range []string{"http://", "https://", "//fonts.", "@import"} {
 			if i := strings.Index(b, bad); i >= 0 {

@@ -1,8 +1,11 @@
-// The client module's protocol rules, run in the browser against a fake
-// WebSocket (browser_test.go evaluates this file in a page of roomd and
-// reads the failures it returns). ASSETS is replaced by the assets' URL.
+// The client module's protocol rules, against a fake WebSocket and a fake
+// clock. It runs twice: in a page of roomd (browser_test.go evaluates this
+// file, ASSETS replaced by the assets' URL) and under Node
+// (client_node_test.go, ASSETS replaced by a file: URL of static/), where
+// there is no DOM, no WebSocket and no localStorage: the module needs only
+// its ports. The expression's value is the list of failures.
 (async () => {
-  const { RoomClient, TokenStore, backoff } = await import('ASSETS/js/client.js');
+  const { RoomClient, TokenStore, backoff, Close, States, systemClock } = await import('ASSETS/js/client.js');
   const failures = [];
   const check = (ok, what) => { if (!ok) failures.push(what); };
   const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
@@ -163,5 +166,116 @@
   check(last().sent[0].watch === true && !last().sent[0].token, 'a spectator says watch and sends no token');
   w.stop();
   c.stop();
+
+  // ---- the ports, with a fake clock: exact times, no waiting ----
+
+  class FakeClock {
+    constructor() { this.t = 1_000_000; this.timers = new Map(); this.next = 1; }
+    now() { return this.t; }
+    setTimeout(fn, ms) { const id = this.next++; this.timers.set(id, { at: this.t + ms, fn, every: 0 }); return id; }
+    clearTimeout(id) { this.timers.delete(id); }
+    setInterval(fn, ms) { const id = this.next++; this.timers.set(id, { at: this.t + ms, fn, every: ms }); return id; }
+    clearInterval(id) { this.timers.delete(id); }
+    // advance runs every timer due within ms, in time order.
+    advance(ms) {
+      const end = this.t + ms;
+      for (;;) {
+        let due = null;
+        for (const [id, x] of this.timers) if (x.at <= end && (!due || x.at < due[1].at)) due = [id, x];
+        if (!due) break;
+        const [id, x] = due;
+        this.t = x.at;
+        if (x.every) x.at += x.every; else this.timers.delete(id);
+        x.fn();
+      }
+      this.t = end;
+    }
+  }
+  check(Close.REPLACED === 4001 && Close.ROOM_CLOSED === 4004 && States.join() === 'connecting,online,reconnecting,closed', 'Close and States');
+  check(typeof systemClock.now() === 'number', 'systemClock reads the time');
+
+  const clock = new FakeClock();
+  let wakeUp = null, unwoken = 0, ids = 0;
+  const p = new RoomClient({ room: 'PORT1', name: 'Pat', game: { id: 'nim', rulesVersion: 'nim/1' }, tokens: new TokenStore(null),
+    url: 'ws://test/ws', WebSocket: FakeWS, clock, random: () => 0, newId: () => 'id-' + (++ids),
+    wake: (now) => { wakeUp = now; return () => { unwoken++; wakeUp = null; }; }, log: { warn() {}, error() {} } });
+  const states = [];
+  p.on('state', (d) => states.push(d.state + ':' + d.code));
+  p.start();
+  check(typeof wakeUp === 'function', 'start subscribes to the wake port');
+  // Attempts that never get online wait 500, 1000, 2000 ms (random() = 0).
+  let sockets = FakeWS.all.length;
+  for (const wait of [500, 1000, 2000]) {
+    last().open();
+    last().drop(1006);
+    clock.advance(wait - 1);
+    check(FakeWS.all.length === sockets, `no new socket before ${wait} ms`);
+    clock.advance(1);
+    check(FakeWS.all.length === sockets + 1, `a new socket after exactly ${wait} ms`);
+    sockets++;
+  }
+  last().open();
+  check(last().sent[0].name === 'Pat', 'the hello of a new seat names it');
+  last().recv({ type: 'welcome', conn: 'p', seat: 0, token: 'pt', heartbeatMs: 1000 });
+  last().recv(snapshot('P', 1));
+  check(p.state === 'online', 'online with the fake clock');
+  // Online again: the backoff starts over.
+  last().drop(1006);
+  clock.advance(500);
+  check(FakeWS.all.length === sockets + 1, 'online resets the backoff to 500 ms');
+  sockets++;
+  // The wake port dials at once.
+  last().drop(1006);
+  check(p.state === 'reconnecting' && FakeWS.all.length === sockets, 'reconnecting, waiting');
+  wakeUp();
+  check(FakeWS.all.length === sockets + 1, 'a wake-up dials without waiting');
+  sockets++;
+  last().open();
+  last().recv({ type: 'welcome', conn: 'p', seat: 0, heartbeatMs: 1000 });
+  last().recv(snapshot('P', 1));
+
+  // Pongs set the host clock's offset; serverNow reads the clock port.
+  const ping = last().sent.find((m) => m.type === 'ping');
+  check(ping && ping.t === clock.now(), 'a ping carries the clock port\'s time');
+  clock.advance(40);
+  last().recv({ type: 'pong', t: ping.t, now: ping.t + 5020 });
+  check(p.rtt() === 40 && p.serverNow() === clock.now() + 5000, `the offset from a pong: rtt ${p.rtt()}, offset ${p.serverNow() - clock.now()}`);
+
+  // Heartbeat: no answer for two heartbeats after a ping drops the socket.
+  const quiet = last();
+  clock.advance(960); // the interval's first tick: answered, so a new ping
+  const pings = quiet.sent.filter((m) => m.type === 'ping').length;
+  check(pings === 2, `a ping every heartbeat while answered: ${pings}`);
+  clock.advance(2000);
+  check(p.state === 'online', 'still online two heartbeats after the ping');
+  clock.advance(1000);
+  check(p.state === 'reconnecting' && p.closeCode === 1006, 'dropped when a ping goes unanswered for more than two heartbeats: ' + p.state);
+  clock.advance(500);
+  last().open();
+  last().recv(snapshot('P', 1));
+
+  // A temporary refusal sends the same action again, same id, later.
+  const act = p.command({ type: 'take', n: 1 });
+  const sent = last().sent.at(-1);
+  check(sent.id === 'id-' + ids, 'action ids come from the newId port');
+  last().recv({ type: 'receipt', id: sent.id, ok: false, notice: { code: 'rate-limited', message: 'slow down', temporary: true } });
+  clock.advance(799);
+  check(last().sent.filter((m) => m.id === sent.id).length === 1, 'no resend before 800 ms');
+  clock.advance(1);
+  check(last().sent.filter((m) => m.id === sent.id).length === 2, 'the same action again after 800 ms');
+  last().recv({ type: 'receipt', id: sent.id, ok: true, rev: 2 });
+  check((await act).ok, 'the resent action resolves with its receipt');
+
+  // A bye's retryAfterMs is the wait, exactly.
+  last().recv({ type: 'bye', code: 4000, reason: 'restarting', reconnect: true, retryAfterMs: 1234 });
+  sockets = FakeWS.all.length;
+  last().drop(4000);
+  clock.advance(1233);
+  check(FakeWS.all.length === sockets, 'no socket before retryAfterMs');
+  clock.advance(1);
+  check(FakeWS.all.length === sockets + 1, 'a socket at retryAfterMs');
+  p.stop();
+  check(unwoken === 1 && clock.timers.size === 0, `stop unsubscribes and leaves no timer (${clock.timers.size})`);
+  check(states.at(-1) === 'closed:4000' || states.at(-1).startsWith('closed'), 'stop ends closed: ' + states.at(-1));
   return failures;
 })()

@@ -64,18 +64,30 @@ export function roomInfo(code) { return call('/api/rooms/' + encodeURIComponent(
 /**
  * @typedef {object} Score
  * @property {string} name
- * @property {number} time     ms, host time
+ * @property {number} value    the ranked quantity (Minesweeper: ms, host time)
  * @property {string} [room]
  * @property {number} [match]
  * @property {number} [at]
  */
 
 /**
- * The best host-timed results of a board, best first, or [] when there is
- * no leaderboard (yet). GET /api/leaderboards/{game}/{board} answers
- * {game, board, host: [...], client: [...]}; a bare list is taken too. The
- * server's scores carry what is ranked in `value` (ms on a time board);
- * earlier servers sent `time`: either comes out as `time`.
+ * One leaderboard entry as the server sends it: {name, value, ...}, or from
+ * servers before the value field, {name, time, ...}. Entries without a
+ * number are dropped.
+ * @param {any} s
+ * @returns {Score|null}
+ */
+export function score(s) {
+  if (!s || typeof s !== 'object') return null;
+  const value = s.value ?? s.time;
+  if (typeof value !== 'number' || !Number.isFinite(value)) return null;
+  return { ...s, name: String(s.name ?? ''), value };
+}
+
+/**
+ * The best results of a board, best first, or [] when there is no
+ * leaderboard (yet). GET /api/leaderboards/{game}/{board} answers
+ * {game, board, host: [...], client: [...]}; a bare list is taken too.
  * @param {string} game
  * @param {string} board
  * @returns {Promise<Score[]>}
@@ -84,9 +96,13 @@ export async function leaderboard(game, board) {
   try {
     const body = await call(`/api/leaderboards/${encodeURIComponent(game)}/${encodeURIComponent(board)}?limit=10`);
     const list = Array.isArray(body) ? body : (body?.host || body?.scores || []);
-    return list
-      .map((/** @type {any} */ s) => (s && typeof s.value === 'number' ? { ...s, time: s.value } : s))
-      .filter((/** @type {any} */ s) => s && typeof s.time === 'number').slice(0, 10);
+    /** @type {Score[]} */
+    const out = [];
+    for (const s of list) {
+      const sc = score(s);
+      if (sc) out.push(sc);
+    }
+    return out.slice(0, 10);
   } catch {
     return [];
   }

@@ -1,87 +1,117 @@
 // @ts-check
-// The browser twin of transport.RemoteTransport: one WebSocket per room,
-// following PROTOCOL.md §2. It keeps seat tokens by room code in
-// localStorage (shared by every tab), sends actions with fresh ids and the
-// revision it has seen, resends actions that had no receipt after a
-// reconnect (same ids), resyncs on a gap, reconnects with backoff or after
-// the server's retryAfterMs, and stops for good on 4001–4004.
-//
-// It knows nothing of any game: views and beats are handed on as they come.
-
-/** @typedef {'connecting'|'online'|'reconnecting'|'closed'} ConnState */
-
 /**
- * @typedef {object} Notice
- * @property {string} code
- * @property {string} message
- * @property {boolean} [temporary]
+ * roomd's protocol client: one room, one WebSocket, PROTOCOL.md §2.
+ *
+ * A standalone ES module. It touches no DOM and imports nothing; what it
+ * needs from its host comes through ports (options below), each with a
+ * default for browsers, so the same file runs in a page, a worker or Node
+ * (with a WebSocket port). It knows nothing of any game: views, beats and
+ * commands are handed on as they come. Its types are in client.d.ts, which
+ * imports the message types generated from the protocol's JSON Schema
+ * (protocol.d.ts).
+ *
+ * USE
+ *
+ *   import { RoomClient, Close } from './client.js';
+ *   const c = new RoomClient({ room: 'K7QXMP', name: 'Ann',
+ *     game: { id: 'minesweeper', rulesVersion: 'minesweeper/1' } });
+ *   c.on('snapshot', (s) => draw(s.view, s.room));
+ *   c.on('update', (u) => play(u.beats));
+ *   c.on('state', ({ state, code }) => show(state, code));
+ *   c.start();
+ *   const receipt = await c.command({ type: 'reveal', r: 3, c: 4 });
+ *
+ * API (RoomClient)
+ *
+ *   new RoomClient(options)  options: room (the code), game ({id,
+ *                            rulesVersion, build?}), name?, watch?, and the
+ *                            ports: url, WebSocket, tokens, clock, random,
+ *                            backoff, newId, wake, log
+ *   start()                  opens the socket (state connecting)
+ *   stop()                   closes for good (code 1000), state closed
+ *   on(event, fn) → off      listens; listeners that throw are logged
+ *   command(cmd)             a game command    ┐ each resolves with its
+ *   control(ctl)             a room control    │ receipt; refused at once
+ *   resign(), leave()                          ┘ with "offline" when not online
+ *   resync()                 asks for a snapshot
+ *   takeBack()               after 4001: reopen and send a reconnect action
+ *   connectNow()             while reconnecting: dial now, skip the wait
+ *   serverNow()              the host's clock, as well as it can tell
+ *   rtt()                    the fastest ping round trip seen, ms (0: none)
+ *   state, seat, epoch, rev, closeCode, closeReason, replaced   read only
+ *
+ * EVENTS (on(event, fn); fn gets one detail)
+ *
+ *   state     {state, code, reason, replaced}: every change of state (and
+ *             every close, even closed → closed)
+ *   welcome   the welcome message
+ *   snapshot  the snapshot, plus epochChanged (true when it replaced another
+ *             epoch's history: the room was restored)
+ *   update    an update that follows the revision (gaps never reach here)
+ *   receipt   every receipt of one of this client's actions
+ *   presence  the presence message
+ *   clocks    the host's clocks from a snapshot, an update's room or a presence
+ *   notice    a notice message; a refused receipt's notice with receipt: id;
+ *             a local one ("offline") with local: true
+ *   bye       the bye message before a 4xxx close
+ *   pong      the pong message
+ *   token     {room, token}: a new seat token was kept
+ *
+ * STATES
+ *
+ *   connecting    the socket is being opened; hello goes out when it opens
+ *                 (with the stored token, and the epoch and revision seen)
+ *   online        a snapshot arrived; actions without a receipt are resent
+ *                 with their original ids, in order
+ *   reconnecting  waiting min(10 s, 500 ms·2ⁿ) + up to 250 ms (n: failed
+ *                 attempts since last online), or exactly the last bye's
+ *                 retryAfterMs; then connecting again
+ *   closed        nothing more; see closeCode
+ *
+ * RULES KEPT
+ *
+ *   An update whose epoch or `from` differs from what was seen is dropped and
+ *   answered by one resync. A snapshot of the same epoch older than the
+ *   revision seen is ignored; one of another epoch always wins. A receipt
+ *   refused with a temporary notice (rate-limited, storage-unavailable) sends
+ *   the same action again, same id, up to 5 times. A ping goes out every
+ *   heartbeatMs; a socket that answers nothing for two heartbeats after one
+ *   is dropped (reconnecting). Seat tokens are kept by room code (tokens).
+ *
+ * CLOSE CODES (Close.*)
+ *
+ *   1000 NORMAL, 1008 POLICY          closed
+ *   4001 REPLACED                     closed, replaced = true; takeBack() reopens
+ *   4002 LEFT, 4004 ROOM_CLOSED       closed for good; the room's token is forgotten
+ *   4003 UPDATE_REQUIRED              closed for good (reload the client)
+ *   anything else (4000 RESTARTING, 4008, 4029, 1001, 1002, 1006, 1009, 1011)
+ *                                     reconnecting
+ *
+ * PORTS (options; defaults in brackets)
+ *
+ *   url        the socket URL [this origin's /ws, from globalThis.location]
+ *   WebSocket  the WebSocket constructor [globalThis.WebSocket]
+ *   tokens     a TokenStore [new TokenStore(): localStorage, else memory]
+ *   clock      {now, setTimeout, clearTimeout, setInterval, clearInterval}
+ *              [systemClock: Date.now and the global timers]
+ *   random     () => [0, 1) for the jitter [Math.random]
+ *   backoff    (attempt) => ms [backoff(attempt, random)]
+ *   newId      () => a fresh action id [newActionId: 128 random bits]
+ *   wake       (now: () => void) => unsubscribe: calls now() when it is a
+ *              good moment to stop waiting (back on line, tab shown)
+ *              [globalWake: the global object's online and visibilitychange]
+ *   log        {warn, error} [console]
  */
 
-/**
- * @typedef {object} Receipt
- * @property {'receipt'} type
- * @property {string} id
- * @property {boolean} ok
- * @property {number} [rev]
- * @property {Notice} [notice]
- */
+/** @typedef {import('./client.js').ConnState} ConnState */
+/** @typedef {import('./client.js').RoomClientOptions} RoomClientOptions */
+/** @typedef {import('./client.js').Clock} Clock */
+/** @typedef {import('./client.js').KeyValueStorage} KeyValueStorage */
+/** @typedef {import('./client.js').Receipt} Receipt */
+/** @typedef {import('./client.js').Clocks} Clocks */
+/** @typedef {import('./client.js').Action} Action */
 
-/**
- * @typedef {object} Clocks
- * @property {number} now        host time of the reading, ms since the Unix epoch
- * @property {number} elapsedMs
- * @property {boolean} running
- * @property {number} [startedAt]
- */
-
-/**
- * @typedef {object} SeatInfo
- * @property {number} seat
- * @property {string} name
- * @property {boolean} ready
- * @property {boolean} ai
- * @property {boolean} connected
- */
-
-/**
- * @typedef {object} RoomInfo
- * @property {string} code
- * @property {string} phase         lobby, running, ended (or closed)
- * @property {number|null} host
- * @property {SeatInfo[]} seats
- * @property {any} settings
- * @property {string} mode
- * @property {number} minSeats
- * @property {number} maxSeats
- * @property {boolean} ai
- * @property {{id: string, rulesVersion: string}} game
- * @property {number[]} connected
- * @property {number} spectators
- * @property {boolean} frozen
- * @property {number} match
- * @property {Clocks} clocks
- */
-
-/**
- * @typedef {object} Result
- * @property {number} match
- * @property {string} status
- * @property {number} time
- * @property {number[]} winners
- * @property {number} seed
- * @property {any} config
- * @property {any[]} log
- */
-
-/**
- * @typedef {object} Action
- * @property {string} type
- * @property {string} id
- * @property {number} rev
- * @property {any} [command]
- * @property {any} [control]
- */
-
+/** The protocol version this client speaks. */
 export const PROTOCOL = 1;
 
 /** Close codes (PROTOCOL.md §2.3). */
@@ -93,7 +123,12 @@ export const Close = Object.freeze({
   LEFT: 4002,
   UPDATE_REQUIRED: 4003,
   ROOM_CLOSED: 4004,
+  TOO_SLOW: 4008,
+  FLOODING: 4029,
 });
+
+/** The connection states, in the order a connection goes through them. */
+export const States = Object.freeze(/** @type {const} */ (['connecting', 'online', 'reconnecting', 'closed']));
 
 /**
  * The wait before reconnect attempt n (from 0): min(10 s, 500 ms·2ⁿ) plus up
@@ -108,23 +143,56 @@ export function backoff(attempt, random = Math.random) {
 /** A fresh action id: 128 random bits, base64url (22 characters). */
 export function newActionId() {
   const b = new Uint8Array(16);
-  crypto.getRandomValues(b);
+  globalThis.crypto.getRandomValues(b);
   return btoa(String.fromCharCode(...b)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-/** The socket URL of the server that served this page. */
-export function socketURL(loc = location) {
+/**
+ * The socket URL of a page's origin: ws(s)://host/ws.
+ * @param {{protocol: string, host: string}} loc
+ */
+export function socketURL(loc) {
   return (loc.protocol === 'https:' ? 'wss://' : 'ws://') + loc.host + '/ws';
 }
 
+/** Date.now and the global timers. @type {Clock} */
+export const systemClock = Object.freeze({
+  now: () => Date.now(),
+  setTimeout: (/** @type {() => void} */ fn, /** @type {number} */ ms) => setTimeout(fn, ms),
+  clearTimeout: (/** @type {any} */ id) => clearTimeout(id),
+  setInterval: (/** @type {() => void} */ fn, /** @type {number} */ ms) => setInterval(fn, ms),
+  clearInterval: (/** @type {any} */ id) => clearInterval(id),
+});
+
 /**
- * Seat tokens by room code in localStorage, shared by every tab of the
- * origin. Storage that throws (private modes, quotas) degrades to memory.
+ * The default wake port: the global object's "online" event (back on the
+ * network) and "visibilitychange" (it bubbles from the document) when the
+ * page shows again. Where the global object has no events, nothing.
+ * @param {() => void} now
+ * @returns {() => void}
+ */
+export function globalWake(now) {
+  const g = /** @type {any} */ (globalThis);
+  if (typeof g.addEventListener !== 'function') return () => {};
+  const online = () => now();
+  const visible = (/** @type {any} */ ev) => { if (ev?.target?.visibilityState !== 'hidden') now(); };
+  g.addEventListener('online', online);
+  g.addEventListener('visibilitychange', visible);
+  return () => {
+    g.removeEventListener('online', online);
+    g.removeEventListener('visibilitychange', visible);
+  };
+}
+
+/**
+ * Seat tokens by room code in a key-value storage (localStorage by default,
+ * shared by every tab of the origin). A storage that throws (private modes,
+ * quotas) or is null degrades to memory.
  */
 export class TokenStore {
-  /** @param {Storage|null} [storage] @param {string} [prefix] */
+  /** @param {KeyValueStorage|null} [storage] @param {string} [prefix] */
   constructor(storage, prefix = 'roomd.token.') {
-    /** @type {Storage|null} */
+    /** @type {KeyValueStorage|null} */
     this.storage = storage === undefined ? safeLocalStorage() : storage;
     this.prefix = prefix;
     /** @type {Map<string, string>} */
@@ -153,28 +221,16 @@ export class TokenStore {
   }
 }
 
+/** @returns {KeyValueStorage|null} */
 function safeLocalStorage() {
-  try { return globalThis.localStorage || null; } catch { return null; }
+  try { return /** @type {any} */ (globalThis).localStorage || null; } catch { return null; }
 }
 
-/**
- * @typedef {object} RoomClientOptions
- * @property {string} room                 the room code
- * @property {string} [name]               the name to ask for with a seat
- * @property {boolean} [watch]             join as a spectator
- * @property {{id: string, rulesVersion: string, build?: string}} game
- * @property {TokenStore} [tokens]
- * @property {string} [url]                the socket URL (default: this origin's /ws)
- * @property {typeof WebSocket} [WebSocket]
- * @property {() => number} [random]
- * @property {(attempt: number) => number} [backoff]
- */
+/** A socket as the client uses it: the WebSocket API's subset. */
+/** @typedef {{readyState: number, send(data: string): void, close(code?: number, reason?: string): void,
+ *   onopen: any, onmessage: any, onclose: any, onerror: any}} Socket */
 
-/**
- * One room connection. Listen with on(type, fn): 'state', 'welcome',
- * 'snapshot', 'update', 'receipt', 'presence', 'notice', 'bye', 'pong',
- * 'clocks', 'token'.
- */
+/** One room connection; see the top of this file. */
 export class RoomClient {
   /** @param {RoomClientOptions} opts */
   constructor(opts) {
@@ -183,14 +239,21 @@ export class RoomClient {
     this.watch = !!opts.watch;
     this.game = opts.game;
     this.tokens = opts.tokens || new TokenStore();
-    this.url = opts.url || socketURL();
-    this.WS = opts.WebSocket || WebSocket;
+    const loc = /** @type {any} */ (globalThis).location;
+    this.url = opts.url || (loc ? socketURL(loc) : '');
+    if (!this.url) throw new Error('roomd client: no socket URL (pass options.url)');
+    this.WS = opts.WebSocket || /** @type {any} */ (globalThis).WebSocket;
+    if (!this.WS) throw new Error('roomd client: no WebSocket (pass options.WebSocket)');
+    this.clock = opts.clock || systemClock;
     this.random = opts.random || Math.random;
-    this.backoff = opts.backoff || ((n) => backoff(n, this.random));
+    this.backoff = opts.backoff || ((/** @type {number} */ n) => backoff(n, this.random));
+    this.newId = opts.newId || newActionId;
+    this.wake = opts.wake || globalWake;
+    this.log = opts.log || console;
 
     /** @type {ConnState} */
     this.state = 'connecting';
-    /** @type {WebSocket|null} */
+    /** @type {Socket|null} */
     this.ws = null;
     this.epoch = '';
     this.rev = 0;
@@ -211,21 +274,21 @@ export class RoomClient {
     this.heartbeatMs = 15_000;
     this.lastHeard = 0;
     this.pingAt = 0; // when the last ping went out
-    /** @type {ReturnType<typeof setTimeout>|null} */
-    this.timer = null;
-    /** @type {ReturnType<typeof setInterval>|null} */
-    this.beat = null;
+    /** @type {any} */
+    this.timer = null; // the reconnect wait
+    /** @type {any} */
+    this.beat = null; // the heartbeat
+    /** @type {Set<any>} */
+    this.retries = new Set(); // resends after temporary refusals
     this.stopped = false;
-    // Clock offset estimate: host now ≈ Date.now() + offset.
+    /** @type {(() => void)|null} */
+    this.unwake = null;
+    // Clock offset estimate: host now ≈ clock.now() + offset.
     this.offset = 0;
     this.offsetRtt = Infinity;
     this.offsetKnown = false;
     /** @type {Map<string, Set<(detail: any) => void>>} */
     this.listeners = new Map();
-    // Back on the network, or back to a hidden tab: no need to sit out the
-    // backoff.
-    this.onOnline = () => { if (this.state === 'reconnecting') this.connectNow(); };
-    this.onVisible = () => { if (document.visibilityState === 'visible' && this.state === 'reconnecting') this.connectNow(); };
   }
 
   /**
@@ -237,20 +300,21 @@ export class RoomClient {
     let set = this.listeners.get(type);
     if (!set) this.listeners.set(type, (set = new Set()));
     set.add(fn);
-    return () => set.delete(fn);
+    return () => { set.delete(fn); };
   }
 
   /** @param {string} type @param {any} detail */
   emit(type, detail) {
     for (const fn of this.listeners.get(type) || []) {
-      try { fn(detail); } catch (err) { console.error('roomd: listener of', type, 'failed:', err); }
+      try { fn(detail); } catch (err) { this.log.error('roomd: listener of', type, 'failed:', err); }
     }
   }
 
   /** Opens the socket. */
   start() {
-    globalThis.addEventListener?.('online', this.onOnline);
-    globalThis.document?.addEventListener('visibilitychange', this.onVisible);
+    if (this.stopped) return;
+    this.unwake?.();
+    this.unwake = this.wake(() => { if (this.state === 'reconnecting') this.connectNow(); });
     this.setState('connecting');
     this.connect();
   }
@@ -258,17 +322,22 @@ export class RoomClient {
   /** Closes for good (the page goes away). */
   stop() {
     this.stopped = true;
-    globalThis.removeEventListener?.('online', this.onOnline);
-    globalThis.document?.removeEventListener('visibilitychange', this.onVisible);
+    this.unwake?.();
+    this.unwake = null;
     this.clearTimers();
+    for (const t of this.retries) this.clock.clearTimeout(t);
+    this.retries.clear();
     const ws = this.ws;
     this.ws = null;
-    if (ws) { detach(ws); try { ws.close(1000, 'bye'); } catch { /* closed */ } }
+    if (ws) { detach(ws); try { ws.close(Close.NORMAL, 'bye'); } catch { /* closed */ } }
     this.setState('closed');
   }
 
   /** Host time now, as well as this client can tell. */
-  serverNow() { return Date.now() + this.offset; }
+  serverNow() { return this.clock.now() + this.offset; }
+
+  /** The fastest ping round trip seen, ms; 0 before the first pong. */
+  rtt() { return Number.isFinite(this.offsetRtt) ? this.offsetRtt : 0; }
 
   /** Reopens a connection that a newer tab replaced (4001) and sends a reconnect action. */
   takeBack() {
@@ -300,13 +369,13 @@ export class RoomClient {
   resync() {
     if (!this.ws || this.state !== 'online') return;
     this.resyncing = true;
-    this.write({ type: 'resync', id: newActionId(), rev: this.rev });
+    this.write({ type: 'resync', id: this.newId(), rev: this.rev });
   }
 
   /**
    * Sends an action. It resolves with its receipt; off line it is refused
    * at once with an "offline" notice.
-   * @param {string} type
+   * @param {Action['type']} type
    * @param {{command?: any, control?: any}} extra
    * @returns {Promise<Receipt>}
    */
@@ -322,7 +391,7 @@ export class RoomClient {
       return Promise.resolve({ type: 'receipt', id: '', ok: false, notice });
     }
     /** @type {Action} */
-    const action = { type, id: newActionId(), rev: this.rev, ...extra };
+    const action = { type, id: this.newId(), rev: this.rev, ...extra };
     return new Promise((resolve) => {
       this.pending.set(action.id, { action, resolve, tries: 0 });
       this.write(action);
@@ -339,18 +408,19 @@ export class RoomClient {
   }
 
   clearTimers() {
-    if (this.timer) clearTimeout(this.timer);
-    if (this.beat) clearInterval(this.beat);
+    if (this.timer) this.clock.clearTimeout(this.timer);
+    if (this.beat) this.clock.clearInterval(this.beat);
     this.timer = this.beat = null;
   }
 
   connect() {
     if (this.stopped) return;
+    /** @type {Socket} */
     let ws;
     try {
       ws = new this.WS(this.url);
     } catch (err) {
-      console.warn('roomd: cannot open the socket:', err);
+      this.log.warn('roomd: cannot open the socket:', err);
       this.lost(0, '');
       return;
     }
@@ -358,7 +428,7 @@ export class RoomClient {
     this.resyncing = false;
     ws.onopen = () => {
       if (ws !== this.ws) return;
-      this.lastHeard = Date.now();
+      this.lastHeard = this.clock.now();
       this.pingAt = 0;
       /** @type {any} */
       const hello = { type: 'hello', room: this.room, game: this.game };
@@ -368,8 +438,8 @@ export class RoomClient {
       if (this.seen) { hello.epoch = this.epoch; hello.rev = this.rev; }
       this.write(hello);
     };
-    ws.onmessage = (ev) => { if (ws === this.ws) this.receive(ev.data); };
-    ws.onclose = (ev) => { if (ws === this.ws) this.closed(ev.code, ev.reason); };
+    ws.onmessage = (/** @type {{data: any}} */ ev) => { if (ws === this.ws) this.receive(ev.data); };
+    ws.onclose = (/** @type {{code: number, reason: string}} */ ev) => { if (ws === this.ws) this.closed(ev.code, ev.reason); };
     ws.onerror = () => { /* a close event follows */ };
   }
 
@@ -431,7 +501,7 @@ export class RoomClient {
     if (delay == null) delay = this.backoff(this.attempt);
     this.attempt++;
     this.setState('reconnecting');
-    this.timer = setTimeout(() => { this.timer = null; this.connect(); }, delay);
+    this.timer = this.clock.setTimeout(() => { this.timer = null; this.connect(); }, delay);
   }
 
   /** Closes a socket that has gone quiet and reconnects. */
@@ -445,7 +515,7 @@ export class RoomClient {
     this.lost(1006, 'no answer');
   }
 
-  /** @param {string|ArrayBuffer|Blob} data */
+  /** @param {any} data */
   receive(data) {
     if (typeof data !== 'string') return;
     let parsed;
@@ -457,7 +527,7 @@ export class RoomClient {
   /** @param {any} msg */
   handle(msg) {
     if (!msg || typeof msg !== 'object') return;
-    const at = Date.now();
+    const at = this.clock.now();
     this.lastHeard = at;
     switch (msg.type) {
       case 'welcome': return this.onWelcome(msg);
@@ -497,10 +567,10 @@ export class RoomClient {
    * its own to go unanswered, so lateness alone never drops a socket.)
    */
   startHeartbeat() {
-    if (this.beat) clearInterval(this.beat);
+    if (this.beat) this.clock.clearInterval(this.beat);
     this.ping();
-    this.beat = setInterval(() => {
-      if (this.pingAt && this.lastHeard < this.pingAt && Date.now() - this.pingAt > 2 * this.heartbeatMs) {
+    this.beat = this.clock.setInterval(() => {
+      if (this.pingAt && this.lastHeard < this.pingAt && this.clock.now() - this.pingAt > 2 * this.heartbeatMs) {
         this.dropSilent();
         return;
       }
@@ -509,7 +579,7 @@ export class RoomClient {
   }
 
   ping() {
-    this.pingAt = Date.now();
+    this.pingAt = this.clock.now();
     this.write({ type: 'ping', t: this.pingAt });
   }
 
@@ -579,7 +649,11 @@ export class RoomClient {
     if (!rc.ok && rc.notice?.temporary && p && p.tries < 5) {
       // Not applied (rate limit, storage): send the same action again later.
       p.tries++;
-      setTimeout(() => { if (this.pending.has(rc.id)) this.write(p.action); }, 400 * 2 ** p.tries);
+      const t = this.clock.setTimeout(() => {
+        this.retries.delete(t);
+        if (this.pending.has(rc.id)) this.write(p.action);
+      }, 400 * 2 ** p.tries);
+      this.retries.add(t);
       this.emit('notice', { ...rc.notice, receipt: rc.id });
       return;
     }
@@ -590,7 +664,7 @@ export class RoomClient {
   }
 }
 
-/** @param {WebSocket} ws */
+/** @param {Socket} ws */
 function detach(ws) {
   ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
 }

@@ -4,8 +4,11 @@
 
 import * as api from './api.js';
 import { TokenStore } from './client.js';
-import { settingsForm } from './settings.js';
+import { entries, noPageText } from './registry.js';
+import { settingsForm, modeOf } from './settings.js';
 import { h, clear, icon, savedName, saveName } from './ui.js';
+
+/** @typedef {import('./registry.js').GameEntry} GameEntry */
 
 /** @param {HTMLElement} app */
 export async function showLobby(app) {
@@ -14,46 +17,73 @@ export async function showLobby(app) {
   app.className = 'app app-lobby';
   const status = h('p', { class: 'muted', text: 'Loading games…' });
   app.append(status);
+  /** @type {GameEntry[]} */
   let games;
   try {
-    games = (await api.games()).games;
+    games = await entries();
   } catch (err) {
     status.textContent = 'The server did not answer: ' + /** @type {Error} */ (err).message;
     status.append(' ', h('button', { class: 'btn', type: 'button', on: { click: () => showLobby(app) } }, 'Try again'));
     return;
   }
+  if (!games.length) {
+    status.textContent = 'This server offers no games.';
+    return;
+  }
+  const names = games.filter((g) => g.page).map((g) => g.info.name);
+  const which = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names[0] || 'games';
   clear(app);
   app.append(
     h('section', { class: 'hero' },
       h('h1', { text: 'Play together, live.' }),
-      h('p', { text: 'Start a room, share its link, and play Minesweeper or Hidden Nim with friends — or just watch.' })),
+      h('p', { text: `Start a room, share its link, and play ${which} with friends — or just watch.` })),
     h('div', { class: 'lobby-grid' }, createCard(games), h('div', { class: 'lobby-side' }, joinCard(), howCard())));
 }
 
-/** @param {import('./api.js').GameInfo[]} games */
+/**
+ * How many play a game, from its modes: "1–4 players".
+ * @param {import('./api.js').GameInfo} info
+ */
+function seatsText(info) {
+  const modes = info.modes || [];
+  if (!modes.length) return '';
+  const min = Math.min(...modes.map((m) => m.minSeats)), max = Math.max(...modes.map((m) => m.maxSeats));
+  return `${min === max ? min : `${min}–${max}`} player${max === 1 ? '' : 's'}`;
+}
+
+/** @param {GameEntry[]} games */
 function createCard(games) {
-  const known = games.filter((g) => g.id === 'minesweeper' || g.id === 'nim');
-  const list = known.length ? known : games;
-  let current = list[0];
-  let form = settingsForm(current, {}, 'new');
-  const formSlot = h('div', { class: 'form-slot' }, form.el);
-  const picker = h('div', { class: 'game-picker', role: 'radiogroup', 'aria-label': 'Game' },
-    ...list.map((g, i) => {
-      const input = h('input', { type: 'radio', name: 'game', value: g.id, id: `game-${g.id}`, checked: i === 0 });
-      input.addEventListener('change', () => {
-        current = g;
-        form = settingsForm(g, {}, 'new');
-        clear(formSlot).append(form.el);
-      });
-      return h('label', { class: 'game-choice', for: `game-${g.id}`, dataset: { game: g.id } },
-        input, icon(g.id === 'nim' ? 'nim' : 'mine'),
-        h('span', { class: 'game-choice-name', text: g.name }),
-        h('span', { class: 'game-choice-sub', text: g.id === 'nim' ? '2–4 players, secret numbers' : 'Solo, co-op or race' }));
-    }));
+  let current = games.find((g) => g.page) || games[0];
+  const formSlot = h('div', { class: 'form-slot' });
+  /** @type {import('./registry.js').SettingsForm|null} */
+  let form = null;
   const name = /** @type {HTMLInputElement} */ (h('input', { id: 'new-name', name: 'name', type: 'text', autocomplete: 'nickname',
     maxlength: '32', placeholder: 'Your name', value: savedName() }));
   const error = h('p', { class: 'form-error', id: 'create-error', role: 'alert', hidden: true });
   const button = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn btn-primary btn-big', id: 'create', type: 'submit' }, 'Create room'));
+  /** @param {GameEntry} g */
+  const choose = (g) => {
+    current = g;
+    error.hidden = true;
+    if (g.page) {
+      form = settingsForm(g.info, g.page, g.page.defaults?.(g.info) || {}, 'new');
+      clear(formSlot).append(form.el);
+    } else {
+      form = null;
+      clear(formSlot).append(h('p', { class: 'no-page', id: 'no-page', role: 'status', dataset: { game: g.info.id }, text: noPageText(g.info) }));
+    }
+    button.disabled = !g.page;
+  };
+  const picker = h('div', { class: 'game-picker', role: 'radiogroup', 'aria-label': 'Game' },
+    ...games.map((g) => {
+      const input = h('input', { type: 'radio', name: 'game', value: g.info.id, id: `game-${g.info.id}`, checked: g === current });
+      input.addEventListener('change', () => choose(g));
+      return h('label', { class: 'game-choice', for: `game-${g.info.id}`, dataset: { game: g.info.id, page: String(!!g.page) } },
+        input, icon(g.page?.icon || 'logo'),
+        h('span', { class: 'game-choice-name', text: g.info.name || g.info.id }),
+        h('span', { class: 'game-choice-sub', text: g.page ? g.page.tagline || seatsText(g.info) : 'Not in this build' }));
+    }));
+  choose(current);
   const el = h('form', { class: 'panel create-card', id: 'create-form', novalidate: true },
     h('h2', { text: 'New game' }),
     picker,
@@ -64,6 +94,7 @@ function createCard(games) {
   el.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     error.hidden = true;
+    if (!form) return;
     let settings;
     try {
       settings = form.read();
@@ -77,9 +108,10 @@ function createCard(games) {
     button.disabled = true;
     button.textContent = 'Creating…';
     try {
-      const res = await api.createRoom(current.id, settings, who || 'Player');
+      const res = await api.createRoom(current.info.id, settings, who || 'Player');
       new TokenStore().set(res.room, res.token);
-      if (current.id === 'minesweeper' && (settings.mode || 'solo') === 'solo') {
+      // A mode for one seat has nothing to wait for: the room starts at once.
+      if (modeOf(current.info, settings)?.maxSeats === 1) {
         try { sessionStorage.setItem('roomd.autostart.' + res.room, '1'); } catch { /* start by hand */ }
       }
       location.assign('/r/' + encodeURIComponent(res.room));

@@ -1,50 +1,19 @@
 // @ts-check
 // The room page, /r/{CODE}: joining (as a player or a spectator), the
 // room's lobby (seats, settings, ready, start, AI, removal), the game, and
-// the connection's states. Games render in their own modules; this page
-// hands them views, beats, the room and the clocks.
+// the connection's states. Games render in their page modules (loaded by
+// registry.js from the room's game id); this page hands them views, beats,
+// the room and the clocks.
 
 import * as api from './api.js';
 import { RoomClient, TokenStore, Close } from './client.js';
+import { games, loadPage, noPageText } from './registry.js';
 import { describe, settingsForm } from './settings.js';
 import { h, clear, icon, setConn, showNotice, copyText, savedName, saveName } from './ui.js';
-import * as minesweeper from './games/minesweeper.js';
-import * as nim from './games/nim.js';
 
-/**
- * @typedef {object} GameModule
- * @property {string} id
- * @property {string} rulesVersion
- * @property {(ctx: GameContext) => GameView} create
- */
-
-/**
- * @typedef {object} GameContext
- * @property {(cmd: any) => Promise<import('./client.js').Receipt>} command
- * @property {() => Promise<void>} newGame     host: a rematch (resigning a running match first)
- * @property {() => boolean} isHost
- * @property {() => number|null} seat
- * @property {() => import('./client.js').RoomInfo|null} room
- * @property {(seat: number) => string} seatName
- * @property {() => number} serverNow
- * @property {() => void} resync            asks the server for a fresh snapshot
- * @property {() => number} rtt              the socket's round trip, ms (0 when unknown)
- * @property {import('./api.js').GameInfo|undefined} game
- */
-
-/**
- * @typedef {object} GameView
- * @property {HTMLElement} el
- * @property {(view: any) => void} setView
- * @property {(beats: any[], by: number|null) => void} applyBeats
- * @property {(room: import('./client.js').RoomInfo, seat: number|null) => void} setRoom
- * @property {(result: import('./client.js').Result|null, live?: boolean) => void} setResult
- * @property {(clocks: import('./client.js').Clocks) => void} setClocks
- * @property {() => void} destroy
- */
-
-/** @type {Record<string, GameModule>} */
-const modules = { [minesweeper.id]: minesweeper, [nim.id]: nim };
+/** @typedef {import('./registry.js').GamePage} GamePage */
+/** @typedef {import('./registry.js').GameContext} GameContext */
+/** @typedef {import('./registry.js').GameView} GameView */
 
 /** The client's build, sent in hello. */
 const BUILD = 'web-1';
@@ -70,8 +39,8 @@ class RoomPage {
     this.info = null;
     /** @type {import('./api.js').GameInfo|undefined} */
     this.gameInfo = undefined;
-    /** @type {GameModule|undefined} */
-    this.module = undefined;
+    /** @type {GamePage|null} */
+    this.page = null;
     /** @type {GameView|null} */
     this.game = null;
     /** @type {import('./client.js').Result|null} */
@@ -95,9 +64,10 @@ class RoomPage {
 
     let info;
     try {
-      const [games, room] = await Promise.all([api.games().catch(() => null), api.roomInfo(this.code)]);
+      const [list, room] = await Promise.all([games().catch(() => null), api.roomInfo(this.code)]);
       info = room;
-      this.gameInfo = games?.games.find((g) => g.id === room.game.id);
+      this.gameInfo = list?.games.find((g) => g.id === room.game.id);
+      this.page = await loadPage(room.game.id);
     } catch (err) {
       const e = /** @type {api.APIError} */ (err);
       if (e.status === 404) {
@@ -109,9 +79,12 @@ class RoomPage {
       return;
     }
     this.info = info;
-    this.module = modules[info.game.id];
-    if (!this.module) {
-      clear(this.main).append(h('div', { class: 'panel' }, h('p', { text: `This page cannot show ${info.game.id} rooms yet.` })));
+    if (!this.page) {
+      clear(this.main).append(h('div', { class: 'panel gone', id: 'no-page', dataset: { game: info.game.id } },
+        h('h2', { text: `${this.gameInfo?.name || info.game.id} · room ${this.code}` }),
+        h('p', { class: 'no-page', text: noPageText({ id: info.game.id, name: this.gameInfo?.name }) }),
+        h('a', { class: 'btn btn-primary', href: '/' }, 'Back to the lobby')));
+      this.renderSide();
       return;
     }
     const params = new URLSearchParams(location.search);
@@ -129,7 +102,7 @@ class RoomPage {
     const watch = h('button', { class: 'btn btn-big', id: 'join-watch', type: 'button' }, 'Watch');
     const form = h('form', { class: 'panel join-panel' },
       h('h2', { text: `${this.gameInfo?.name || info.game.id} · room ${this.code}` }),
-      h('p', { class: 'muted', text: describe(this.gameInfo, info.settings) }),
+      h('p', { class: 'muted', text: describe(this.gameInfo, this.page, info.settings) }),
       h('p', { text: open
         ? `${info.seats.map((s) => s.name).join(', ')} ${info.seats.length === 1 ? 'is' : 'are'} waiting. Take a seat, or watch.`
         : info.phase === 'lobby' ? 'Every seat is taken — you can watch.' : 'The game has started — you can watch it live.' }),
@@ -151,7 +124,7 @@ class RoomPage {
    * @param {string} name
    */
   connect(watch, name) {
-    const mod = /** @type {GameModule} */ (this.module);
+    const mod = /** @type {GamePage} */ (this.page);
     this.watching = watch;
     this.client?.stop();
     const client = new RoomClient({ room: this.code, name, watch, tokens: this.tokens,
@@ -291,7 +264,8 @@ class RoomPage {
     const info = this.info;
     if (!info || !this.client) return;
     const seat = this.client.seat;
-    if (info.phase === 'closed') return this.gone('closed');
+    // A closing room says "closed", a phase the protocol's schema does not list.
+    if (/** @type {string} */ (info.phase) === 'closed') return this.gone('closed');
     if (info.phase === 'lobby') {
       if (this.game) {
         this.game.destroy();
@@ -301,7 +275,7 @@ class RoomPage {
     } else {
       this.settingsKey = '';
       if (!this.game) {
-        const mod = /** @type {GameModule} */ (this.module);
+        const mod = /** @type {GamePage} */ (this.page);
         this.game = mod.create(this.gameContext());
         clear(/** @type {HTMLElement} */ (this.main)).append(this.game.el);
       }
@@ -329,7 +303,7 @@ class RoomPage {
       seatName: (i) => this.info?.seats[i]?.name || `Seat ${i + 1}`,
       serverNow: () => this.client ? this.client.serverNow() : Date.now(),
       resync: () => this.client?.resync(),
-      rtt: () => { const v = this.client?.offsetRtt ?? 0; return Number.isFinite(v) ? v : 0; },
+      rtt: () => this.client?.rtt() ?? 0,
       game: this.gameInfo,
     };
   }
@@ -347,10 +321,10 @@ class RoomPage {
     if (!panel || key !== this.settingsKey) {
       this.settingsKey = key;
       panel = h('div', { class: 'panel lobby-panel', id: 'lobby' });
-      const title = h('h2', {}, icon(info.game.id === 'nim' ? 'nim' : 'mine'), ' ', this.gameInfo?.name || info.game.id);
+      const title = h('h2', {}, icon(this.page?.icon || 'logo'), ' ', this.gameInfo?.name || info.game.id);
       panel.append(title);
       if (host && this.gameInfo) {
-        const form = settingsForm(this.gameInfo, info.settings, 'room');
+        const form = settingsForm(this.gameInfo, this.page, info.settings, 'room');
         const save = h('button', { class: 'btn', id: 'save-settings', type: 'submit' }, 'Save settings');
         const f = h('form', { class: 'host-settings', id: 'host-settings' }, form.el, save);
         f.addEventListener('submit', async (ev) => {
@@ -364,7 +338,7 @@ class RoomPage {
         });
         panel.append(f);
       } else {
-        panel.append(h('p', { class: 'settings-text', id: 'settings-text', text: describe(this.gameInfo, info.settings) }));
+        panel.append(h('p', { class: 'settings-text', id: 'settings-text', text: describe(this.gameInfo, this.page, info.settings) }));
       }
       panel.append(h('div', { class: 'actions', id: 'lobby-actions' }));
       clear(main).append(panel);

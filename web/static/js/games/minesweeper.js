@@ -12,13 +12,17 @@
 // (data-status won | lost | …), #result-time, #leaderboard.
 
 import { h, clear, lcd, formatTime, showNotice } from '../ui.js';
-import { levelsOf, boardOf, boardName, describe } from '../settings.js';
+import { levelsOf, boardOf, boardName, describe } from './minesweeper/settings.js';
 import * as api from '../api.js';
 
+// The page module's contract: registry.js.
 export const id = 'minesweeper';
 export const rulesVersion = 'minesweeper/1';
+export const icon = 'mine';
+export const tagline = 'Solo, co-op or race';
+export { describe, defaults, settingsForm } from './minesweeper/settings.js';
 
-/** @typedef {import('../room.js').GameContext} GameContext */
+/** @typedef {import('../registry.js').GameContext} GameContext */
 /** @typedef {{s: 'hidden'|'flagged'|'revealed', v: number|'mine'|null, x: boolean}} Cell */
 
 const LONG_PRESS_MS = 450;
@@ -384,7 +388,7 @@ function attachInput(board, out) {
 
 /**
  * @param {GameContext} ctx
- * @returns {import('../room.js').GameView}
+ * @returns {import('../registry.js').GameView}
  */
 export function create(ctx) {
   const levels = levelsOf(ctx.game?.configSchema);
@@ -741,7 +745,7 @@ export function create(ctx) {
     clear(leaderboard).append(h('h3', { text: `Best times · ${label}` }),
       list.length
         ? h('ol', { class: 'scores' }, ...list.map((s) => h('li', { class: ours(s) ? 'score-mine' : '' },
-          h('span', { class: 'score-name', text: s.name }), h('span', { class: 'score-time', text: formatTime(s.time) }))))
+          h('span', { class: 'score-name', text: s.name }), h('span', { class: 'score-time', text: formatTime(s.value) }))))
         : h('p', { class: 'muted', text: 'No leaderboard yet.' }));
   }
 

@@ -9,12 +9,45 @@
 
 import { h, clear } from '../ui.js';
 
+// The page module's contract: registry.js.
 export const id = 'nim';
 export const rulesVersion = 'nim/1';
+export const icon = 'nim';
+export const tagline = '2–4 players, secret numbers';
+
+/** @typedef {import('../api.js').GameInfo} GameInfo */
+
+/** @param {GameInfo} _info */
+export function defaults(_info) { return { pile: 21 }; }
+
+/** @param {GameInfo} _info @param {any} settings */
+export function describe(_info, settings) { return `Pile of ${settings?.pile || 21}`; }
 
 /**
- * @param {import('../room.js').GameContext} ctx
- * @returns {import('../room.js').GameView}
+ * The pile's size (the only mode is classic: no mode to choose).
+ * @param {GameInfo} _info
+ * @param {any} init
+ * @param {string} prefix
+ * @returns {import('../registry.js').SettingsForm}
+ */
+export function settingsForm(_info, init, prefix) {
+  const pile = /** @type {HTMLInputElement} */ (h('input', { id: `${prefix}-pile`, name: 'pile', type: 'number', inputmode: 'numeric',
+    min: '1', max: '1000', step: '1', value: String(init.pile || 21), required: true }));
+  return {
+    el: h('div', { class: 'settings-fields' },
+      h('div', { class: 'field' }, h('label', { for: pile.id, text: 'Pile size' }), pile),
+      h('p', { class: 'hint', text: '2 to 4 players take 1, 2 or 3 in turn. Taking the last one wins — unless you took exactly your secret number.' })),
+    read() {
+      const n = Number(pile.value);
+      if (!Number.isInteger(n) || n < 1 || n > 1000) throw new Error('The pile goes from 1 to 1000.');
+      return { pile: n };
+    },
+  };
+}
+
+/**
+ * @param {import('../registry.js').GameContext} ctx
+ * @returns {import('../registry.js').GameView}
  */
 export function create(ctx) {
   const pileNum = h('div', { class: 'nim-count', id: 'pile', 'aria-live': 'polite' });
