@@ -210,7 +210,7 @@ func (b *bot) hold(ctx, play context.Context, d time.Duration) {
 	b.tinyBuf.Store(true)
 	b.chaos.Drop()
 	b.sc.st.count("chaos/slow-redials", 1)
-	if !waitState(ctx, play, b.tr, false, time.Second) || !waitState(ctx, play, b.tr, true, 5*time.Second) {
+	if !b.awaitState(ctx, play, false, time.Second) || !b.awaitState(ctx, play, true, 5*time.Second) {
 		b.tinyBuf.Store(false)
 		return
 	}
@@ -261,14 +261,31 @@ wait:
 	}
 }
 
-// waitState polls the transport until it is online (or not), for at most d.
-func waitState(ctx, play context.Context, tr client.Transport, online bool, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for (tr.State() == client.StateOnline) != online {
-		if time.Now().After(deadline) || ctx.Err() != nil || play.Err() != nil {
+// awaitState handles the bot's events until its transport is online (or
+// not), for at most d. It must read them meanwhile: a transport whose
+// events channel is full waits for its reader before it goes on with the
+// next connection (the slow spectator's channel holds only a few).
+func (b *bot) awaitState(ctx, play context.Context, online bool, d time.Duration) bool {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	poll := time.NewTicker(10 * time.Millisecond)
+	defer poll.Stop()
+	events := b.tr.Events()
+	for (b.tr.State() == client.StateOnline) != online {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return false // run sees the channel closed
+			}
+			b.handle(ev, time.Now())
+		case <-poll.C:
+		case <-deadline.C:
+			return false
+		case <-ctx.Done():
+			return false
+		case <-play.Done():
 			return false
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	return true
 }
