@@ -84,9 +84,12 @@ type bot struct {
 	room *roomRun
 	name string
 	role role
-	tr   *client.Remote
-	rng  *rand.Rand
-	ctx  context.Context
+	tr   client.Transport
+	// chaos is tr's fault injection, nil when tr offers none: the bot
+	// then makes no faults on purpose.
+	chaos client.Chaos
+	rng   *rand.Rand
+	ctx   context.Context
 
 	fol  follower
 	led  *ledger
@@ -142,9 +145,15 @@ type bot struct {
 
 func newBot(sc *scenario, rm *roomRun, name string, r role, seed uint64) *bot {
 	return &bot{sc: sc, room: rm, name: name, role: r, rng: rand.New(rand.NewPCG(seed, uint64(len(name)))),
-		fol: newFollower(sc.cfg.Game), led: newLedger(name), seat: -1, joined: make(chan struct{}),
+		fol: sc.play.game.newFollower(), led: newLedger(name), seat: -1, joined: make(chan struct{}),
 		inflight: map[string]*move{}, ctl: map[string]ctlInFlight{}, cmds: make(chan botCmd, 1),
 		holdCh: make(chan time.Duration, 1), done: make(chan struct{}), playing: true}
+}
+
+// attach gives the bot its transport.
+func (b *bot) attach(tr client.Transport) {
+	b.tr = tr
+	b.chaos, _ = tr.(client.Chaos)
 }
 
 // run reads the bot's events and plays until ctx ends; it stops making
@@ -192,13 +201,16 @@ func (b *bot) run(ctx, play context.Context) {
 // fewer spectators than the room has: the server dropped it (or another
 // spectator is reconnecting, which ends the hold a little early).
 func (b *bot) hold(ctx, play context.Context, d time.Duration) {
+	if b.chaos == nil {
+		return
+	}
 	// Redial with a tiny receive buffer, so that the server's outbox
 	// overflows after a few dozen frames (an ordinary socket would buffer
 	// megabytes in the kernel first), then stop reading.
 	b.tinyBuf.Store(true)
-	b.tr.Drop()
+	b.chaos.Drop()
 	b.sc.st.count("chaos/slow-redials", 1)
-	if !waitState(ctx, play, b.tr, false, time.Second) || !waitState(ctx, play, b.tr, true, 5*time.Second) {
+	if !b.awaitState(ctx, play, false, time.Second) || !b.awaitState(ctx, play, true, 5*time.Second) {
 		b.tinyBuf.Store(false)
 		return
 	}
@@ -245,18 +257,35 @@ wait:
 		// it on the tiny one.
 		b.slowUndropped = true
 		b.sc.st.count("chaos/slow-not-dropped", 1)
-		b.tr.Drop()
+		b.chaos.Drop()
 	}
 }
 
-// waitState polls the transport until it is online (or not), for at most d.
-func waitState(ctx, play context.Context, tr *client.Remote, online bool, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for (tr.State() == client.StateOnline) != online {
-		if time.Now().After(deadline) || ctx.Err() != nil || play.Err() != nil {
+// awaitState handles the bot's events until its transport is online (or
+// not), for at most d. It must read them meanwhile: a transport whose
+// events channel is full waits for its reader before it goes on with the
+// next connection (the slow spectator's channel holds only a few).
+func (b *bot) awaitState(ctx, play context.Context, online bool, d time.Duration) bool {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	poll := time.NewTicker(10 * time.Millisecond)
+	defer poll.Stop()
+	events := b.tr.Events()
+	for (b.tr.State() == client.StateOnline) != online {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return false // run sees the channel closed
+			}
+			b.handle(ev, time.Now())
+		case <-poll.C:
+		case <-deadline.C:
+			return false
+		case <-ctx.Done():
+			return false
+		case <-play.Done():
 			return false
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	return true
 }
@@ -506,7 +535,7 @@ func (b *bot) checkFrames(m *matchFrames, res protocol.Result) {
 	if b.role == roleSpectator {
 		seat = -1
 	}
-	for _, f := range leakChecker(b.sc.cfg.Game)(m.frames, res, seat) {
+	for _, f := range b.sc.play.game.checkLeaks(m.frames, res, seat) {
 		b.sc.viol.add(f.kind, "%s (%s, room %s): %s", b.name, b.role, b.room.code, f.detail)
 	}
 }
@@ -567,7 +596,7 @@ func (b *bot) onReceipt(rc *protocol.Receipt, now time.Time) {
 		code = rc.Notice.Code
 	}
 	b.complete(m, now)
-	switch refusalClass(code) {
+	switch refusalClass(sc.play.game, code) {
 	case "expected":
 		sc.st.refusals.Add(1)
 		sc.st.count("refused/"+code, 1)

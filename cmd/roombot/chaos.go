@@ -57,10 +57,10 @@ func (sc *scenario) chaos(ctx context.Context, duration time.Duration) {
 		if cfg.Drop > 0 {
 			p := cfg.Drop * step.Seconds()
 			for _, b := range bots {
-				if slow[b] || rng.Float64() >= p || b.tr.State() != client.StateOnline {
+				if slow[b] || b.chaos == nil || rng.Float64() >= p || b.tr.State() != client.StateOnline {
 					continue
 				}
-				b.tr.Drop()
+				b.chaos.Drop()
 				sc.st.count("chaos/drops", 1)
 			}
 		}
@@ -68,10 +68,10 @@ func (sc *scenario) chaos(ctx context.Context, duration time.Duration) {
 			due := int(float64(cfg.Malformed) * min(1, elapsed.Seconds()/(0.8*duration.Seconds())))
 			for tries := 0; malformed < due && tries < 4*len(bots); tries++ {
 				b := bots[rng.IntN(len(bots))]
-				if b.role == roleSpectator || perSocket[b] >= maxMalformedPerSocket || b.tr.State() != client.StateOnline {
+				if b.role == roleSpectator || b.chaos == nil || perSocket[b] >= maxMalformedPerSocket || b.tr.State() != client.StateOnline {
 					continue
 				}
-				if err := b.tr.SendRaw(ctx, malformedFrames[rng.IntN(len(malformedFrames))]); err != nil {
+				if err := b.chaos.SendRaw(ctx, malformedFrames[rng.IntN(len(malformedFrames))]); err != nil {
 					continue
 				}
 				perSocket[b]++

@@ -20,10 +20,10 @@ type config struct {
 	Target     string
 	MetricsURL string
 
-	Game       string // minesweeper or nim
-	Mode       string // minesweeper: solo, coop, race
-	Level      string // minesweeper level
-	Pile       int    // nim pile
+	Game       string // a game the server runs and roombot has an adapter for
+	Mode       string // one of the server's modes of Game; "" is the adapter's default
+	Level      string // a game's own setting (see each adapter's help)
+	Pile       int    // a game's own setting (see each adapter's help)
 	Rooms      int
 	Players    int
 	Spectators int
@@ -149,6 +149,11 @@ func (d dist) draw(r *rand.Rand, mean time.Duration) time.Duration {
 	}
 }
 
+// usage is the -h text, with the games roombot can play.
+func usage() string {
+	return strings.Replace(usageText, "{{games}}", roombotGames.help(), 1)
+}
+
 const usageText = `roombot — bots that play roomd games over the real protocol, to load-test a
 server and check its guarantees while they do.
 
@@ -157,9 +162,9 @@ Usage:
 
 Each room gets P players (the first is the host, who creates the room, starts
 it and asks for a rematch whenever a match ends) and S spectators. Players
-choose legal moves from their own view only (Minesweeper: the deducing solver;
-Nim: the Nim AI). The run lasts --duration after the last bot joined, then the
-bots stop, drain, check their views against the server's and report.
+choose legal moves from their own view only, with the game's AI (see --game).
+The run lasts --duration after the last bot joined, then the bots stop, drain,
+check their views against the server's and report.
 
 Target:
   --url URL            roomd base URL (default http://127.0.0.1:8080)
@@ -173,16 +178,17 @@ Target:
                        A server without it is fine: server CPU is then "n/a".
 
 Scenario:
-  --game NAME          minesweeper or nim (default minesweeper)
-  --mode MODE          minesweeper mode: solo, coop or race (default coop)
-  --level LEVEL        minesweeper level: beginner, intermediate, expert,
-                       nightmare (default beginner)
-  --pile N             nim pile (default 21)
+  --game NAME          the game: one the server runs (GET /api/games) with the
+                       rules version roombot was built with (default
+                       minesweeper). roombot plays, with their own flags:
+{{games}}  --mode MODE          one of the server's modes of the game, whose seat limits
+                       --players + --ai must fit (default: the game's default
+                       mode, listed above)
   --rooms R            rooms (default 10)
   --players P          human (bot) players per room, host included (default 2)
   --spectators S       spectators per room (default 1)
-  --ai N               AI seats the host adds before starting (default 0;
-                       nim with --players 1 needs at least 1)
+  --ai N               AI seats the host adds before starting, in a mode whose
+                       seats the server can fill with its AI (default 0)
 
 Pacing:
   --loop open|closed   closed: a player's next move waits for the previous
@@ -264,7 +270,8 @@ would otherwise add pauses to the latencies they measure. Pin roomd and
 roombot to different CPUs (taskset) for steadier figures.
 
 Exit status: 0 when every invariant held, 3 when any was violated, 1 when the
-run could not be done (no server, nobody joined), 2 for bad flags.
+run could not be done (no server, other rules, nobody joined), 2 for bad flags
+(a game, mode or seat count the server does not offer included).
 
 Examples:
   # 100 rooms of 2 co-op players, closed loop, 20 s, with a report
@@ -294,7 +301,7 @@ func newFlagSet(c *config, think, interval, seed *string) *flag.FlagSet {
 	fs.StringVar(&c.Target, "target", "", "")
 	fs.StringVar(&c.MetricsURL, "metrics", "", "")
 	fs.StringVar(&c.Game, "game", "minesweeper", "")
-	fs.StringVar(&c.Mode, "mode", "coop", "")
+	fs.StringVar(&c.Mode, "mode", "", "")
 	fs.StringVar(&c.Level, "level", "beginner", "")
 	fs.IntVar(&c.Pile, "pile", 21, "")
 	fs.IntVar(&c.Rooms, "rooms", 10, "")
@@ -338,7 +345,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := newFlagSet(&c, &think, &interval, &seed)
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stderr, usageText)
+		fmt.Fprint(stderr, usage())
 		return c, flag.ErrHelp
 	}
 	if err != nil {
@@ -397,40 +404,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	return c, c.validate()
 }
 
-// validate checks the scenario's numbers and the target.
+// validate checks the scenario's numbers and the target. The game, its
+// mode and seats are checked against the server's games at the start of
+// the run (see choosePlay).
 func (c *config) validate() error {
-	switch c.Game {
-	case "minesweeper":
-		switch c.Mode {
-		case "solo":
-			if c.Players+c.AI != 1 {
-				return errors.New("--mode solo takes exactly one player (--players 1, no --ai)")
-			}
-		case "coop":
-			if c.Players+c.AI < 1 || c.Players+c.AI > 4 {
-				return errors.New("--mode coop takes 1 to 4 seats (--players + --ai)")
-			}
-		case "race":
-			if c.Players+c.AI < 2 || c.Players+c.AI > 4 {
-				return errors.New("--mode race takes 2 to 4 seats (--players + --ai)")
-			}
-		default:
-			return fmt.Errorf("--mode %q: want solo, coop or race", c.Mode)
-		}
-		switch c.Level {
-		case "beginner", "intermediate", "expert", "nightmare":
-		default:
-			return fmt.Errorf("--level %q: want beginner, intermediate, expert or nightmare", c.Level)
-		}
-	case "nim":
-		if c.Players+c.AI < 2 || c.Players+c.AI > 4 {
-			return errors.New("nim takes 2 to 4 seats (--players + --ai)")
-		}
-		if c.Pile < 1 || c.Pile > 1000 {
-			return errors.New("--pile must be 1 to 1000")
-		}
-	default:
-		return fmt.Errorf("--game %q: want minesweeper or nim", c.Game)
+	if c.Game == "" {
+		return errors.New("--game must name a game")
 	}
 	switch {
 	case c.Rooms < 1 || c.Rooms > 100000:
@@ -498,14 +477,6 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// settings is the room settings JSON of the scenario.
-func (c *config) settings() string {
-	if c.Game == "nim" {
-		return fmt.Sprintf(`{"pile":%d}`, c.Pile)
-	}
-	return fmt.Sprintf(`{"mode":%q,"level":%q}`, c.Mode, c.Level)
 }
 
 // metricsURL is where the server's Prometheus metrics are read, or "".

@@ -2,15 +2,12 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"sync"
 
-	"github.com/roomd/roomd/core/minesweeper"
-	"github.com/roomd/roomd/core/nim"
 	"github.com/roomd/roomd/protocol"
 )
 
@@ -350,23 +347,13 @@ type finding struct {
 }
 
 // matchFrame is one snapshot or update a client received during a match:
-// the bytes, and the views and beats in it as the game's decoder read them.
+// the bytes, and the views and beats in it as the follower decoded them
+// (the game's view type and a slice of its beat type; see frame for the
+// typed form the game's leak check gets).
 type matchFrame struct {
 	raw   []byte
-	views []any // minesweeper.View or nim.View
-	beats any   // []minesweeper.Event or []nim.Event
-}
-
-// leakCheck scans the frames one client received during a match, before
-// the update that ended it, against the match's result. seat is the
-// client's seat (-1 for a spectator).
-type leakCheck func(frames []matchFrame, res protocol.Result, seat int) []finding
-
-func leakChecker(game string) leakCheck {
-	if game == "nim" {
-		return nimLeaks
-	}
-	return minesweeperLeaks
+	views []any
+	beats any
 }
 
 // seedFinder finds a match's seed in a raw frame: a "seed" key, or the
@@ -396,148 +383,4 @@ func seedFinder(seed int64) func(frame []byte) string {
 			off = i + 1
 		}
 	}
-}
-
-// minesweeperLeaks rebuilds each board of the match from the result's seed
-// and the first reveal on it, then checks that no frame before the end
-// showed a mine that was not exploded, a hidden cell, another race seat's
-// cells, or the seed.
-func minesweeperLeaks(frames []matchFrame, res protocol.Result, seat int) []finding {
-	var out []finding
-	cfg, err := minesweeper.DecodeConfig(res.Config)
-	if err != nil {
-		return []finding{{vBadFrame, fmt.Sprintf("result config %s: %v", res.Config, err)}}
-	}
-	var log []struct {
-		Seat int             `json:"seat"`
-		Move json.RawMessage `json:"move"`
-	}
-	if err := json.Unmarshal(res.Log, &log); err != nil {
-		return []finding{{vBadFrame, fmt.Sprintf("result log: %v", err)}}
-	}
-	race := cfg.ModeOrSolo() == minesweeper.ModeRace
-	layouts := map[int]minesweeper.Layout{}
-	for _, e := range log {
-		var mv minesweeper.Move
-		if json.Unmarshal(e.Move, &mv) != nil || mv.Type != minesweeper.Reveal {
-			continue
-		}
-		key := 0
-		if race {
-			key = e.Seat
-		}
-		if _, ok := layouts[key]; !ok {
-			if l, err := minesweeper.Generate(res.Seed, cfg, mv.R, mv.C); err == nil {
-				layouts[key] = l
-			}
-		}
-	}
-	isMine := func(board, r, c int) bool {
-		l, ok := layouts[board]
-		return ok && r >= 0 && c >= 0 && r < l.Rows && c < l.Cols && l.Mine[r*l.Cols+c]
-	}
-	seedIn := seedFinder(res.Seed)
-	for _, frame := range frames {
-		if why := seedIn(frame.raw); why != "" {
-			out = append(out, finding{vLeakSeed, fmt.Sprintf("match %d: %s in %s", res.Match, why, clipBytes(frame.raw, 300))})
-		}
-		for _, fv := range frame.views {
-			v, ok := fv.(minesweeper.View)
-			if !ok {
-				continue
-			}
-			check := func(board int, phase minesweeper.Phase, cells []minesweeper.ViewCell) {
-				exploded := 0
-				for _, c := range cells {
-					switch {
-					case c.Status == minesweeper.Hidden:
-						out = append(out, finding{vLeakMine, fmt.Sprintf("match %d board %d: hidden cell (%d,%d) listed before the end", res.Match, board, c.R, c.C)})
-					case c.Status == minesweeper.Revealed && (c.Mine || isMine(board, c.R, c.C)):
-						// Only the mine that exploded a lost race board may show.
-						exploded++
-						if phase != minesweeper.PhaseLost || exploded > 1 || !isMine(board, c.R, c.C) {
-							out = append(out, finding{vLeakMine, fmt.Sprintf("match %d board %d: mine (%d,%d) shown before the end", res.Match, board, c.R, c.C)})
-						}
-					}
-				}
-			}
-			if !v.Race {
-				check(0, v.Phase, v.Cells)
-				continue
-			}
-			for _, b := range v.Boards {
-				if b.Visible && seat >= 0 && b.Seat != seat {
-					out = append(out, finding{vLeakBoard, fmt.Sprintf("match %d: seat %d got the cells of seat %d's board", res.Match, seat, b.Seat)})
-				}
-				if b.Visible {
-					check(b.Seat, b.Phase, b.Cells)
-				}
-			}
-		}
-		evs, _ := frame.beats.([]minesweeper.Event)
-		for _, e := range evs {
-			board := 0
-			if e.Tagged {
-				board = e.Seat
-			}
-			if race && seat >= 0 && board != seat && e.Type != minesweeper.EventProgress {
-				out = append(out, finding{vLeakBoard, fmt.Sprintf("match %d: seat %d got a %v event of seat %d's board", res.Match, seat, e.Type, board)})
-			}
-			if len(e.Mines) > 0 {
-				out = append(out, finding{vLeakMine, fmt.Sprintf("match %d board %d: a %v event lists %d mines before the end", res.Match, board, e.Type, len(e.Mines))})
-			}
-			for _, c := range e.Cells {
-				if isMine(board, c.R, c.C) {
-					out = append(out, finding{vLeakMine, fmt.Sprintf("match %d board %d: a reveal shows the mine at (%d,%d)", res.Match, board, c.R, c.C)})
-				}
-			}
-		}
-	}
-	return out
-}
-
-// nimLeaks checks that no frame before the end showed all secrets, another
-// seat's secret (the secrets are dealt again from the result's seed), an
-// end event, or the seed.
-func nimLeaks(frames []matchFrame, res protocol.Result, seat int) []finding {
-	var out []finding
-	var cfg nim.Config
-	if err := json.Unmarshal(res.Config, &cfg); err != nil {
-		return []finding{{vBadFrame, fmt.Sprintf("result config %s: %v", res.Config, err)}}
-	}
-	var secrets []int
-	seedIn := seedFinder(res.Seed)
-	for _, frame := range frames {
-		if why := seedIn(frame.raw); why != "" {
-			out = append(out, finding{vLeakSeed, fmt.Sprintf("match %d: %s in %s", res.Match, why, clipBytes(frame.raw, 300))})
-		}
-		for _, fv := range frame.views {
-			v, ok := fv.(nim.View)
-			if !ok {
-				continue
-			}
-			if secrets == nil && v.Seats > 0 {
-				if st, err := (nim.Rules{}).Init(res.Seed, cfg, v.Seats); err == nil {
-					secrets = st.Secrets()
-				}
-			}
-			switch {
-			case len(v.Secrets) > 0:
-				out = append(out, finding{vLeakSecret, fmt.Sprintf("match %d: every secret shown before the end: %v", res.Match, v.Secrets)})
-			case v.Secret != nil && seat < 0:
-				out = append(out, finding{vLeakSecret, fmt.Sprintf("match %d: a spectator got secret %d", res.Match, *v.Secret)})
-			case v.Secret != nil && (v.You == nil || *v.You != seat):
-				out = append(out, finding{vLeakSecret, fmt.Sprintf("match %d: seat %d got a view for seat %v with its secret", res.Match, seat, v.You)})
-			case v.Secret != nil && secrets != nil && seat < len(secrets) && *v.Secret != secrets[seat]:
-				out = append(out, finding{vLeakSecret, fmt.Sprintf("match %d: seat %d was shown secret %d, its own is %d (another seat's?)", res.Match, seat, *v.Secret, secrets[seat])})
-			}
-		}
-		evs, _ := frame.beats.([]nim.Event)
-		for _, e := range evs {
-			if e.Type == nim.EventEnd {
-				out = append(out, finding{vLeakSecret, fmt.Sprintf("match %d: an end event with every secret before the match ended", res.Match)})
-			}
-		}
-	}
-	return out
 }

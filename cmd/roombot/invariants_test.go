@@ -179,10 +179,39 @@ func cellsOf(l minesweeper.Layout, mine bool) [][2]int {
 	return out
 }
 
+// gameFor returns roombot's game id.
+func gameFor(t *testing.T, id string) *game {
+	t.Helper()
+	g, ok := roombotGames.lookup(id)
+	if !ok {
+		t.Fatalf("roombot has no adapter for %q", id)
+	}
+	return g
+}
+
+// setView decodes a view and follows it, as a bot does with a snapshot's.
+func setView(f follower, raw json.RawMessage) error {
+	v, err := f.decodeView(raw)
+	if err != nil {
+		return err
+	}
+	f.setDecoded(v)
+	return nil
+}
+
+// applyBeats decodes beats and plays them, as a bot does with an update's.
+func applyBeats(f follower, raw json.RawMessage) error {
+	evs, err := f.decodeBeats(raw)
+	if err != nil || evs == nil {
+		return err
+	}
+	return f.applyDecoded(evs)
+}
+
 // frames decodes raw frames as a bot records them for the leak checks.
 func frames(t *testing.T, game string, raws ...[]byte) []matchFrame {
 	t.Helper()
-	f := newFollower(game)
+	f := gameFor(t, game).newFollower()
 	var out []matchFrame
 	for _, raw := range raws {
 		msg, err := protocol.DecodeServer(raw)
@@ -221,6 +250,7 @@ func kinds(fs []finding) map[string]int {
 }
 
 func TestMinesweeperLeaks(t *testing.T) {
+	minesweeperLeaks := gameFor(t, "minesweeper").checkLeaks
 	res, l := msMatch(t, "coop")
 	mine, safe := cellsOf(l, true)[0], cellsOf(l, false)[0]
 	beat := func(r, c int) []byte {
@@ -263,6 +293,7 @@ func TestMinesweeperLeaks(t *testing.T) {
 }
 
 func TestNimLeaks(t *testing.T) {
+	nimLeaks := gameFor(t, "nim").checkLeaks
 	const seed = 424242
 	var cfg nim.Config
 	json.Unmarshal([]byte(`{"pile":21}`), &cfg)
@@ -302,12 +333,12 @@ func TestNimLeaks(t *testing.T) {
 
 func TestViewComparison(t *testing.T) {
 	raw := json.RawMessage(`{"config":{"mode":"coop","level":"beginner"},"phase":"active","cells":[{"r":0,"c":0,"status":"revealed","adjacent":1,"mine":false}]}`)
-	f := newFollower("minesweeper")
-	if _, err := setView(f, raw); err != nil {
+	f := gameFor(t, "minesweeper").newFollower()
+	if err := setView(f, raw); err != nil {
 		t.Fatal(err)
 	}
 	flag := json.RawMessage(`[{"type":"flag","r":3,"c":3,"flagged":true}]`)
-	if _, err := applyBeats(f, flag); err != nil {
+	if err := applyBeats(f, flag); err != nil {
 		t.Fatal(err)
 	}
 	server := json.RawMessage(`{"config":{"mode":"coop","level":"beginner"},"phase":"active","cells":[{"r":0,"c":0,"status":"revealed","adjacent":1,"mine":false},{"r":3,"c":3,"status":"flagged"}]}`)
@@ -328,7 +359,7 @@ func TestViewComparison(t *testing.T) {
 		t.Fatalf("chord quirk: equal %v quirk %v", eq, quirk)
 	}
 
-	n := newFollower("nim")
+	n := gameFor(t, "nim").newFollower()
 	setView(n, json.RawMessage(`{"config":{"pile":21},"pile":21,"turn":0,"seats":2,"you":0,"secret":2,"history":[],"over":false}`))
 	applyBeats(n, json.RawMessage(`[{"type":"took","seat":0,"n":3,"pile":18}]`))
 	same := json.RawMessage(`{"config":{"pile":21},"pile":18,"turn":1,"seats":2,"you":0,"secret":2,"history":[{"seat":0,"n":3}],"over":false}`)
@@ -345,7 +376,7 @@ func TestFlagsDocumented(t *testing.T) {
 	var c config
 	var a, b, d string
 	newFlagSet(&c, &a, &b, &d).VisitAll(func(f *flag.Flag) {
-		if !strings.Contains(usageText, "--"+f.Name+" ") && !strings.Contains(usageText, "--"+f.Name+"\n") {
+		if u := usage(); !strings.Contains(u, "--"+f.Name+" ") && !strings.Contains(u, "--"+f.Name+"\n") {
 			t.Errorf("--%s is not documented in -h", f.Name)
 		}
 	})
@@ -360,8 +391,7 @@ func TestFlagValidation(t *testing.T) {
 		{"--url", "http://192.0.2.10:8080"},
 		{"--url", "http://192.0.2.10:8080", "--target", "192.0.2.11"},
 		{"--url", "http://127.0.0.1:1", "--metrics", "http://192.0.2.10/metrics"},
-		{"--mode", "solo", "--players", "2"},
-		{"--game", "nim", "--players", "1"},
+		{"--game", ""},
 		{"--think", "gaussian:5ms"},
 		{"--rate", "2", "--interval", "1s"},
 		{"--loop", "sideways"},

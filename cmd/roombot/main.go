@@ -82,6 +82,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	res, err := sc.run(ctx, newProgress(stdout, cfg.Progress, log))
 	if err != nil {
 		fmt.Fprintf(stderr, "roombot: %v\n", err)
+		if errors.As(err, new(flagError)) {
+			return 2
+		}
 		return 1
 	}
 	res.Scenario.Args = args

@@ -3,6 +3,7 @@ package main
 import (
 	"time"
 
+	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/protocol"
 )
@@ -12,16 +13,18 @@ import (
 
 // refusalClass sorts refusal codes: "expected" when a view that was stale
 // by a few milliseconds explains it (co-op players racing for one cell, a
-// move landing after the match ended), "temporary" when the server asks to
-// retry, "error" otherwise.
-func refusalClass(code string) string {
+// move landing after the match ended or out of turn, and the game's own
+// codes of moves that would change nothing), "temporary" when the server
+// asks to retry, "error" otherwise.
+func refusalClass(g *game, code string) string {
 	switch code {
-	case "game:NotHidden", "game:AlreadyRevealed", "game:NotRevealed", "game:ChordUnsatisfied",
-		"game:NothingToChord", "game:GameOver", "game:RunOver", "game:NotYourTurn", "game:TooMany",
-		protocol.CodeStale, protocol.CodeWrongPhase:
+	case session.CodeGameOver, session.CodeNotYourTurn, protocol.CodeStale, protocol.CodeWrongPhase:
 		return "expected"
 	case protocol.CodeRateLimited, protocol.CodeStorageUnavailable:
 		return "temporary"
+	}
+	if g.ineffective(code) {
+		return "expected"
 	}
 	return "error"
 }
@@ -212,7 +215,7 @@ func (b *bot) tryMove(now time.Time) {
 	if b.sc.cfg.Loop == "closed" {
 		b.waiting = m
 	}
-	if r := b.sc.cfg.Chaos.Resend; r > 0 && b.rng.Float64() < r {
+	if r := b.sc.cfg.Chaos.Resend; r > 0 && b.chaos != nil && b.rng.Float64() < r {
 		if b.rng.IntN(2) == 0 {
 			b.resend(m) // right behind the original
 		} else {
@@ -224,7 +227,10 @@ func (b *bot) tryMove(now time.Time) {
 // resend sends a move again with the same id, on purpose.
 func (b *bot) resend(m *move) {
 	m.resend = false
-	if err := b.tr.Resend(b.ctx, m.action); err != nil {
+	if b.chaos == nil {
+		return
+	}
+	if err := b.chaos.Resend(b.ctx, m.action); err != nil {
 		return
 	}
 	b.led.resent(m.action.ID)

@@ -93,11 +93,7 @@ func (sc *scenario) fill(res *result, start, end measure) {
 	res.Label, res.Started = cfg.Label, sc.st.start
 	res.Scenario = scenarioInfo{URL: cfg.URL, Game: cfg.Game, Rooms: cfg.Rooms, Players: cfg.Players, Spectators: cfg.Spectators,
 		AI: cfg.AI, Loop: cfg.Loop, Think: cfg.Think.String(), Duration: cfg.Duration.String(), Ramp: cfg.Ramp, Chaos: cfg.Chaos, Seed: cfg.Seed}
-	if cfg.Game == "nim" {
-		res.Scenario.Pile = cfg.Pile
-	} else {
-		res.Scenario.Mode, res.Scenario.Level = cfg.Mode, cfg.Level
-	}
+	sc.play.game.describe(&cfg, &res.Scenario)
 	if cfg.Loop == "open" {
 		res.Scenario.Rate = cfg.Rate
 	}

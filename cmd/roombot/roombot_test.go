@@ -143,6 +143,17 @@ func TestSmoke(t *testing.T) {
 	}
 }
 
+// TestGameNotServed: a game the server does not run is a bad flag, and
+// the message lists the games it does run.
+func TestGameNotServed(t *testing.T) {
+	url := startServer(t)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--url", url, "--game", "chess", "--duration", "1s", "--progress", "0"}, &stdout, &stderr)
+	if code != 2 || !strings.Contains(stderr.String(), `--game "chess": the server at `+url+` does not run it; it runs minesweeper, nim`) {
+		t.Errorf("status %d: %s", code, stderr.String())
+	}
+}
+
 var external = regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?\s*(https?:)?//`)
 
 func checkSelfContained(t *testing.T, page string) {

@@ -23,6 +23,7 @@ import (
 // scenario is one run: its rooms, bots and measurements.
 type scenario struct {
 	cfg  config
+	play play // set by preflight
 	log  *slog.Logger
 	st   *stats
 	viol *violations
@@ -126,35 +127,15 @@ func newScenario(cfg config, log *slog.Logger) *scenario {
 	return sc
 }
 
-// preflight checks that the server answers and serves the game.
+// preflight reads the server's games and chooses what to play (see
+// choosePlay).
 func (sc *scenario) preflight(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(sc.cfg.URL, "/")+"/api/games", nil)
-	resp, err := sc.rest.Do(req)
+	server, err := fetchGames(ctx, sc.rest, sc.cfg.URL)
 	if err != nil {
-		return fmt.Errorf("no roomd at %s: %w", sc.cfg.URL, err)
+		return err
 	}
-	defer resp.Body.Close()
-	var body struct {
-		Games []struct {
-			ID           string `json:"id"`
-			RulesVersion string `json:"rulesVersion"`
-		} `json:"games"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET /api/games: status %d: %v", resp.StatusCode, err)
-	}
-	want := pin(sc.cfg.Game)
-	for _, g := range body.Games {
-		if g.ID == want.ID {
-			if g.RulesVersion != want.RulesVersion {
-				return fmt.Errorf("the server runs %s rules %s; roombot was built with %s", g.ID, g.RulesVersion, want.RulesVersion)
-			}
-			return nil
-		}
-	}
-	return fmt.Errorf("the server does not serve %q", sc.cfg.Game)
+	sc.play, err = choosePlay(server, &sc.cfg)
+	return err
 }
 
 type joinResult struct {
@@ -207,11 +188,11 @@ func (sc *scenario) join(ctx context.Context, rm *roomRun, r role, i int) (*bot,
 	sc.mu.Unlock()
 	name := fmt.Sprintf("r%d-%s%d", rm.idx, r, i)
 	b := newBot(sc, rm, name, r, sc.cfg.Seed^uint64(rm.idx)<<20^uint64(i)<<4^uint64(r))
-	ccfg := client.Config{URL: sc.cfg.URL, Name: name, Game: pin(sc.cfg.Game), HTTPClient: sc.ws,
+	ccfg := client.Config{URL: sc.cfg.URL, Name: name, Game: sc.play.pin, HTTPClient: sc.ws,
 		Logger: sc.log.With("bot", name), EventBuffer: 64}
 	switch r {
 	case roleHost:
-		res, err := sc.post(ctx, "/api/rooms", map[string]any{"game": sc.cfg.Game, "settings": json.RawMessage(sc.cfg.settings()), "name": name}, http.StatusCreated)
+		res, err := sc.post(ctx, "/api/rooms", map[string]any{"game": sc.play.pin.ID, "settings": sc.play.settings, "name": name}, http.StatusCreated)
 		if err != nil {
 			return nil, err
 		}
@@ -244,7 +225,7 @@ func (sc *scenario) join(ctx context.Context, rm *roomRun, r role, i int) (*bot,
 	if err != nil {
 		return nil, err
 	}
-	b.tr = tr
+	b.attach(tr)
 	sc.mu.Lock()
 	sc.bots = append(sc.bots, b)
 	sc.mu.Unlock()
@@ -256,7 +237,7 @@ func (sc *scenario) join(ctx context.Context, rm *roomRun, r role, i int) (*bot,
 		defer sc.botWG.Done()
 		b.run(sc.botCtx, sc.playCtx)
 	}()
-	if err := tr.Start(sc.botCtx); err != nil {
+	if err := b.tr.Start(sc.botCtx); err != nil {
 		return b, err
 	}
 	select {
@@ -340,10 +321,10 @@ func (sc *scenario) measure(ctx context.Context) measure {
 
 // run plays the whole scenario and returns its result.
 func (sc *scenario) run(ctx context.Context, progress *progress) (*result, error) {
-	cfg := sc.cfg
 	if err := sc.preflight(ctx); err != nil {
 		return nil, err
 	}
+	cfg := sc.cfg
 	botCtx, stopBots := context.WithCancel(context.Background())
 	defer stopBots()
 	playCtx, endPlay := context.WithCancel(ctx)

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/roomd/roomd/core/minesweeper"
+	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/protocol"
+)
+
+// minesweeperAdapter plays Minesweeper: players choose with the core's
+// deducing solver.
+type minesweeperAdapter struct{}
+
+func (minesweeperAdapter) info() session.Info { return minesweeper.Game.Info() }
+
+func (minesweeperAdapter) help() string {
+	return "                       players choose with the deducing solver\n" +
+		"      --level LEVEL    the board: " + levelIDs() + "\n" +
+		"                       (default beginner)\n"
+}
+
+// levelIDs lists the preset levels' ids.
+func levelIDs() string {
+	ids := make([]string, len(minesweeper.Levels))
+	for i, l := range minesweeper.Levels {
+		ids[i] = l.ID
+	}
+	return strings.Join(ids, ", ")
+}
+
+func (minesweeperAdapter) defaultMode() string { return string(minesweeper.ModeCoop) }
+
+func (minesweeperAdapter) settings(c *config) (json.RawMessage, error) {
+	if _, ok := minesweeper.LevelByID(c.Level); !ok {
+		return nil, fmt.Errorf("--level %q: want one of %s", c.Level, levelIDs())
+	}
+	return json.Marshal(struct {
+		Mode  string `json:"mode"`
+		Level string `json:"level"`
+	}{c.Mode, c.Level})
+}
+
+func (minesweeperAdapter) describe(c *config, s *scenarioInfo) {
+	s.Mode, s.Level = c.Mode, c.Level
+}
+
+func (minesweeperAdapter) ineffective(code string) bool {
+	switch code {
+	case minesweeper.CodeNotHidden, minesweeper.CodeAlreadyRevealed, minesweeper.CodeNotRevealed,
+		minesweeper.CodeChordUnsatisfied, minesweeper.CodeNothingToChord, minesweeper.CodeRunOver:
+		return true
+	}
+	return false
+}
+
+func (minesweeperAdapter) decodeView(raw json.RawMessage) (minesweeper.View, error) {
+	var v minesweeper.View
+	err := json.Unmarshal(raw, &v)
+	return v, err
+}
+
+func (minesweeperAdapter) decodeBeats(raw json.RawMessage) ([]minesweeper.Event, error) {
+	var evs []minesweeper.Event
+	err := json.Unmarshal(raw, &evs)
+	return evs, err
+}
+
+// clone copies the race boards: Apply changes them in place.
+func (minesweeperAdapter) clone(v minesweeper.View) minesweeper.View {
+	v.Boards = slices.Clone(v.Boards)
+	return v
+}
+
+func (minesweeperAdapter) apply(v *minesweeper.View, beats []minesweeper.Event) error {
+	return v.Apply(beats)
+}
+
+func (minesweeperAdapter) choose(v minesweeper.View, seat int) (json.RawMessage, bool) {
+	return marshalMove(minesweeper.Rules{}.Choose(v, seat))
+}
+
+func (minesweeperAdapter) encode(v minesweeper.View) []byte { return v.AppendJSON(nil) }
+
+// quirk reports whether followed differs from server only by cells that
+// the server shows revealed (not mines) and the followed view still shows
+// hidden, on boards that are lost: a chord that hit a mine after flooding
+// other neighbours reveals those floods in no event.
+func (minesweeperAdapter) quirk(followed, server minesweeper.View) bool {
+	type board struct {
+		phase minesweeper.Phase
+		cells []minesweeper.ViewCell
+	}
+	boards := func(v minesweeper.View) []board {
+		if !v.Race {
+			return []board{{v.Phase, v.Cells}}
+		}
+		out := make([]board, len(v.Boards))
+		for i, b := range v.Boards {
+			out[i] = board{b.Phase, b.Cells}
+		}
+		return out
+	}
+	fb, sb := boards(followed), boards(server)
+	if len(fb) != len(sb) || followed.Phase != server.Phase {
+		return false
+	}
+	extra := 0
+	for i := range fb {
+		if fb[i].phase != sb[i].phase {
+			return false
+		}
+		key := func(c minesweeper.ViewCell) int { return c.R*1000 + c.C }
+		fm := map[int]minesweeper.ViewCell{}
+		for _, c := range fb[i].cells {
+			fm[key(c)] = c
+		}
+		for _, c := range sb[i].cells {
+			fc, ok := fm[key(c)]
+			switch {
+			case ok && fc == c:
+				delete(fm, key(c))
+			case !ok && fb[i].phase == minesweeper.PhaseLost && c.Status == minesweeper.Revealed && !c.Mine:
+				extra++
+			default:
+				return false
+			}
+		}
+		if len(fm) > 0 {
+			return false
+		}
+	}
+	return extra > 0
+}
+
+// leaks rebuilds each board of the match from the result's seed and the
+// first reveal on it, then checks that no frame before the end showed a
+// mine that was not exploded, a hidden cell, or another race seat's cells.
+func (minesweeperAdapter) leaks(frames []frame[minesweeper.View, minesweeper.Event], res protocol.Result, seat int) []finding {
+	var out []finding
+	cfg, err := minesweeper.DecodeConfig(res.Config)
+	if err != nil {
+		return []finding{{vBadFrame, fmt.Sprintf("result config %s: %v", res.Config, err)}}
+	}
+	var log []struct {
+		Seat int             `json:"seat"`
+		Move json.RawMessage `json:"move"`
+	}
+	if err := json.Unmarshal(res.Log, &log); err != nil {
+		return []finding{{vBadFrame, fmt.Sprintf("result log: %v", err)}}
+	}
+	race := cfg.ModeOrSolo() == minesweeper.ModeRace
+	layouts := map[int]minesweeper.Layout{}
+	for _, e := range log {
+		var mv minesweeper.Move
+		if json.Unmarshal(e.Move, &mv) != nil || mv.Type != minesweeper.Reveal {
+			continue
+		}
+		key := 0
+		if race {
+			key = e.Seat
+		}
+		if _, ok := layouts[key]; !ok {
+			if l, err := minesweeper.Generate(res.Seed, cfg, mv.R, mv.C); err == nil {
+				layouts[key] = l
+			}
+		}
+	}
+	isMine := func(board, r, c int) bool {
+		l, ok := layouts[board]
+		return ok && r >= 0 && c >= 0 && r < l.Rows && c < l.Cols && l.Mine[r*l.Cols+c]
+	}
+	for _, frame := range frames {
+		for _, v := range frame.views {
+			check := func(board int, phase minesweeper.Phase, cells []minesweeper.ViewCell) {
+				exploded := 0
+				for _, c := range cells {
+					switch {
+					case c.Status == minesweeper.Hidden:
+						out = append(out, finding{vLeakMine, fmt.Sprintf("match %d board %d: hidden cell (%d,%d) listed before the end", res.Match, board, c.R, c.C)})
+					case c.Status == minesweeper.Revealed && (c.Mine || isMine(board, c.R, c.C)):
+						// Only the mine that exploded a lost race board may show.
+						exploded++
+						if phase != minesweeper.PhaseLost || exploded > 1 || !isMine(board, c.R, c.C) {
+							out = append(out, finding{vLeakMine, fmt.Sprintf("match %d board %d: mine (%d,%d) shown before the end", res.Match, board, c.R, c.C)})
+						}
+					}
+				}
+			}
+			if !v.Race {
+				check(0, v.Phase, v.Cells)
+				continue
+			}
+			for _, b := range v.Boards {
+				if b.Visible && seat >= 0 && b.Seat != seat {
+					out = append(out, finding{vLeakBoard, fmt.Sprintf("match %d: seat %d got the cells of seat %d's board", res.Match, seat, b.Seat)})
+				}
+				if b.Visible {
+					check(b.Seat, b.Phase, b.Cells)
+				}
+			}
+		}
+		for _, e := range frame.beats {
+			board := 0
+			if e.Tagged {
+				board = e.Seat
+			}
+			if race && seat >= 0 && board != seat && e.Type != minesweeper.EventProgress {
+				out = append(out, finding{vLeakBoard, fmt.Sprintf("match %d: seat %d got a %v event of seat %d's board", res.Match, seat, e.Type, board)})
+			}
+			if len(e.Mines) > 0 {
+				out = append(out, finding{vLeakMine, fmt.Sprintf("match %d board %d: a %v event lists %d mines before the end", res.Match, board, e.Type, len(e.Mines))})
+			}
+			for _, c := range e.Cells {
+				if isMine(board, c.R, c.C) {
+					out = append(out, finding{vLeakMine, fmt.Sprintf("match %d board %d: a reveal shows the mine at (%d,%d)", res.Match, board, c.R, c.C)})
+				}
+			}
+		}
+	}
+	return out
+}
