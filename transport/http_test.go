@@ -173,16 +173,24 @@ func TestReplaySubmissionAndLeaderboard(t *testing.T) {
 	body["name"] = "Offline Ann"
 	var verdict struct {
 		Status string
+		Valid  bool
+	}
+	if st := s.post("/api/replays", body, &verdict); st != http.StatusBadRequest {
+		t.Fatalf("a replay without its game: %d, want 400", st)
+	}
+	body["game"] = "minesweeper"
+	var listed struct {
+		Status string
 		Time   float64
 		Valid  bool
 		Listed bool
 	}
-	if st := s.post("/api/replays", body, &verdict); st != http.StatusOK || !verdict.Valid || !verdict.Listed || verdict.Time != 34991 {
-		t.Fatalf("replay: %d %+v", st, verdict)
+	if st := s.post("/api/replays", body, &listed); st != http.StatusOK || !listed.Valid || !listed.Listed || listed.Time != 34991 {
+		t.Fatalf("replay: %d %+v", st, listed)
 	}
 	body["log"] = []any{}
-	if st := s.post("/api/replays", body, &verdict); st != http.StatusOK || verdict.Valid || verdict.Listed {
-		t.Fatalf("empty log: %d %+v", st, verdict)
+	if st := s.post("/api/replays", body, &listed); st != http.StatusOK || listed.Valid || listed.Listed {
+		t.Fatalf("empty log: %d %+v", st, listed)
 	}
 	if st := s.post("/api/replays", map[string]any{"seed": 1}, &struct{}{}); st != http.StatusBadRequest {
 		t.Fatalf("a record without a log: %d", st)

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/roomd/roomd/core/minesweeper"
+	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/web"
 )
 
@@ -284,7 +285,7 @@ func checkNoSecrets(t *testing.T, p *page) int {
 			t.Fatalf("%s: result %s: %v", p.name, f, err)
 		}
 		first := res.Log[0].Move
-		layout, err := minesweeper.Generate(res.Seed, cfg, first.R, first.C)
+		layout, err := minesweeper.Generate(session.IntSeed(res.Seed), cfg, first.R, first.C)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -164,7 +164,7 @@ func (minesweeperAdapter) leaks(frames []frame[minesweeper.View, minesweeper.Eve
 			key = e.Seat
 		}
 		if _, ok := layouts[key]; !ok {
-			if l, err := minesweeper.Generate(res.Seed, cfg, mv.R, mv.C); err == nil {
+			if l, err := minesweeper.Generate(session.IntSeed(res.Seed), cfg, mv.R, mv.C); err == nil {
 				layouts[key] = l
 			}
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/roomd/roomd/core/minesweeper"
 	"github.com/roomd/roomd/core/nim"
+	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
 )
 
@@ -160,7 +161,7 @@ func msMatch(t *testing.T, mode string) (protocol.Result, minesweeper.Layout) {
 		t.Fatal(err)
 	}
 	const seed = 123456789
-	l, err := minesweeper.Generate(seed, cfg, 4, 4)
+	l, err := minesweeper.Generate(session.IntSeed(seed), cfg, 4, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +298,7 @@ func TestNimLeaks(t *testing.T) {
 	const seed = 424242
 	var cfg nim.Config
 	json.Unmarshal([]byte(`{"pile":21}`), &cfg)
-	st, err := nim.Rules{}.Init(seed, cfg, 2)
+	st, err := nim.Rules{}.Init(session.IntSeed(seed), cfg, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

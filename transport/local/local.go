@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/internal/queue"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
@@ -75,14 +76,17 @@ func New(cfg Config) *Transport {
 	}
 	t := &Transport{Tracker: client.NewTracker(""), cfg: cfg, events: make(chan client.Event, cfg.EventBuffer),
 		in: queue.New[[]byte](0), done: make(chan struct{}), quit: make(chan struct{})}
-	t.c = &conn{t: t}
+	t.c = &conn{t: t, id: ids.New()}
 	return t
 }
 
 // conn is the transport's connection as its room sees it.
-type conn struct{ t *Transport }
+type conn struct {
+	t  *Transport
+	id string
+}
 
-func (c *conn) ID() string { return "local" }
+func (c *conn) ID() string { return c.id }
 
 // Send queues a frame for the transport's reader; it never blocks the room.
 func (c *conn) Send(frame []byte) { _ = c.t.in.Push(frame) }

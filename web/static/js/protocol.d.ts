@@ -112,7 +112,7 @@ export interface Result {
 
 export interface Room {
   code: string;
-  phase: "lobby" | "running" | "ended";
+  phase: "lobby" | "running" | "ended" | "closed";
   host: number | null;
   seats: SeatInfo[];
   settings: unknown;
