@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/internal/queue"
 	"github.com/roomd/roomd/protocol"
@@ -25,19 +24,14 @@ import (
 
 // Config configures a Transport.
 type Config struct {
-	// Games are the games the transport can run. Required.
-	Games *session.Registry
+	// Room configures the room: Games is required; the store is always a
+	// memory one (Room.Store is ignored); a zero AIDelay means at once.
+	Room room.Config
 	// Game and Settings choose what is played; Name is the local player's.
 	// The local player creates the room and hosts it, on seat 0.
 	Game     string
 	Settings json.RawMessage
 	Name     string
-	// Now is the room's clock. Nil means time.Now.
-	Now func() time.Time
-	// Seeds makes each match's seed. Nil means random seeds.
-	Seeds func() session.Seed
-	// AIDelay is how long AI seats think. Zero means at once.
-	AIDelay time.Duration
 	// EventBuffer is the size of the events channel. Zero means 256.
 	EventBuffer int
 }
@@ -71,8 +65,8 @@ func New(cfg Config) *Transport {
 	if cfg.EventBuffer == 0 {
 		cfg.EventBuffer = 256
 	}
-	if cfg.AIDelay == 0 {
-		cfg.AIDelay = -1
+	if cfg.Room.AIDelay == 0 {
+		cfg.Room.AIDelay = -1
 	}
 	t := &Transport{Tracker: client.NewTracker(""), cfg: cfg, events: make(chan client.Event, cfg.EventBuffer),
 		in: queue.New[[]byte](0), done: make(chan struct{}), quit: make(chan struct{})}
@@ -111,11 +105,10 @@ func (t *Transport) Start(ctx context.Context) error {
 	if t.started {
 		return errors.New("local: already started")
 	}
-	if t.cfg.Games == nil {
-		return errors.New("local: Config.Games is required")
-	}
 	st := memstore.New()
-	m, err := room.NewManager(room.Config{Games: t.cfg.Games, Store: st, Now: t.cfg.Now, Seeds: t.cfg.Seeds, AIDelay: t.cfg.AIDelay})
+	rc := t.cfg.Room
+	rc.Store = st
+	m, err := room.NewManager(rc)
 	if err != nil {
 		return err
 	}
@@ -131,7 +124,7 @@ func (t *Transport) Start(ctx context.Context) error {
 	}
 	t.rooms, t.store, t.r, t.started = m, st, r, true
 	t.SetToken(created.Token)
-	g, _ := t.cfg.Games.Lookup(t.cfg.Game)
+	g, _ := m.Games().Lookup(t.cfg.Game)
 	hello := t.Hello(created.Room, t.cfg.Name, false, protocol.GamePin{ID: t.cfg.Game, RulesVersion: g.Info().RulesVersion})
 	go t.read()
 	return r.Hello(t.c, &hello)

@@ -41,9 +41,14 @@ type step struct {
 	typ     string
 	command string
 	control *protocol.Control
+	// ai waits, after the receipt, for the AI's answering move (seat 1):
+	// the AI plays on the room's timer, so a scenario that did not wait
+	// would race it.
+	ai bool
 }
 
-func cmd(id, c string) step { return step{id: id, typ: protocol.TypeCommand, command: c} }
+func cmd(id, c string) step   { return step{id: id, typ: protocol.TypeCommand, command: c} }
+func aiCmd(id, c string) step { return step{id: id, typ: protocol.TypeCommand, command: c, ai: true} }
 func ctl(id, op string) step {
 	return step{id: id, typ: protocol.TypeControl, control: &protocol.Control{Op: op}}
 }
@@ -56,12 +61,16 @@ func run(tb testing.TB, tr client.Transport, steps []step) []string {
 	tb.Helper()
 	ctx := context.Background()
 	var got []string
-	wait := func(id string) {
+	wait := func(id string, ai bool) {
+		receipt := id == ""
 		for ev := range tr.Events() {
 			if s, keep := normalise(tb, ev); keep {
 				got = append(got, s)
 			}
-			if id != "" && ev.Receipt != nil && ev.Receipt.ID == id {
+			if ev.Receipt != nil && ev.Receipt.ID == id {
+				receipt = true
+			}
+			if receipt && id != "" && (!ai || ev.Update != nil && ev.Update.By != nil && *ev.Update.By == 1) {
 				return
 			}
 		}
@@ -86,9 +95,9 @@ func run(tb testing.TB, tr client.Transport, steps []step) []string {
 		if _, err := tr.Send(ctx, a); err != nil {
 			tb.Fatalf("%s: %v", st.id, err)
 		}
-		wait(st.id)
+		wait(st.id, st.ai)
 	}
-	wait("") // until the transport closes (the last step leaves)
+	wait("", false) // until the transport closes (the last step leaves)
 	return got
 }
 
@@ -147,9 +156,9 @@ func TestLocalAndRemoteBehaveAlike(t *testing.T) {
 	}{
 		{"hidden nim against the AI, a refusal, a resignation, a rematch, leaving", "nim", `{"pile":9}`, []step{
 			ctl("fill", protocol.ControlFillWithAI), ctl("start", protocol.ControlStart),
-			cmd("take2", `{"type":"take","n":2}`), cmd("too-many", `{"type":"take","n":9}`), cmd("bad", `{"type":"take"}`),
+			aiCmd("take2", `{"type":"take","n":2}`), cmd("too-many", `{"type":"take","n":9}`), cmd("bad", `{"type":"take"}`),
 			{id: "resign", typ: protocol.TypeResign}, ctl("rematch", protocol.ControlRematch),
-			cmd("take1", `{"type":"take","n":1}`), {id: "leave", typ: protocol.TypeLeave},
+			aiCmd("take1", `{"type":"take","n":1}`), {id: "leave", typ: protocol.TypeLeave},
 		}},
 		{"solo minesweeper to its end", "minesweeper", `{"mode":"solo","level":"custom","rows":3,"cols":3,"mines":0}`, []step{
 			ctl("not-host-op", "fly"), ctl("start", protocol.ControlStart), cmd("flag", `{"type":"flag","r":0,"c":0}`),
@@ -177,7 +186,7 @@ func TestLocalAndRemoteBehaveAlike(t *testing.T) {
 			defer remote.Close()
 			want := run(t, remote, sc.steps)
 
-			loc := New(Config{Games: games, Game: sc.game, Settings: json.RawMessage(sc.settings), Name: "Ann", Seeds: seeds()})
+			loc := New(Config{Room: room.Config{Games: games, Seeds: seeds()}, Game: sc.game, Settings: json.RawMessage(sc.settings), Name: "Ann"})
 			if err := loc.Start(context.Background()); err != nil {
 				t.Fatal(err)
 			}
