@@ -174,3 +174,31 @@ func TestPresenceIsCoalesced(t *testing.T) {
 		}
 	})
 }
+
+// TestShutdownStopsTheLeaderboardWriter: a shutdown whose time runs out
+// before every room has stopped still stops the leaderboard writer (rooms
+// still running drop their results, logged) instead of leaving it behind.
+func TestShutdownStopsTheLeaderboardWriter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := memstore.New()
+		defer st.Close()
+		m, err := NewManager(Config{Games: session.NewRegistry(nim.Game), Store: st, Leaderboards: st})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := bubbleRoom(t, m, `{}`)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // no time at all: the room cannot have stopped yet
+		if err := m.Shutdown(ctx); err == nil {
+			t.Fatal("a shutdown out of time reported success")
+		}
+		synctest.Wait()
+		select {
+		case <-m.scoresDone:
+		default:
+			t.Fatal("the leaderboard writer still runs after the shutdown")
+		}
+		m.record(finished{}) // a late result is dropped, not sent to a stopped writer
+		<-r.Done()
+	})
+}
