@@ -15,6 +15,7 @@ const (
 	CodeNotReady           = "not-ready"           // start refused: seats not ready or too few
 	CodeInvalidSettings    = "invalid-settings"    // the game refused the settings
 	CodeStorageUnavailable = "storage-unavailable" // could not be stored; resend the same action later (temporary)
+	CodeMatchFull          = "match-full"          // the match has logged as many moves as it may; resign or finish it
 	CodeOffline            = "offline"             // (client side) not connected; the action was not sent
 
 	// Notices of their own.

@@ -262,7 +262,9 @@ type Clocks struct {
 	StartedAt float64 `json:"startedAt,omitempty"`
 }
 
-// Result is a finished match, as the host recorded it.
+// Result is a finished match, as the host recorded it. Log, the match's
+// moves, comes only with the update that ends the match; snapshots leave it
+// out (GET /api/rooms/{code}/replay serves it).
 type Result struct {
 	Match   int             `json:"match"`
 	Status  string          `json:"status"`
@@ -270,5 +272,18 @@ type Result struct {
 	Winners []int           `json:"winners"`
 	Seed    int64           `json:"seed"`
 	Config  json.RawMessage `json:"config"`
-	Log     json.RawMessage `json:"log"`
+	Log     json.RawMessage `json:"log,omitempty"`
+}
+
+// Replay is a room's last finished match as GET /api/rooms/{code}/replay
+// serves it: what `roomd replay` and POST /api/replays take (game, seed,
+// config, seats, log), with its result.
+type Replay struct {
+	Game         string          `json:"game"`
+	RulesVersion string          `json:"rulesVersion"`
+	Seed         int64           `json:"seed"`
+	Config       json.RawMessage `json:"config"`
+	Seats        int             `json:"seats"`
+	Log          json.RawMessage `json:"log"`
+	Result       Result          `json:"result"`
 }

@@ -3,9 +3,7 @@ package room
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/protocol"
@@ -116,28 +114,6 @@ func (r *Room) httpJoin(name string, reply chan JoinResult) {
 	r.b.joins = append(r.b.joins, joinReply{reply: reply, res: JoinResult{Room: r.code, Token: token, Seat: r.st.seatOf(p.ID)}})
 }
 
-func cleanName(name string) string {
-	name = strings.TrimSpace(strings.Map(func(c rune) rune {
-		if c < ' ' || c == 0x7f {
-			return -1
-		}
-		return c
-	}, name))
-	if !utf8.ValidString(name) {
-		name = strings.ToValidUTF8(name, "")
-	}
-	if len(name) > 32 {
-		name = name[:32]
-		for !utf8.ValidString(name) {
-			name = name[:len(name)-1]
-		}
-	}
-	if name == "" {
-		name = "Player"
-	}
-	return name
-}
-
 // action handles one client action.
 func (r *Room) action(mem *member, a *protocol.Action, at time.Time) {
 	c := mem.c
@@ -178,6 +154,10 @@ func (r *Room) action(mem *member, a *protocol.Action, at time.Time) {
 			r.stale(mem, a, fmt.Sprintf("revision %d is from before this match started at %d", a.Rev, r.st.MatchRev))
 			return
 		}
+		if limit := r.movesCap(); r.st.sess != nil && len(r.st.sess.Log()) >= limit {
+			err = refuse(protocol.CodeMatchFull, fmt.Sprintf("this match has logged its limit of %d moves; resign or start a new one", limit))
+			break
+		}
 		err = r.accept(&entry{Kind: kindCommand, By: mem.player, Aid: a.ID, Move: a.Command}, pending{c: c, at: at})
 	case protocol.TypeResign:
 		err = r.accept(&entry{Kind: kindResign, By: mem.player, Aid: a.ID}, pending{c: c})
@@ -215,7 +195,11 @@ func (r *Room) control(mem *member, a *protocol.Action) error {
 			r.stale(mem, a, "the seats or settings changed since this was sent")
 			return nil
 		}
-		e.Kind, e.Settings = kindSettings, ctl.Settings
+		setup, err := r.st.game.Configure(ctl.Settings)
+		if err != nil {
+			return refuse(protocol.CodeInvalidSettings, err.Error())
+		}
+		e.Kind, e.Settings = kindSettings, setup.Config // stored and echoed in canonical form
 	case protocol.ControlFillWithAI:
 		e.Kind = kindFill
 		free := r.st.setup.Mode.MaxSeats - len(r.st.Players)
@@ -259,6 +243,14 @@ func (r *Room) control(mem *member, a *protocol.Action) error {
 		r.send(out{to: oc, frame: notice(protocol.CodeSeatRemoved, "the host removed your seat"), close: protocol.CloseLeft, reason: "seat removed", durable: true, forget: true})
 	}
 	return nil
+}
+
+// movesCap is how many moves a match of this room may log.
+func (r *Room) movesCap() int {
+	if n := r.m.cfg.MaxMatchMoves; n > 0 {
+		return n
+	}
+	return r.st.game.Info().MovesCap()
 }
 
 // stale refuses an action seen at a revision the room cannot honour and

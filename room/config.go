@@ -52,6 +52,10 @@ type Config struct {
 	// Heartbeat is how often connections are pinged; clients are told it.
 	// Zero means 15 seconds.
 	Heartbeat time.Duration
+	// MaxMatchMoves bounds the moves one match may log; further commands are
+	// refused with match-full. Zero means each game's own bound
+	// (session.Info.MaxMoves, 10,000 by default).
+	MaxMatchMoves int
 	// Metrics receives the rooms' measurements. Nil means none.
 	Metrics *Metrics
 }

@@ -18,7 +18,7 @@ func (r *Room) fanout(e *entry, eff effect) {
 	}
 	var result *protocol.Result
 	if eff.ended {
-		result = r.st.resultWire()
+		result = r.st.resultWire(true)
 	}
 	frames := r.scratch[:0]
 	encodings, deliveries := 0, 0
@@ -77,7 +77,12 @@ func (r *Room) audience(seat int) int {
 // flush sends everything the batch queued, in order, then empties the
 // batch.
 func (r *Room) flush() {
+	for _, reply := range r.b.replays {
+		rp, _ := r.st.replay()
+		reply <- rp
+	}
 	if len(r.b.outs) == 0 && !r.presence && len(r.b.published) == 0 {
+		r.b.replays = r.b.replays[:0]
 		return
 	}
 	for i := range r.b.outs {

@@ -28,7 +28,8 @@ const (
 	inHello inputKind = iota
 	inAction
 	inDrop
-	inJoin // a seat asked for over HTTP
+	inJoin   // a seat asked for over HTTP
+	inReplay // the last finished match, asked for over HTTP
 	inClose
 	inShutdown
 )
@@ -40,6 +41,7 @@ type input struct {
 	act   *protocol.Action
 	name  string
 	reply chan JoinResult
+	match chan protocol.Replay
 	at    time.Time
 }
 
@@ -89,12 +91,13 @@ type joinReply struct {
 // the messages to send once they are stored, and what to do then. One
 // reset empties it after the flush.
 type batch struct {
-	entries   []store.Entry // accepted changes, appended at the end of the batch
-	outs      []out         // messages, sent in order after the append
-	accepted  []pending     // the actions behind entries: told if the append fails
-	published []pending     // stored actions, measured when flushed
-	finished  []finished    // results for the leaderboards, recorded once stored
-	joins     []joinReply   // HTTP joins, answered once stored
+	entries   []store.Entry          // accepted changes, appended at the end of the batch
+	outs      []out                  // messages, sent in order after the append
+	accepted  []pending              // the actions behind entries: told if the append fails
+	published []pending              // stored actions, measured when flushed
+	finished  []finished             // results for the leaderboards, recorded once stored
+	joins     []joinReply            // HTTP joins, answered once stored
+	replays   []chan protocol.Replay // replay requests, answered from the stored state
 	replaced  map[string]string
 }
 
@@ -103,6 +106,8 @@ func (b *batch) reset() {
 	clear(b.outs)
 	b.entries, b.outs, b.accepted, b.published = b.entries[:0], b.outs[:0], b.accepted[:0], b.published[:0]
 	b.finished, b.joins = b.finished[:0], b.joins[:0]
+	clear(b.replays)
+	b.replays = b.replays[:0]
 	clear(b.replaced)
 	if cap(b.outs) > 1024 {
 		b.outs = nil
@@ -208,6 +213,29 @@ func (r *Room) Join(ctx context.Context, name string) (JoinResult, error) {
 	}
 }
 
+// ErrNoReplay is returned when the room has no finished match to replay.
+var ErrNoReplay = errors.New("room: no finished match")
+
+// Replay returns the room's last finished match (until the next one
+// starts), with its moves: GET /api/rooms/{code}/replay.
+func (r *Room) Replay(ctx context.Context) (protocol.Replay, error) {
+	reply := make(chan protocol.Replay, 1)
+	if err := r.mb.push(input{kind: inReplay, match: reply}); err != nil {
+		return protocol.Replay{}, err
+	}
+	select {
+	case rp := <-reply:
+		if rp.Game == "" {
+			return rp, ErrNoReplay
+		}
+		return rp, nil
+	case <-r.done:
+		return protocol.Replay{}, ErrClosed
+	case <-ctx.Done():
+		return protocol.Replay{}, ctx.Err()
+	}
+}
+
 // Close closes the room for good: clients get 4004 and the store marks it
 // ended.
 func (r *Room) Close() error { return r.mb.push(input{kind: inClose}) }
@@ -257,6 +285,8 @@ func (r *Room) handle(in input) {
 		}
 	case inJoin:
 		r.httpJoin(in.name, in.reply)
+	case inReplay:
+		r.b.replays = append(r.b.replays, in.match) // answered after the batch is stored
 	case inClose:
 		if !r.st.Closed {
 			_ = r.accept(&entry{Kind: kindClose}, pending{})
@@ -429,6 +459,9 @@ func (r *Room) stop() {
 	for _, in := range r.mb.close() {
 		if in.reply != nil {
 			in.reply <- JoinResult{Err: ErrClosed}
+		}
+		if in.match != nil {
+			in.match <- protocol.Replay{}
 		}
 	}
 	code, reason := protocol.CloseRestarting, "server restarting"

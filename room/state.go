@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/internal/ids"
@@ -98,12 +97,15 @@ type effect struct {
 	nameReplaced map[string]string // player id → the name asked for, when changed
 }
 
+// newState makes a room in the lobby. Its settings are kept in the game's
+// canonical form, never as the client sent them.
 func newState(games *session.Registry, code, epoch, gameID string, settings json.RawMessage, t int64) (*state, error) {
 	s := &state{games: games, Code: code, Epoch: epoch, Game: gameID, Settings: settings,
 		Phase: phaseLobby, Created: t, Activity: t, Dedup: map[string]*dedup{}}
 	if err := s.bind(); err != nil {
 		return nil, err
 	}
+	s.Settings = s.setup.Config
 	return s, nil
 }
 
@@ -259,22 +261,6 @@ func (s *state) join(e *entry) (effect, error) {
 	return eff, nil
 }
 
-// uniqueName returns name, or name with the lowest free " (n)" suffix when
-// another seat has it.
-func (s *state) uniqueName(name string) string {
-	taken := func(n string) bool {
-		return slices.ContainsFunc(s.Players, func(p *player) bool { return p.Name == n })
-	}
-	if !taken(name) {
-		return name
-	}
-	for i := 2; ; i++ {
-		if n := name + " (" + strconv.Itoa(i) + ")"; !taken(n) {
-			return n
-		}
-	}
-}
-
 func (s *state) settings(e *entry) (effect, error) {
 	if err := s.need(phaseLobby); err != nil {
 		return effect{}, err
@@ -290,7 +276,7 @@ func (s *state) settings(e *entry) (effect, error) {
 		return effect{}, refuse(protocol.CodeInvalidSettings,
 			fmt.Sprintf("%s takes at most %d seats and %d are taken; remove seats first", setup.Mode.Name, setup.Mode.MaxSeats, len(s.Players)))
 	}
-	s.Settings, s.setup = append(json.RawMessage(nil), e.Settings...), setup
+	s.Settings, s.setup = setup.Config, setup
 	for _, p := range s.Players {
 		p.Ready = false
 	}
@@ -399,6 +385,7 @@ func (s *state) command(e *entry) (effect, error) {
 		}
 		return effect{}, refuse(protocol.CodeInvalidCommand, err.Error())
 	}
+	e.Move = step.Move() // stored and echoed: the canonical form, not the client's bytes
 	eff := effect{step: step}
 	if _, started := s.sess.Started(); started && !wasStarted {
 		eff.clock = true

@@ -52,27 +52,48 @@ func clocksWire(c clock) protocol.Clocks {
 	return protocol.Clocks{Now: c.now, ElapsedMs: c.elapsed, Running: c.running, StartedAt: c.startedAt}
 }
 
-// resultWire is the last match's result as clients get it, with the
-// match's log.
-func (st *state) resultWire() *protocol.Result {
+// resultWire is the last match's result as clients get it; withLog adds
+// the match's moves (the update that ends the match does, snapshots do not:
+// a finished match's log is fetched once, not resent with every snapshot).
+func (st *state) resultWire(withLog bool) *protocol.Result {
 	res := st.Result
 	if res == nil {
 		return nil
 	}
-	out := &protocol.Result{Match: res.Match, Status: res.Status, TimeMs: res.TimeMs, Winners: res.Winners,
-		Config: res.Config, Log: json.RawMessage("[]")}
+	out := &protocol.Result{Match: res.Match, Status: res.Status, TimeMs: res.TimeMs, Winners: res.Winners, Config: res.Config}
 	out.Seed, _ = res.Seed.Int()
-	if st.sess != nil {
-		if log, err := json.Marshal(st.sess.Log()); err == nil {
-			out.Log = log
-		}
+	if withLog {
+		out.Log = st.logWire()
 	}
 	return out
 }
 
+// logWire is the match's moves as JSON.
+func (st *state) logWire() json.RawMessage {
+	if st.sess == nil {
+		return json.RawMessage("[]")
+	}
+	log, err := json.Marshal(st.sess.Log())
+	if err != nil {
+		return json.RawMessage("[]")
+	}
+	return log
+}
+
+// replay is the last finished match, or false when there is none.
+func (st *state) replay() (protocol.Replay, bool) {
+	res := st.resultWire(false)
+	if res == nil || st.sess == nil {
+		return protocol.Replay{}, false
+	}
+	info := st.game.Info()
+	return protocol.Replay{Game: info.ID, RulesVersion: info.RulesVersion, Seed: res.Seed, Config: res.Config,
+		Seats: st.sess.Seats(), Log: st.logWire(), Result: *res}, true
+}
+
 func (r *Room) snapshotFrame(seat int) []byte {
 	s := protocol.Snapshot{Type: protocol.TypeSnapshot, Epoch: r.st.Epoch, Rev: r.st.Rev, Seat: seatPtr(seat),
-		Room: r.roomInfo(), Result: r.st.resultWire()}
+		Room: r.roomInfo(), Result: r.st.resultWire(false)}
 	if r.st.sess != nil {
 		s.View = r.st.sess.Match().View(seat)
 	}

@@ -102,6 +102,28 @@ func (s *Server) roomInfo(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusOK, rm.Info())
 }
 
+// replay serves a room's last finished match with its moves.
+func (s *Server) replay(w http.ResponseWriter, r *http.Request) {
+	code := r.PathValue("code")
+	rm, err := s.cfg.Rooms.Get(r.Context(), code)
+	if err != nil {
+		roomError(w, code, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+	defer cancel()
+	rp, err := rm.Replay(ctx)
+	if errors.Is(err, room.ErrNoReplay) {
+		httpjson.Error(w, http.StatusNotFound, fmt.Sprintf("room %q has no finished match to replay", code))
+		return
+	}
+	if err != nil {
+		roomError(w, code, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, rp)
+}
+
 func (s *Server) games(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusOK, struct {
 		Protocol int `json:"protocol"`

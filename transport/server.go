@@ -138,6 +138,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/rooms", s.createRoom)
 	s.mux.HandleFunc("POST /api/rooms/{code}/join", s.joinRoom)
 	s.mux.HandleFunc("GET /api/rooms/{code}", s.roomInfo)
+	s.mux.HandleFunc("GET /api/rooms/{code}/replay", s.replay)
 	s.mux.HandleFunc("GET /api/games", s.games)
 	s.mux.HandleFunc("GET /api/protocol.schema.json", s.schema)
 	s.mux.HandleFunc("GET /api/leaderboards/{game}/{board}", s.leaderboard)

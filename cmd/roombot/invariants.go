@@ -329,7 +329,9 @@ func (r *roomLedger) claim(rev uint64, id, who string, v *violations) {
 func (r *roomLedger) addResult(res protocol.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.results[res.Match]; !ok {
+	// A snapshot's result has no log (the update that ends a match has it,
+	// and the room's replay): keep the fullest one seen.
+	if old, ok := r.results[res.Match]; !ok || len(old.Log) == 0 && len(res.Log) > 0 {
 		r.results[res.Match] = res
 	}
 }

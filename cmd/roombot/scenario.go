@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/transport/client"
 	"golang.org/x/time/rate"
 )
@@ -165,6 +166,24 @@ func (sc *scenario) post(ctx context.Context, path string, body any, want int) (
 		return joinResult{}, fmt.Errorf("POST %s: %v", path, err)
 	}
 	return res, nil
+}
+
+// replay fetches a room's last finished match with its moves.
+func (sc *scenario) replay(ctx context.Context, code string) (protocol.Replay, error) {
+	var rp protocol.Replay
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(sc.cfg.URL, "/")+"/api/rooms/"+code+"/replay", nil)
+	if err != nil {
+		return rp, err
+	}
+	resp, err := sc.rest.Do(req)
+	if err != nil {
+		return rp, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return rp, fmt.Errorf("GET replay of %s: %s", code, resp.Status)
+	}
+	return rp, json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&rp)
 }
 
 // join opens one bot's socket: it creates the room (host) or takes a seat

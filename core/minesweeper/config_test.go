@@ -173,3 +173,27 @@ func compileSchema(t *testing.T, src string) *jsonschema.Schema {
 	}
 	return s
 }
+
+// TestCanonicalConfig: a room keeps the canonical form of a config: unknown
+// keys and formatting are dropped, presets named, and the canonical form
+// decodes to the same config and encodes to itself.
+func TestCanonicalConfig(t *testing.T) {
+	for in, want := range map[string]string{
+		`{}`: `{"mode":"solo","level":"beginner"}`,
+		`{"mode":"coop","level":"expert","junk":"` + strings.Repeat("x", 1000) + `"}`: `{"mode":"coop","level":"expert"}`,
+		`{ "rows":16, "cols":30, "mines":99 }`:                                        `{"mode":"solo","level":"expert"}`,
+		`{"mode":"race","level":"custom","rows":12,"cols":24,"mines":40,"id":"x"}`:    `{"mode":"race","level":"custom","rows":12,"cols":24,"mines":40}`,
+	} {
+		setup, err := Game.Configure(json.RawMessage(in))
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if string(setup.Config) != want {
+			t.Errorf("%.60s: canonical %s, want %s", in, setup.Config, want)
+		}
+		again, err := Game.Configure(setup.Config)
+		if err != nil || string(again.Config) != want || again.Board != setup.Board || again.Mode != setup.Mode {
+			t.Errorf("%s does not configure to itself: %s %v", want, again.Config, err)
+		}
+	}
+}

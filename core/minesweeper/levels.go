@@ -209,6 +209,27 @@ func (c Config) Raw() json.RawMessage {
 	return append(b, '}')
 }
 
+// Canonical is the config as a room keeps it: the mode, and the level —
+// with the dimensions only for a custom board. Unknown keys and formatting
+// are gone; decoding it gives the same config.
+func (c Config) Canonical() json.RawMessage {
+	b := []byte(`{"mode":`)
+	b = strconv.AppendQuote(b, string(c.ModeOrSolo()))
+	b = append(b, `,"level":`...)
+	board := c.Board()
+	if _, preset := LevelByID(board); preset {
+		b = strconv.AppendQuote(b, board)
+		return append(b, '}')
+	}
+	b = append(b, `"custom","rows":`...)
+	b = strconv.AppendInt(b, int64(c.Rows), 10)
+	b = append(b, `,"cols":`...)
+	b = strconv.AppendInt(b, int64(c.Cols), 10)
+	b = append(b, `,"mines":`...)
+	b = strconv.AppendInt(b, int64(c.Mines), 10)
+	return append(b, '}')
+}
+
 // MarshalJSON returns Raw.
 func (c Config) MarshalJSON() ([]byte, error) { return c.Raw(), nil }
 

@@ -21,10 +21,24 @@ type Info struct {
 	// Tick is the fixed step of a real-time game (its rules implement
 	// Stepper); nil for a game driven by commands.
 	Tick *Rate `json:"tick,omitempty"`
+	// MaxMoves bounds the moves one match may log (a room refuses more).
+	// Zero means DefaultMaxMoves.
+	MaxMoves int `json:"maxMoves,omitempty"`
 	// ConfigSchema and CommandSchema are JSON Schemas (draft 2020-12) of the
 	// config a match starts from and of one command.
 	ConfigSchema  json.RawMessage `json:"configSchema"`
 	CommandSchema json.RawMessage `json:"commandSchema"`
+}
+
+// DefaultMaxMoves is the bound of a match's log for a game that sets none.
+const DefaultMaxMoves = 10_000
+
+// MovesCap returns the game's bound of a match's log.
+func (i Info) MovesCap() int {
+	if i.MaxMoves > 0 {
+		return i.MaxMoves
+	}
+	return DefaultMaxMoves
 }
 
 // Mode is one way to play a game, with its seat limits.
@@ -39,7 +53,11 @@ type Mode struct {
 
 // Setup is what a room learns from a config before any match starts.
 type Setup struct {
-	Mode Mode
+	// Config is the config's canonical JSON: decoded into the game's type
+	// and encoded again, so that unknown keys and client formatting are
+	// gone. It is what a room stores and echoes, never the client's bytes.
+	Config json.RawMessage
+	Mode   Mode
 	// Board names the leaderboard this config's results go to ("" for none),
 	// e.g. a Minesweeper level id.
 	Board string
@@ -83,9 +101,9 @@ type Match interface {
 	// the command is refused; the state is then unchanged. A fixed-step
 	// game answers ErrStepped.
 	Apply(c Command) (Step, error)
-	// Check decodes a command without playing it: what a fixed-step game's
-	// input must pass before it is queued.
-	Check(c Command) error
+	// Check decodes a command without playing it — what a fixed-step game's
+	// input must pass before it is queued — and returns its canonical JSON.
+	Check(c Command) (json.RawMessage, error)
 	// Advance runs tick (numbered from 1) of a fixed-step game with the
 	// inputs that take effect at it, in arrival order. A game driven by
 	// commands answers ErrNotStepped.
@@ -105,6 +123,9 @@ type Match interface {
 
 // Step is the outcome of one accepted command or tick.
 type Step interface {
+	// Move is the accepted command's canonical JSON (nil for a tick): what
+	// a log stores instead of the client's bytes.
+	Move() json.RawMessage
 	// Beats are the events viewer may see, ready for json.Marshal. Call it
 	// before the match's next Apply.
 	Beats(viewer Seat) any
@@ -113,9 +134,28 @@ type Step interface {
 	AppendBeats(dst []byte, viewer Seat) ([]byte, error)
 }
 
-// JSONAppender is implemented by events that write their own JSON.
+// JSONAppender is implemented by events and moves that write their own
+// JSON.
 type JSONAppender interface {
 	AppendJSON(dst []byte) []byte
+}
+
+// Canonicaler is implemented by configs and moves whose canonical JSON is
+// not simply their encoding/json form.
+type Canonicaler interface {
+	Canonical() json.RawMessage
+}
+
+// canonical encodes v in its canonical form: Canonical, AppendJSON or
+// encoding/json, in that order of preference.
+func canonical(v any) (json.RawMessage, error) {
+	switch c := v.(type) {
+	case Canonicaler:
+		return c.Canonical(), nil
+	case JSONAppender:
+		return c.AppendJSON(nil), nil
+	}
+	return json.Marshal(v)
 }
 
 // Definition ties typed rules to their erased form.
@@ -180,7 +220,14 @@ func (g *erased[C, S, M, E, V]) Configure(raw json.RawMessage) (Setup, error) {
 	if err != nil {
 		return Setup{}, err
 	}
-	return g.d.Setup(c)
+	setup, err := g.d.Setup(c)
+	if err != nil {
+		return Setup{}, err
+	}
+	if setup.Config, err = canonical(c); err != nil {
+		return Setup{}, fmt.Errorf("%s config: %w", g.d.Info.ID, err)
+	}
+	return setup, nil
 }
 
 // prepare decodes a config and checks the seat count against its mode.
@@ -290,13 +337,16 @@ func (m *match[C, S, M, E, V]) Apply(c Command) (Step, error) {
 		return nil, err
 	}
 	m.state = s
-	m.step = step[C, S, M, E, V]{m: m, events: events}
+	m.step = step[C, S, M, E, V]{m: m, events: events, move: in.Move, moved: true}
 	return &m.step, nil
 }
 
-func (m *match[C, S, M, E, V]) Check(c Command) error {
-	_, err := m.input(c, 0)
-	return err
+func (m *match[C, S, M, E, V]) Check(c Command) (json.RawMessage, error) {
+	in, err := m.input(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	return canonical(in.Move)
 }
 
 func (m *match[C, S, M, E, V]) Advance(tick uint64, inputs []Command) (Step, error) {
@@ -363,6 +413,19 @@ func (m *match[C, S, M, E, V]) typedState() any { return m.state }
 type step[C, S, M, E, V any] struct {
 	m      *match[C, S, M, E, V]
 	events []E
+	move   M
+	moved  bool // a command's step (not a tick's)
+}
+
+func (s *step[C, S, M, E, V]) Move() json.RawMessage {
+	if !s.moved {
+		return nil
+	}
+	b, err := canonical(s.move)
+	if err != nil {
+		return nil // a move that decoded encodes: a game whose does not is caught by its tests
+	}
+	return b
 }
 
 func (s *step[C, S, M, E, V]) Beats(viewer Seat) any {

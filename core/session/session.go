@@ -144,8 +144,10 @@ func (s *GameSession) checkTime(t float64) error {
 	return nil
 }
 
-// ApplyAt plays command for seat at time t (ms). Rejected commands are not
-// logged and change nothing. A fixed-step game takes Input instead.
+// ApplyAt plays command for seat at time t (ms). The log keeps the
+// command's canonical form (Step.Move), never the caller's bytes. Rejected
+// commands are not logged and change nothing. A fixed-step game takes
+// Input instead.
 func (s *GameSession) ApplyAt(seat Seat, command json.RawMessage, t float64) (Step, error) {
 	if err := s.checkTime(t); err != nil {
 		return nil, err
@@ -154,7 +156,7 @@ func (s *GameSession) ApplyAt(seat Seat, command json.RawMessage, t float64) (St
 	if err != nil {
 		return nil, err
 	}
-	s.log = append(s.log, Entry{Seat: seat, Move: append(json.RawMessage(nil), command...), T: t})
+	s.log = append(s.log, Entry{Seat: seat, Move: st.Move(), T: t})
 	s.stamp(t)
 	return st, nil
 }
@@ -169,10 +171,11 @@ func (s *GameSession) Input(seat Seat, command json.RawMessage, t float64) (uint
 	if err := s.checkTime(t); err != nil {
 		return 0, err
 	}
-	c := Command{Seat: seat, Move: append(json.RawMessage(nil), command...), T: t}
-	if err := s.match.Check(c); err != nil {
+	move, err := s.match.Check(Command{Seat: seat, Move: command, T: t})
+	if err != nil {
 		return 0, err
 	}
+	c := Command{Seat: seat, Move: move, T: t}
 	tick := s.tick + 1
 	s.inputs = append(s.inputs, c)
 	s.log = append(s.log, Entry{Seat: seat, Move: c.Move, T: t, Tick: tick})
