@@ -131,7 +131,8 @@ func TestNoExternalURLs(t *testing.T) {
 	v := web.AssetPrefix + web.Version()
 	for _, path := range []string{"/", v + "/css/app.css", v + "/js/app.js", v + "/js/client.js", v + "/js/room.js",
 		v + "/js/lobby.js", v + "/js/ui.js", v + "/js/api.js", v + "/js/settings.js", v + "/js/registry.js",
-		v + "/js/games/minesweeper.js", v + "/js/games/minesweeper/settings.js", v + "/js/games/nim.js"} {
+		v + "/js/games/minesweeper.js", v + "/js/games/minesweeper/settings.js", v + "/js/games/nim.js",
+		v + "/js/games/tictactoe.js"} {
 		b := body(t, get(t, h, http.MethodGet, path, nil))
 		for _, bad := range []string{"http://", "https://", "//fonts.", "@import"} {
 			if i := strings.Index(b, bad); i >= 0 {

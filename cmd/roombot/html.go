@@ -209,7 +209,10 @@ svg{background:#fafafa;border:1px solid #e4e4e4}
 	s := res.Scenario
 	what := s.Game
 	if s.Mode != "" {
-		what += " " + s.Mode + "/" + s.Level
+		what += " " + s.Mode
+	}
+	if s.Level != "" {
+		what += "/" + s.Level
 	}
 	fmt.Fprintf(&b, "<p>%s — %d rooms × %d players + %d spectators (+%d AI), %s loop, think %s, %s; started %s.</p>",
 		html.EscapeString(what), s.Rooms, s.Players, s.Spectators, s.AI, html.EscapeString(s.Loop), html.EscapeString(s.Think),

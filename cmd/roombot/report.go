@@ -164,7 +164,10 @@ func printSummary(w io.Writer, res *result) {
 	s := res.Scenario
 	what := s.Game
 	if s.Mode != "" {
-		what += " " + s.Mode + "/" + s.Level
+		what += " " + s.Mode
+	}
+	if s.Level != "" {
+		what += "/" + s.Level
 	}
 	loop := s.Loop
 	if s.Loop == "open" {

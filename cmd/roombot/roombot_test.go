@@ -18,6 +18,7 @@ import (
 	"github.com/roomd/roomd/core/minesweeper"
 	"github.com/roomd/roomd/core/nim"
 	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/core/tictactoe"
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store/memstore"
 	"github.com/roomd/roomd/transport"
@@ -26,10 +27,10 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // startServer runs a real roomd on a loopback port: a room manager with a
-// memory store and both games, behind the WebSocket front.
+// memory store and every game roombot plays, behind the WebSocket front.
 func startServer(t *testing.T) string {
 	t.Helper()
-	rooms, err := room.NewManager(room.Config{Games: session.NewRegistry(minesweeper.Game, nim.Game), Store: memstore.New(),
+	rooms, err := room.NewManager(room.Config{Games: session.NewRegistry(minesweeper.Game, nim.Game, tictactoe.Game), Store: memstore.New(),
 		AIDelay: 5 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +82,7 @@ func TestSmoke(t *testing.T) {
 	}{
 		{"minesweeper-coop", []string{"--game", "minesweeper", "--mode", "coop", "--players", "2", "--loop", "closed", "--think", "uniform:2ms"}},
 		{"nim", []string{"--game", "nim", "--players", "2", "--ai", "1", "--loop", "open", "--rate", "40", "--think", "exp"}},
+		{"tictactoe", []string{"--game", "tictactoe", "--players", "2", "--loop", "open", "--rate", "40", "--think", "exp"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -149,7 +151,7 @@ func TestGameNotServed(t *testing.T) {
 	url := startServer(t)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"--url", url, "--game", "chess", "--duration", "1s", "--progress", "0"}, &stdout, &stderr)
-	if code != 2 || !strings.Contains(stderr.String(), `--game "chess": the server at `+url+` does not run it; it runs minesweeper, nim`) {
+	if code != 2 || !strings.Contains(stderr.String(), `--game "chess": the server at `+url+` does not run it; it runs minesweeper, nim, tictactoe`) {
 		t.Errorf("status %d: %s", code, stderr.String())
 	}
 }

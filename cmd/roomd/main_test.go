@@ -127,7 +127,7 @@ func buildRoomd(t *testing.T) string {
 }
 
 // TestServeAndGracefulStop runs the real binary: it prints the URL, serves
-// the API, and exits 0 on SIGTERM.
+// the API (every game of games.go included), and exits 0 on SIGTERM.
 func TestServeAndGracefulStop(t *testing.T) {
 	bin := buildRoomd(t)
 	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--log-format", "json")
@@ -157,6 +157,21 @@ func TestServeAndGracefulStop(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusCreated || len(created.Room) != 6 || created.Token == "" {
 		t.Fatalf("create: %d %+v", resp.StatusCode, created)
+	}
+	// GET /api/games lists every game of the registry (games.go).
+	resp, err = http.Get(url + "/api/games")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed struct{ Games []struct{ ID string } }
+	json.NewDecoder(resp.Body).Decode(&listed)
+	resp.Body.Close()
+	var ids []string
+	for _, g := range listed.Games {
+		ids = append(ids, g.ID)
+	}
+	if got := strings.Join(ids, " "); got != "minesweeper nim tictactoe" {
+		t.Errorf("GET /api/games lists %q", got)
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,56 @@
+package tictactoe
+
+// Choose picks seat's mark from the view, deterministically: a square that
+// completes its own line (the first, in reading order); else one that
+// blocks the other seat's line; else the centre; else the first free
+// corner; else the first free square. ok is false when the game is over,
+// it is not seat's turn, or the view's grid is not a grid.
+func (Rules) Choose(v View, seat Seat) (Move, bool) {
+	if v.Phase != PhaseActive || v.Turn != seat || seat < 0 || seat >= Seats {
+		return Move{}, false
+	}
+	var b board
+	for r, row := range v.Board {
+		if len(row) != Size {
+			return Move{}, false
+		}
+		copy(b[r][:], row)
+	}
+	for _, mark := range []byte{Mark(seat), Mark(1 - seat)} { // win, then block
+		if m, ok := b.completing(mark); ok {
+			return m, true
+		}
+	}
+	for _, m := range []Move{{1, 1}, {0, 0}, {0, 2}, {2, 0}, {2, 2}} {
+		if b[m.R][m.C] == Empty {
+			return m, true
+		}
+	}
+	for r := range Size {
+		for c := range Size {
+			if b[r][c] == Empty {
+				return Move{r, c}, true
+			}
+		}
+	}
+	return Move{}, false
+}
+
+// completing returns the first empty square, in reading order, where mark
+// would complete a line.
+func (b *board) completing(mark byte) (Move, bool) {
+	for r := range Size {
+		for c := range Size {
+			if b[r][c] != Empty {
+				continue
+			}
+			b[r][c] = mark
+			_, won := b.lineOf(mark)
+			b[r][c] = Empty
+			if won {
+				return Move{r, c}, true
+			}
+		}
+	}
+	return Move{}, false
+}

@@ -1,0 +1,51 @@
+package tictactoe
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// ModeClassic is the only mode.
+const ModeClassic = "classic"
+
+// Config is how a match is set up. Its JSON form is {} or
+// {"mode":"classic"}: tic-tac-toe has nothing to choose. The zero value is
+// the game.
+type Config struct {
+	// Mode is the mode's id. "" means ModeClassic, the only one.
+	Mode string
+}
+
+// UnmarshalJSON decodes a config strictly: an object whose only member may
+// be "mode", which must be "classic".
+func (c *Config) UnmarshalJSON(data []byte) error {
+	fields, err := object(data)
+	if err != nil {
+		return errors.New("config must be a JSON object")
+	}
+	if k, ok := unknownKey(fields, "mode"); ok {
+		return fmt.Errorf(`unknown config field %q (the only one is "mode")`, clip(k))
+	}
+	if raw, ok := fields["mode"]; ok {
+		var mode string
+		if err := json.Unmarshal(raw, &mode); err != nil || mode != ModeClassic {
+			return fmt.Errorf("mode must be %q, got %s", ModeClassic, clip(string(raw)))
+		}
+	}
+	*c = Config{Mode: ModeClassic}
+	return nil
+}
+
+// MarshalJSON writes the config in full: {"mode":"classic"}.
+func (c Config) MarshalJSON() ([]byte, error) {
+	return []byte(`{"mode":"` + ModeClassic + `"}`), nil
+}
+
+// Validate checks a config built in Go; decoding checks JSON configs.
+func (c *Config) Validate() error {
+	if c.Mode != "" && c.Mode != ModeClassic {
+		return fmt.Errorf("mode must be %q, got %q", ModeClassic, clip(c.Mode))
+	}
+	return nil
+}
