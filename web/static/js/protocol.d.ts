@@ -107,7 +107,7 @@ export interface Result {
   winners: number[];
   seed: number;
   config: unknown;
-  log: unknown;
+  log?: unknown;
 }
 
 export interface Room {
