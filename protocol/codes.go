@@ -29,6 +29,7 @@ const (
 	CodeSeatRemoved    = "seat-removed"    // the host removed this seat
 	CodeHostChanged    = "host-changed"    // the host left; another seat hosts now
 	CodeEpochChanged   = "epoch-changed"   // the room came back with less than the client saw
+	CodeTooMany        = "too-many"        // a limit was reached (spectators, sockets, rooms); the message names it (temporary)
 )
 
 // Close codes. 4001, 4002, 4003 and 4004 are terminal: a client must not
@@ -48,6 +49,7 @@ const (
 	CloseUpdateRequired = 4003 // the client's rules version differs (terminal)
 	CloseRoomClosed     = 4004 // the room is closed or does not exist (terminal)
 	CloseSlow           = 4008 // the client read too slowly; reconnect and resync
+	CloseTryLater       = 4013 // a limit was reached (the notice names it); come back after retryAfterMs
 	CloseRateLimited    = 4029 // sustained flooding; reconnect after backoff
 )
 

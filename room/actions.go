@@ -23,19 +23,6 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 			close: protocol.CloseUpdateRequired, reason: "update required"})
 		return
 	}
-	r.lastConn = r.now()
-	r.presence = true
-	// A client that saw more than the room has means the store lost data:
-	// move to a new epoch so it takes the snapshot instead of waiting for
-	// revisions that will never come back.
-	if h.Epoch == st.Epoch && h.Rev != nil && *h.Rev > st.Rev {
-		seen := *h.Rev
-		if err := r.accept(&entry{Kind: kindEpoch, Epoch: ids.New()}, pending{}); err == nil {
-			r.log.Warn("client saw a newer revision than the store has; new epoch", "client_rev", seen, "room_rev", st.Rev)
-			r.send(out{to: c, frame: notice(protocol.CodeEpochChanged,
-				fmt.Sprintf("the room came back at revision %d, before the %d you saw; showing it as it is now", r.st.Rev, seen)), durable: true})
-		}
-	}
 	switch {
 	case h.Token != "":
 		p := st.byToken(h.Token)
@@ -44,17 +31,36 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 				close: protocol.CloseLeft, reason: "bad token"})
 			return
 		}
+		r.arrived()
 		for oc, mem := range r.members {
 			if mem.player == p.ID {
 				oc.Close(protocol.CloseReplaced, "replaced by a newer connection", 0)
 				delete(r.members, oc)
 			}
 		}
+		// A seated player who saw more than the room has means the store
+		// lost data: move to a new epoch so it takes the snapshot instead of
+		// waiting for revisions that will never come back. Only a verified
+		// seat can ask, and once after the room was loaded: a lying client
+		// cannot make the room move epochs at will.
+		moved := false
+		if h.Epoch == st.Epoch && h.Rev != nil && *h.Rev > st.Rev && !r.epochMoved {
+			if err := r.accept(&entry{Kind: kindEpoch, Epoch: ids.New()}, pending{}); err == nil {
+				r.log.Warn("client saw a newer revision than the store has; new epoch", "client_rev", *h.Rev, "room_rev", st.Rev)
+				r.epochMoved, moved = true, true
+			}
+		}
 		r.members[c] = &member{c: c, player: p.ID}
+		delete(r.absent, p.ID)
 		r.m.cfg.Metrics.observeReconnect()
 		r.sendWelcome(c, st.seatOf(p.ID), "")
 		r.sendSnapshot(c)
+		if moved {
+			r.send(out{to: c, frame: notice(protocol.CodeEpochChanged,
+				fmt.Sprintf("the room came back at revision %d, before the %d you saw; showing it as it is now", r.st.Rev-1, *h.Rev)), durable: true})
+		}
 	case !h.Watch && st.Phase == phaseLobby && len(st.Players) < st.setup.Mode.MaxSeats:
+		r.arrived()
 		token := ids.Token()
 		p := &player{ID: ids.New(), Name: cleanName(h.Name), TokenHash: ids.HashToken(token)}
 		// The member joins after its join is applied: its first messages are
@@ -74,6 +80,12 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 			r.send(out{to: c, frame: notice(protocol.CodeNameReplaced, fmt.Sprintf("%q is taken in this room; you are %q", asked, r.st.player(p.ID).Name)), durable: true})
 		}
 	default:
+		if spectators := r.spectators(); spectators >= r.m.cfg.MaxSpectators {
+			r.send(out{to: c, frame: temporaryNotice(protocol.CodeTooMany, fmt.Sprintf("this room has its %d spectators; try again later", spectators)),
+				close: protocol.CloseTryLater, reason: "spectators full"})
+			return
+		}
+		r.arrived()
 		r.members[c] = &member{c: c}
 		r.sendWelcome(c, -1, "")
 		r.sendSnapshot(c)
@@ -85,6 +97,23 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 			r.send(out{to: c, frame: notice(protocol.CodeRoomFull, why+"; you are watching")})
 		}
 	}
+}
+
+// arrived notes a connection that the room takes in.
+func (r *Room) arrived() {
+	r.lastConn = r.now()
+	r.presence = true
+}
+
+// spectators counts the connections without a seat.
+func (r *Room) spectators() int {
+	n := 0
+	for _, mem := range r.members {
+		if mem.player == "" {
+			n++
+		}
+	}
+	return n
 }
 
 // lastNameReplaced returns (and forgets) the name a join asked for, when

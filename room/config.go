@@ -52,6 +52,19 @@ type Config struct {
 	// Heartbeat is how often connections are pinged; clients are told it.
 	// Zero means 15 seconds.
 	Heartbeat time.Duration
+	// SeatGrace is how long a seat in the lobby may have no connection
+	// before the room gives it up (a seat taken over HTTP that never comes
+	// online, or a player who left without leaving). Zero means 30 seconds.
+	SeatGrace time.Duration
+	// LobbyTimeout closes a room in the lobby that has had no connection for
+	// this long. Zero means 2 minutes.
+	LobbyTimeout time.Duration
+	// MaxSpectators bounds the spectators of one room. Zero means 1,000.
+	MaxSpectators int
+	// MaxRooms bounds the rooms held in memory; Create fails with
+	// ErrTooManyRooms beyond it (rooms already stored still load). Zero
+	// means 100,000.
+	MaxRooms int
 	// MaxMatchMoves bounds the moves one match may log; further commands are
 	// refused with match-full. Zero means each game's own bound
 	// (session.Info.MaxMoves, 10,000 by default).
@@ -93,6 +106,14 @@ func (c *Config) setDefaults() error {
 	setDur(&c.StoreTimeout, 3*time.Second)
 	setDur(&c.PresenceInterval, 100*time.Millisecond)
 	setDur(&c.Heartbeat, 15*time.Second)
+	setDur(&c.SeatGrace, 30*time.Second)
+	setDur(&c.LobbyTimeout, 2*time.Minute)
+	if c.MaxSpectators == 0 {
+		c.MaxSpectators = 1000
+	}
+	if c.MaxRooms == 0 {
+		c.MaxRooms = 100_000
+	}
 	return nil
 }
 

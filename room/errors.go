@@ -17,6 +17,7 @@ var (
 	ErrRoomFull     = errors.New("room: no free seat")
 	ErrNotLobby     = errors.New("room: the match has started")
 	ErrStorage      = errors.New("room: storage unavailable")
+	ErrTooManyRooms = errors.New("room: this server holds as many rooms as it may")
 )
 
 // refusal is a client-facing refusal of an action: a notice code (from

@@ -1,23 +1,64 @@
 package room
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 
 	"github.com/roomd/roomd/core/minesweeper"
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
+	"github.com/roomd/roomd/store"
 	"github.com/roomd/roomd/store/memstore"
 )
 
 // What a stranger can make a room store and echo is bounded: commands and
 // settings in canonical form, a cap on a match's moves.
 
-func msRoom(t *testing.T, cfg Config, settings string) (*Room, *fakeClient, *memstore.Memory) {
+// writeLog is a store that keeps a copy of every byte written to it, so a
+// test can see what was stored without opening the room (which would take
+// its lease).
+type writeLog struct {
+	*memstore.Memory
+	mu      sync.Mutex
+	written strings.Builder
+}
+
+func (w *writeLog) note(b []byte) {
+	w.mu.Lock()
+	w.written.Write(b)
+	w.mu.Unlock()
+}
+
+func (w *writeLog) Create(ctx context.Context, room string, snap store.Snapshot) (store.Lease, error) {
+	w.note(snap.Data)
+	return w.Memory.Create(ctx, room, snap)
+}
+
+func (w *writeLog) Append(ctx context.Context, l store.Lease, es []store.Entry) error {
+	for _, e := range es {
+		w.note(e.Data)
+	}
+	return w.Memory.Append(ctx, l, es)
+}
+
+func (w *writeLog) WriteSnapshot(ctx context.Context, l store.Lease, snap store.Snapshot) error {
+	w.note(snap.Data)
+	return w.Memory.WriteSnapshot(ctx, l, snap)
+}
+
+func (w *writeLog) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.written.String()
+}
+
+func msRoom(t *testing.T, cfg Config, settings string) (*Room, *fakeClient, *writeLog, string) {
 	t.Helper()
-	st := memstore.New()
+	st := &writeLog{Memory: memstore.New()}
 	cfg.Games, cfg.Store = session.NewRegistry(minesweeper.Game), st
 	m := bubbleManager(t, cfg)
 	created, err := m.Create(t.Context(), CreateRequest{Game: "minesweeper", Settings: json.RawMessage(settings), Name: "Ann"})
@@ -28,28 +69,13 @@ func msRoom(t *testing.T, cfg Config, settings string) (*Room, *fakeClient, *mem
 	c := newFake("ann")
 	r.Hello(c, &protocol.Hello{Room: r.Code(), Token: created.Token})
 	synctest.Wait()
-	return r, c, st
-}
-
-// storedBytes is everything the store holds of a room.
-func storedBytes(t *testing.T, st *memstore.Memory, code string) string {
-	t.Helper()
-	_, rec, err := st.Open(t.Context(), code)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	b.Write(rec.Snapshot.Data)
-	for _, e := range rec.Entries {
-		b.Write(e.Data)
-	}
-	return b.String()
+	return r, c, st, created.Token
 }
 
 func TestCanonicalInputIsStored(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		pad := strings.Repeat("P", 8000)
-		r, c, st := msRoom(t, Config{}, `{"mode":"solo","level":"beginner","pad":"`+pad+`"}`)
+		r, c, st, _ := msRoom(t, Config{}, `{"mode":"solo","level":"beginner","pad":"`+pad+`"}`)
 		sendAct(t, r, c, "s", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlSettings,
 			Settings: json.RawMessage(`{"level":"expert", "mode":"solo", "junk":"` + pad + `"}`)})
 		sendAct(t, r, c, "go", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlStart})
@@ -57,7 +83,7 @@ func TestCanonicalInputIsStored(t *testing.T) {
 		if rc := c.last(t, protocol.TypeReceipt).Receipt; rc.ID != "m" || !rc.OK {
 			t.Fatalf("padded command: %+v", rc)
 		}
-		stored := storedBytes(t, st, r.Code())
+		stored := st.String()
 		if strings.Contains(stored, "PPPP") {
 			t.Fatalf("padding stored (%d bytes)", len(stored))
 		}
@@ -72,7 +98,7 @@ func TestCanonicalInputIsStored(t *testing.T) {
 
 func TestMatchMovesCap(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r, c, _ := msRoom(t, Config{MaxMatchMoves: 3}, `{"mode":"solo","level":"expert"}`)
+		r, c, _, _ := msRoom(t, Config{MaxMatchMoves: 3}, `{"mode":"solo","level":"expert"}`)
 		sendAct(t, r, c, "go", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlStart})
 		for i := range 4 {
 			sendAct(t, r, c, string(rune('a'+i)), protocol.TypeCommand, json.RawMessage(`{"type":"flag","r":0,"c":0}`), nil)
@@ -87,6 +113,81 @@ func TestMatchMovesCap(t *testing.T) {
 		sendAct(t, r, c, "quit", protocol.TypeResign, nil, nil)
 		if rc := c.receipt(t, "quit"); !rc.OK {
 			t.Fatalf("resigning a full match: %+v", rc)
+		}
+	})
+}
+
+// TestHostileHellosChangeNothing: hellos from a spectator or with a wrong
+// token that claim a revision far ahead store nothing and leave the epoch
+// as it is; a seated player's claim moves the room to a new epoch once, and
+// no more after that.
+func TestHostileHellosChangeNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, c, st, token := msRoom(t, Config{}, `{"mode":"coop","level":"beginner"}`)
+		snap := c.last(t, protocol.TypeSnapshot).Snapshot
+		epoch, ahead := snap.Epoch, snap.Rev+1000
+		stored := st.String()
+		for i := range 50 {
+			h := &protocol.Hello{Room: r.Code(), Epoch: epoch, Rev: &ahead, Watch: i%2 == 0}
+			if i%2 == 1 {
+				h.Token = "not-a-token"
+			}
+			r.Hello(newFake("evil"), h)
+		}
+		synctest.Wait()
+		if got := st.String(); got != stored {
+			t.Fatal("hostile hellos stored entries")
+		}
+		if s := c.last(t, protocol.TypeSnapshot).Snapshot; r.Stats().Epoch != epoch || r.Stats().Rev != snap.Rev || s.Epoch != epoch {
+			t.Fatalf("epoch %s rev %d after hostile hellos, want %s %d", r.Stats().Epoch, r.Stats().Rev, epoch, snap.Rev)
+		}
+		// The seated player may move it once.
+		for range 3 {
+			again := newFake("host-again")
+			r.Hello(again, &protocol.Hello{Room: r.Code(), Token: token, Epoch: r.Stats().Epoch, Rev: &ahead})
+			synctest.Wait()
+		}
+		if r.Stats().Epoch == epoch || r.Stats().Rev != snap.Rev+1 {
+			t.Fatalf("after seated claims: epoch %s rev %d, want one new epoch at %d", r.Stats().Epoch, r.Stats().Rev, snap.Rev+1)
+		}
+	})
+}
+
+func TestSpectatorCap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, _, _, _ := msRoom(t, Config{MaxSpectators: 3}, `{"mode":"coop"}`)
+		var last *fakeClient
+		for i := range 4 {
+			last = newFake("spec")
+			r.Hello(last, &protocol.Hello{Room: r.Code(), Watch: true})
+			synctest.Wait()
+			if i < 3 && last.closeCode() != 0 {
+				t.Fatalf("spectator %d refused", i)
+			}
+		}
+		if last.closeCode() != protocol.CloseTryLater || last.last(t, protocol.TypeNotice).Notice.Code != protocol.CodeTooMany {
+			t.Fatalf("the 4th spectator: close %d", last.closeCode())
+		}
+		if n := r.Info().Spectators; n != 3 {
+			t.Fatalf("%d spectators", n)
+		}
+	})
+}
+
+func TestMaxRooms(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := bubbleManager(t, Config{MaxRooms: 2})
+		for i := range 3 {
+			_, err := m.Create(t.Context(), CreateRequest{Game: "nim", Name: "Ann"})
+			if i < 2 && err != nil {
+				t.Fatal(err)
+			}
+			if i == 2 && err != ErrTooManyRooms {
+				t.Fatalf("the 3rd room: %v", err)
+			}
+		}
+		if _, err := m.Get(t.Context(), "NOT-A-CODE"); err != ErrNoRoom {
+			t.Fatalf("a malformed code: %v", err)
 		}
 	})
 }

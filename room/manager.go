@@ -67,10 +67,13 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest) (JoinResult, er
 	for range 8 {
 		code := ids.Code()
 		m.mu.Lock()
-		closing, taken := m.closing, m.rooms[code] != nil
+		closing, taken, full := m.closing, m.rooms[code] != nil, len(m.rooms) >= m.cfg.MaxRooms
 		m.mu.Unlock()
 		if closing {
 			return JoinResult{}, ErrShuttingDown
+		}
+		if full {
+			return JoinResult{}, ErrTooManyRooms
 		}
 		if taken {
 			continue
@@ -125,8 +128,8 @@ func NormalizeCode(code string) string { return strings.ToUpper(strings.TrimSpac
 // not loaded. It fails with ErrNoRoom for an unknown or closed room.
 func (m *Manager) Get(ctx context.Context, code string) (*Room, error) {
 	code = NormalizeCode(code)
-	if code == "" || len(code) > 32 {
-		return nil, ErrNoRoom
+	if !ids.IsCode(code) {
+		return nil, ErrNoRoom // not a code this server makes: the store is not asked
 	}
 	for {
 		m.mu.Lock()

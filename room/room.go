@@ -160,8 +160,14 @@ type Room struct {
 	presAt   time.Time
 	aiAt     time.Time
 	aiNext   int
-	timer    *time.Timer
-	scratch  []audienceFrame
+	// absent notes, for each human seat of the lobby with no connection,
+	// since when: past Config.SeatGrace the room gives the seat up.
+	absent map[string]time.Time
+	// epochMoved: a client already moved this room to a new epoch since it
+	// was loaded (once is the most a client may ask for).
+	epochMoved bool
+	timer      *time.Timer
+	scratch    []audienceFrame
 }
 
 func newRoom(m *Manager, st *state, lease store.Lease, rec store.Record) *Room {
@@ -169,6 +175,8 @@ func newRoom(m *Manager, st *state, lease store.Lease, rec store.Record) *Room {
 	r := &Room{m: m, code: st.Code, id: ids.New(), mb: newMailbox(m.cfg.MailboxSize), done: make(chan struct{}),
 		st: st, members: map[Client]*member{}, lastConn: now}
 	r.disk.restored(lease, rec, now)
+	r.absent = map[string]time.Time{}
+	r.noteAbsent(now)
 	r.log = m.cfg.Logger.With("room", r.code, "room_id", r.id)
 	r.publishInfo()
 	return r
@@ -282,6 +290,7 @@ func (r *Room) handle(in input) {
 			delete(r.members, in.c)
 			r.presence = true
 			r.lastConn = r.now()
+			r.noteAbsent(r.lastConn)
 		}
 	case inJoin:
 		r.httpJoin(in.name, in.reply)
@@ -353,12 +362,16 @@ func (r *Room) sendSnapshot(c Client) {
 // message, the idle deadline.
 func (r *Room) schedule() {
 	now := r.now()
+	r.noteAbsent(now)
 	if r.aiAt.IsZero() && r.aiSeat() >= 0 && !r.frozen {
 		r.aiAt = now.Add(r.m.cfg.AIDelay)
 	}
 	next := r.idleAt()
 	if !r.aiAt.IsZero() && r.aiAt.Before(next) {
 		next = r.aiAt
+	}
+	if at := r.nextRelease(); !at.IsZero() && at.Before(next) && !r.frozen {
+		next = at
 	}
 	if r.presence {
 		at := r.presAt.Add(r.m.cfg.PresenceInterval)
@@ -375,12 +388,74 @@ func (r *Room) schedule() {
 	r.timer.Reset(max(next.Sub(now), 0))
 }
 
+// idleAt is when the room closes for want of use: IdleTimeout after the
+// last change or connection, or LobbyTimeout in a lobby nobody is in.
 func (r *Room) idleAt() time.Time {
 	last := time.UnixMilli(r.st.Activity)
 	if r.lastConn.After(last) {
 		last = r.lastConn
 	}
+	if r.st.Phase == phaseLobby && len(r.members) == 0 {
+		return last.Add(min(r.m.cfg.LobbyTimeout, r.m.cfg.IdleTimeout))
+	}
 	return last.Add(r.m.cfg.IdleTimeout)
+}
+
+// noteAbsent records, from now, every human seat of the lobby that has no
+// connection and is not noted yet; seats that are connected or gone are
+// forgotten.
+func (r *Room) noteAbsent(now time.Time) {
+	if r.st.Phase != phaseLobby {
+		if len(r.absent) > 0 {
+			clear(r.absent)
+		}
+		return
+	}
+	here := map[string]bool{}
+	for _, mem := range r.members {
+		here[mem.player] = true
+	}
+	seated := map[string]bool{}
+	for _, p := range r.st.Players {
+		seated[p.ID] = true
+		if !p.AI && !here[p.ID] {
+			if _, ok := r.absent[p.ID]; !ok {
+				r.absent[p.ID] = now
+			}
+		}
+	}
+	for id := range r.absent {
+		if here[id] || !seated[id] {
+			delete(r.absent, id)
+		}
+	}
+}
+
+// nextRelease is when the first absent seat is given up (zero: none).
+func (r *Room) nextRelease() time.Time {
+	var next time.Time
+	for _, since := range r.absent {
+		if at := since.Add(r.m.cfg.SeatGrace); next.IsZero() || at.Before(next) {
+			next = at
+		}
+	}
+	return next
+}
+
+// releaseAbsent gives up the lobby seats that have had no connection for
+// SeatGrace, so that nobody can hold seats they do not use.
+func (r *Room) releaseAbsent(now time.Time) {
+	for id, since := range r.absent {
+		if now.Sub(since) < r.m.cfg.SeatGrace {
+			continue
+		}
+		delete(r.absent, id)
+		if err := r.accept(&entry{Kind: kindLeave, By: id}, pending{}); err != nil {
+			r.log.Warn("give up an absent seat", "player", id, "err", err)
+			continue
+		}
+		r.log.Info("gave up a seat with no connection", "player", id, "after", r.m.cfg.SeatGrace)
+	}
 }
 
 func (r *Room) onTimer() {
@@ -396,6 +471,9 @@ func (r *Room) onTimer() {
 	if !r.aiAt.IsZero() && !now.Before(r.aiAt) {
 		r.aiAt = time.Time{}
 		r.playAI()
+	}
+	if !r.frozen {
+		r.releaseAbsent(now)
 	}
 	if r.frozen && len(r.b.entries) == 0 {
 		ctx, cancel := r.storeCtx()

@@ -2,6 +2,7 @@ package room
 
 import (
 	"context"
+	"strings"
 	"encoding/json"
 	"testing"
 	"testing/synctest"
@@ -70,6 +71,8 @@ func TestIdleRoomCloses(t *testing.T) {
 		c := newFake("ann")
 		r.Hello(c, &protocol.Hello{Room: r.Code(), Token: token})
 		synctest.Wait()
+		sendAct(t, r, c, "fill", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlFillWithAI})
+		sendAct(t, r, c, "start", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlStart})
 		start := time.Now()
 		r.Drop(c)
 		synctest.Wait()
@@ -93,7 +96,7 @@ func TestIdleRoomCloses(t *testing.T) {
 // either kind.
 func TestConnectionKeepsRoomOpen(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := bubbleManager(t, Config{IdleTimeout: time.Minute})
+		m := bubbleManager(t, Config{IdleTimeout: time.Minute, LobbyTimeout: time.Hour, SeatGrace: time.Hour})
 		r, token := bubbleRoom(t, m, `{}`)
 		time.Sleep(50 * time.Second)
 		c := newFake("ann")
@@ -200,5 +203,61 @@ func TestShutdownStopsTheLeaderboardWriter(t *testing.T) {
 		}
 		m.record(finished{}) // a late result is dropped, not sent to a stopped writer
 		<-r.Done()
+	})
+}
+
+// TestAbsentSeatsAreGivenUp: seats taken over HTTP that never come online,
+// and seats whose player went away, are given up after SeatGrace in the
+// lobby, so that nobody can keep a room full; a player who comes back in
+// time keeps the seat.
+func TestAbsentSeatsAreGivenUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := bubbleManager(t, Config{SeatGrace: 30 * time.Second, LobbyTimeout: time.Hour})
+		r, token := bubbleRoom(t, m, `{"pile":9}`)
+		host := newFake("host")
+		r.Hello(host, &protocol.Hello{Room: r.Code(), Token: token})
+		synctest.Wait()
+		for _, name := range []string{"squat1", "squat2"} {
+			if _, err := r.Join(t.Context(), name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		back := newFake("back")
+		r.Hello(back, &protocol.Hello{Room: r.Code(), Name: "Bob"})
+		synctest.Wait()
+		bobToken := back.last(t, protocol.TypeWelcome).Welcome.Token
+		r.Drop(back)
+		synctest.Wait()
+		if n := len(r.Info().Seats); n != 4 {
+			t.Fatalf("%d seats, want 4", n)
+		}
+		time.Sleep(20 * time.Second)
+		again := newFake("again")
+		r.Hello(again, &protocol.Hello{Room: r.Code(), Token: bobToken}) // Bob comes back in time
+		synctest.Wait()
+		time.Sleep(15 * time.Second) // 35 s after the joins
+		synctest.Wait()
+		var names []string
+		for _, s := range r.Info().Seats {
+			names = append(names, s.Name)
+		}
+		if strings.Join(names, ",") != "Ann,Bob" {
+			t.Fatalf("seats after the grace: %v, want Ann and Bob", names)
+		}
+	})
+}
+
+// TestEmptyLobbyCloses: a lobby nobody is in closes after LobbyTimeout.
+func TestEmptyLobbyCloses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := bubbleManager(t, Config{LobbyTimeout: 2 * time.Minute})
+		r, _ := bubbleRoom(t, m, `{}`)
+		start := time.Now()
+		<-r.Done()
+		// The host never came: its seat is given up after the grace (30 s),
+		// and the lobby closes 2 minutes after that last change.
+		if d := time.Since(start); d != 30*time.Second+2*time.Minute {
+			t.Fatalf("an empty lobby closed after %v", d)
+		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"strings"
 
 	"github.com/oklog/ulid/v2"
 )
@@ -27,6 +28,19 @@ func Code() string {
 		b[i] = CodeAlphabet[int(b[i])%len(CodeAlphabet)]
 	}
 	return string(b[:])
+}
+
+// IsCode reports whether s has the form of a room code.
+func IsCode(s string) bool {
+	if len(s) != CodeLength {
+		return false
+	}
+	for i := range len(s) {
+		if strings.IndexByte(CodeAlphabet, s[i]) < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // New returns a new ULID string (rooms and connections in logs, players,

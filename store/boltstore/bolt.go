@@ -449,6 +449,18 @@ func (b *Bolt) Open(ctx context.Context, room string) (store.Lease, store.Record
 		lease store.Lease
 		rec   store.Record
 	)
+	// An unknown room costs a read, not a write transaction: a stranger
+	// trying codes must not make the committer (and fsync) work.
+	known := false
+	if err := b.db.View(func(tx *bbolt.Tx) error {
+		known = tx.Bucket(bRooms).Get([]byte(room)) != nil
+		return nil
+	}); err != nil {
+		return store.Lease{}, store.Record{}, b.viewErr("open "+room, err)
+	}
+	if !known {
+		return store.Lease{}, store.Record{}, fmt.Errorf("open %s: %w", room, store.ErrNotFound)
+	}
 	err := b.do(ctx, "open "+room, func(tx *bbolt.Tx) error {
 		m, ok, err := b.room(tx, room)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -358,5 +359,25 @@ func TestBoltLegacyScore(t *testing.T) {
 	want := []store.Score{{Name: "Fast", Value: 5, At: 5}, {Name: "Old", Value: 12.5, Room: "K7QXMP", Match: 1, At: 3}, {Name: "Slow", Value: 20, At: 4}}
 	if err != nil || !slices.Equal(top, want) {
 		t.Fatalf("top = %+v, %v; want %+v", top, err, want)
+	}
+}
+
+// TestUnknownRoomNoWrite: opening a room that does not exist answers
+// ErrNotFound without a write transaction (a stranger trying codes must not
+// make the committer fsync).
+func TestUnknownRoomNoWrite(t *testing.T) {
+	b, err := Open(t.TempDir(), BoltOptions{SweepInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	before := b.Stats().Transactions
+	for range 100 {
+		if _, _, err := b.Open(t.Context(), "NOSUCH"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("open an unknown room: %v", err)
+		}
+	}
+	if n := b.Stats().Transactions - before; n != 0 {
+		t.Fatalf("100 unknown rooms cost %d write transactions", n)
 	}
 }
