@@ -2,8 +2,8 @@ package room
 
 import (
 	"context"
-	"strings"
 	"encoding/json"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
