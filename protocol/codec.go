@@ -26,6 +26,7 @@ type clientWire struct {
 	Token   string          `json:"token"`
 	Name    string          `json:"name"`
 	Watch   bool            `json:"watch"`
+	Invite  string          `json:"invite"`
 	Game    GamePin         `json:"game"`
 	Epoch   string          `json:"epoch"`
 	Rev     *uint64         `json:"rev"`
@@ -57,10 +58,10 @@ func DecodeClient(data []byte) (Inbound, error) {
 		if w.Room == "" {
 			return in, fmt.Errorf("%w: hello without a room", ErrInvalid)
 		}
-		if len(w.Name) > 64 || len(w.Token) > 128 || len(w.Room) > 32 {
+		if len(w.Name) > 64 || len(w.Token) > 128 || len(w.Room) > 32 || len(w.Invite) > 64 {
 			return in, fmt.Errorf("%w: hello field too long", ErrInvalid)
 		}
-		in.Hello = &Hello{Type: w.Type, Room: w.Room, Token: w.Token, Name: w.Name, Watch: w.Watch, Game: w.Game, Epoch: w.Epoch, Rev: w.Rev}
+		in.Hello = &Hello{Type: w.Type, Room: w.Room, Token: w.Token, Name: w.Name, Watch: w.Watch, Invite: w.Invite, Game: w.Game, Epoch: w.Epoch, Rev: w.Rev}
 	case TypeCommand, TypeResign, TypeControl, TypeReconnect, TypeLeave, TypeResync:
 		if w.ID == "" || len(w.ID) > 64 {
 			return in, fmt.Errorf("%w: %s needs an id of 1 to 64 characters", ErrInvalid, w.Type)

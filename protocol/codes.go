@@ -29,6 +29,7 @@ const (
 	CodeSeatRemoved    = "seat-removed"    // the host removed this seat
 	CodeHostChanged    = "host-changed"    // the host left; another seat hosts now
 	CodeEpochChanged   = "epoch-changed"   // the room came back with less than the client saw
+	CodeInviteRequired = "invite-required" // a locked room: a seat (or watching, when the host says so) needs the invite
 	CodeTooMany        = "too-many"        // a limit was reached (spectators, sockets, rooms); the message names it (temporary)
 )
 
@@ -48,6 +49,7 @@ const (
 	CloseLeft           = 4002 // the client left its seat, or the host removed it (terminal)
 	CloseUpdateRequired = 4003 // the client's rules version differs (terminal)
 	CloseRoomClosed     = 4004 // the room is closed or does not exist (terminal)
+	CloseLocked         = 4005 // a locked room, and no (or a wrong) invite (terminal)
 	CloseSlow           = 4008 // the client read too slowly; reconnect and resync
 	CloseTryLater       = 4013 // a limit was reached (the notice names it); come back after retryAfterMs
 	CloseRateLimited    = 4029 // sustained flooding; reconnect after backoff
@@ -56,7 +58,7 @@ const (
 // Terminal reports whether a client must stop reconnecting after code.
 func Terminal(code int) bool {
 	switch code {
-	case CloseReplaced, CloseLeft, CloseUpdateRequired, CloseRoomClosed, ClosePolicyViolation:
+	case CloseReplaced, CloseLeft, CloseUpdateRequired, CloseRoomClosed, CloseLocked, ClosePolicyViolation:
 		return true
 	}
 	return false

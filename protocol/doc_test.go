@@ -146,7 +146,7 @@ func TestEncodedMessagesMatchSchema(t *testing.T) {
 	server := compileSchema(t, "ServerMessage")
 	seat := 1
 	room := Room{Code: "ABCDEF", Phase: PhaseLobby, Seats: []SeatInfo{{Seat: 0, Name: "Ann"}}, Settings: json.RawMessage(`{}`),
-		Game: GamePin{ID: "nim", RulesVersion: "nim/1"}, Connected: []int{0}}
+		Game: GamePin{ID: "nim", RulesVersion: "nim/1"}, Connected: []int{0}, Access: AccessUnlisted}
 	for _, m := range []any{
 		Welcome{Type: TypeWelcome, Conn: "c", Seat: &seat, HeartbeatMs: 15000},
 		Welcome{Type: TypeWelcome, Conn: "c"},

@@ -55,7 +55,10 @@ type Hello struct {
 	Token string `json:"token,omitempty" jsonschema:"maxLength=128"`
 	Name  string `json:"name,omitempty" jsonschema:"maxLength=64"`
 	// Watch asks to join as a spectator.
-	Watch bool    `json:"watch,omitempty"`
+	Watch bool `json:"watch,omitempty"`
+	// Invite is a locked room's invite: needed to take a seat there (and to
+	// watch, when the host says so).
+	Invite string  `json:"invite,omitempty" jsonschema:"maxLength=64"`
 	Game  GamePin `json:"game"`
 	// Epoch and Rev are what the client last saw of this room, if anything.
 	Epoch string  `json:"epoch,omitempty"`
@@ -82,11 +85,19 @@ const (
 	ControlRemoveSeat = "remove-seat"
 	ControlStart      = "start"
 	ControlRematch    = "rematch"
+	ControlAccess     = "access"
+)
+
+// Room access levels.
+const (
+	AccessPublic   = "public"   // listed, open to all
+	AccessUnlisted = "unlisted" // the code is enough to join or watch (the default)
+	AccessLocked   = "locked"   // joining needs the invite (watching too, with watchLocked)
 )
 
 // Control is a room control: readiness, settings, seats, start, rematch.
 type Control struct {
-	Op string `json:"op" jsonschema:"enum=ready,enum=settings,enum=fill-with-ai,enum=remove-seat,enum=start,enum=rematch"`
+	Op string `json:"op" jsonschema:"enum=ready,enum=settings,enum=fill-with-ai,enum=remove-seat,enum=start,enum=rematch,enum=access"`
 	// Ready is the new readiness, for "ready".
 	Ready bool `json:"ready,omitempty"`
 	// Settings is the game config, for "settings" (host only, lobby only).
@@ -96,6 +107,11 @@ type Control struct {
 	// Count is how many AI seats to add, for "fill-with-ai" (zero means
 	// enough to reach the mode's minimum, and at least one).
 	Count int `json:"count,omitempty"`
+	// Access and WatchLocked are the room's new access, for "access" (host
+	// only): public, unlisted or locked, and whether watching a locked room
+	// needs the invite too.
+	Access      string `json:"access,omitempty" jsonschema:"enum=public,enum=unlisted,enum=locked"`
+	WatchLocked bool   `json:"watchLocked,omitempty"`
 }
 
 // Ping asks for a pong; T is echoed back.
@@ -129,6 +145,8 @@ type Snapshot struct {
 	// View is the recipient's projection of the match, null in a lobby.
 	View any  `json:"view"`
 	Room Room `json:"room"`
+	// Invite is a locked room's invite, for seated players only.
+	Invite string `json:"invite,omitempty"`
 	// Result is the last match's result, once it has ended.
 	Result *Result `json:"result,omitempty"`
 }
@@ -153,6 +171,9 @@ type Update struct {
 	View any `json:"view,omitempty"`
 	// Result is set on the update that ends a match.
 	Result *Result `json:"result,omitempty"`
+	// Invite is the room's new invite, for seated players, on the update
+	// that locks the room.
+	Invite string `json:"invite,omitempty"`
 }
 
 // Receipt answers one action: accepted at a revision, or refused with a
@@ -241,6 +262,10 @@ type Room struct {
 	// Match counts starts and rematches.
 	Match  int    `json:"match"`
 	Clocks Clocks `json:"clocks"`
+	// Access is public, unlisted or locked; WatchLocked says whether
+	// watching a locked room needs its invite.
+	Access      string `json:"access" jsonschema:"enum=public,enum=unlisted,enum=locked"`
+	WatchLocked bool   `json:"watchLocked,omitempty"`
 }
 
 // SeatInfo is one seat's public information.

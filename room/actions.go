@@ -59,6 +59,18 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 			r.send(out{to: c, frame: notice(protocol.CodeEpochChanged,
 				fmt.Sprintf("the room came back at revision %d, before the %d you saw; showing it as it is now", r.st.Rev-1, *h.Rev)), durable: true})
 		}
+	case st.Access == protocol.AccessLocked && !st.admits(h.Invite) && (!h.Watch || st.WatchLocked):
+		// A locked room: a seat needs the invite; watching needs it when
+		// the host says so, else the client watches.
+		if st.WatchLocked {
+			r.send(out{to: c, frame: notice(protocol.CodeInviteRequired, "this room is locked: its invite is needed to join or watch"),
+				close: protocol.CloseLocked, reason: "invite required"})
+			return
+		}
+		if !r.watch(c) {
+			return
+		}
+		r.send(out{to: c, frame: notice(protocol.CodeInviteRequired, "this room is locked: its invite is needed for a seat; you are watching")})
 	case !h.Watch && st.Phase == phaseLobby && len(st.Players) < st.setup.Mode.MaxSeats:
 		r.arrived()
 		token := ids.Token()
@@ -80,15 +92,9 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 			r.send(out{to: c, frame: notice(protocol.CodeNameReplaced, fmt.Sprintf("%q is taken in this room; you are %q", asked, r.st.player(p.ID).Name)), durable: true})
 		}
 	default:
-		if spectators := r.spectators(); spectators >= r.m.cfg.MaxSpectators {
-			r.send(out{to: c, frame: temporaryNotice(protocol.CodeTooMany, fmt.Sprintf("this room has its %d spectators; try again later", spectators)),
-				close: protocol.CloseTryLater, reason: "spectators full"})
+		if !r.watch(c) {
 			return
 		}
-		r.arrived()
-		r.members[c] = &member{c: c}
-		r.sendWelcome(c, -1, "")
-		r.sendSnapshot(c)
 		if !h.Watch {
 			why := "the match has started"
 			if st.Phase == phaseLobby {
@@ -97,6 +103,20 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 			r.send(out{to: c, frame: notice(protocol.CodeRoomFull, why+"; you are watching")})
 		}
 	}
+}
+
+// watch takes c in as a spectator, unless the room has as many as it may.
+func (r *Room) watch(c Client) bool {
+	if spectators := r.spectators(); spectators >= r.m.cfg.MaxSpectators {
+		r.send(out{to: c, frame: temporaryNotice(protocol.CodeTooMany, fmt.Sprintf("this room has its %d spectators; try again later", spectators)),
+			close: protocol.CloseTryLater, reason: "spectators full"})
+		return false
+	}
+	r.arrived()
+	r.members[c] = &member{c: c}
+	r.sendWelcome(c, -1, "")
+	r.sendSnapshot(c)
+	return true
 }
 
 // arrived notes a connection that the room takes in.
@@ -125,7 +145,11 @@ func (r *Room) lastNameReplaced(id string) (string, bool) {
 }
 
 // httpJoin gives a seat to a client that asked over HTTP.
-func (r *Room) httpJoin(name string, reply chan JoinResult) {
+func (r *Room) httpJoin(name, invite string, reply chan JoinResult) {
+	if !r.st.admits(invite) {
+		reply <- JoinResult{Err: ErrLocked}
+		return
+	}
 	token := ids.Token()
 	p := &player{ID: ids.New(), Name: cleanName(name), TokenHash: ids.HashToken(token)}
 	err := r.accept(&entry{Kind: kindJoin, By: p.ID, Players: []*player{p}}, pending{reply: reply})
@@ -253,6 +277,14 @@ func (r *Room) control(mem *member, a *protocol.Action) error {
 		e.Kind, e.Seed = kindStart, r.m.cfg.Seeds()
 	case protocol.ControlRematch:
 		e.Kind, e.Seed = kindRematch, r.m.cfg.Seeds()
+	case protocol.ControlAccess:
+		e.Kind, e.Access, e.WatchLocked = kindAccess, ctl.Access, ctl.WatchLocked
+		if ctl.Access == protocol.AccessLocked {
+			e.Invite = r.st.Invite // a room locked again keeps its invite
+			if e.Invite == "" {
+				e.Invite = ids.Token()
+			}
+		}
 	default:
 		return refuse(protocol.CodeInvalidControl, fmt.Sprintf("unknown control %q", ctl.Op))
 	}

@@ -23,6 +23,7 @@ const (
 	kindLeave    = "leave"
 	kindEpoch    = "epoch"
 	kindClose    = "close"
+	kindAccess   = "access"
 )
 
 // entry is one accepted change. Everything the reducer needs is in it
@@ -41,13 +42,17 @@ type entry struct {
 	Seed     session.Seed    `json:"seed,omitzero"`
 	Move     json.RawMessage `json:"move,omitempty"`
 	Epoch    string          `json:"epoch,omitempty"`
+	// Access, Invite and WatchLocked are a room's new access (kindAccess).
+	Access      string `json:"access,omitempty"`
+	Invite      string `json:"invite,omitempty"`
+	WatchLocked bool   `json:"watchLocked,omitempty"`
 }
 
 // encode is the entry's JSON. A game command, the entry of nearly every
 // change, is written by hand; the others go through encoding/json. Both
 // decode to the same entry (a test compares them).
 func (e *entry) encode() ([]byte, error) {
-	if e.Kind != kindCommand || len(e.Players) > 0 || e.Ready || len(e.Settings) > 0 || e.Target != "" || !e.Seed.IsZero() || e.Epoch != "" || len(e.Move) == 0 {
+	if e.Kind != kindCommand || e.Access != "" || len(e.Players) > 0 || e.Ready || len(e.Settings) > 0 || e.Target != "" || !e.Seed.IsZero() || e.Epoch != "" || len(e.Move) == 0 {
 		return json.Marshal(e)
 	}
 	b := make([]byte, 0, 96+len(e.By)+len(e.Aid)+len(e.Move))

@@ -18,6 +18,7 @@ var (
 	ErrNotLobby     = errors.New("room: the match has started")
 	ErrStorage      = errors.New("room: storage unavailable")
 	ErrTooManyRooms = errors.New("room: this server holds as many rooms as it may")
+	ErrLocked       = errors.New("room: locked; its invite is needed")
 )
 
 // refusal is a client-facing refusal of an action: a notice code (from

@@ -25,7 +25,7 @@ func (r *Room) fanout(e *entry, eff effect) {
 	for c, mem := range r.members {
 		seat := r.st.seatOf(mem.player)
 		key := r.audience(seat)
-		perMember := eff.seats || eff.started
+		perMember := eff.seats || eff.started || eff.invite
 		var frame []byte
 		if !perMember {
 			for _, af := range frames {
@@ -50,6 +50,9 @@ func (r *Room) fanout(e *entry, eff effect) {
 			}
 			if eff.started {
 				u.View = r.st.sess.Match().View(seat)
+			}
+			if eff.invite && seat >= 0 {
+				u.Invite = r.st.Invite
 			}
 			frame = encodeUpdate(&u, beats)
 			if !perMember {

@@ -191,3 +191,58 @@ func TestMaxRooms(t *testing.T) {
 		}
 	})
 }
+
+// TestLockedRoom: a locked room seats only who brings its invite (over
+// HTTP or in a hello); without it one watches, or — when the host locked
+// watching too — is turned away with 4005. Seated players get the invite.
+func TestLockedRoom(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := bubbleManager(t, Config{Games: session.NewRegistry(minesweeper.Game)})
+		created, err := m.Create(t.Context(), CreateRequest{Game: "minesweeper", Settings: json.RawMessage(`{"mode":"coop"}`), Name: "Ann", Access: protocol.AccessLocked})
+		if err != nil || created.Invite == "" {
+			t.Fatalf("create: %+v %v", created, err)
+		}
+		r, _ := m.Get(t.Context(), created.Room)
+		if _, err := r.Join(t.Context(), "Eve", "guess"); err != ErrLocked {
+			t.Fatalf("a join with a wrong invite: %v", err)
+		}
+		if res, err := r.Join(t.Context(), "Bob", created.Invite); err != nil || res.Seat != 1 {
+			t.Fatalf("a join with the invite: %+v %v", res, err)
+		}
+		eve := newFake("eve")
+		r.Hello(eve, &protocol.Hello{Room: r.Code(), Name: "Eve"})
+		synctest.Wait()
+		if w := eve.last(t, protocol.TypeWelcome).Welcome; w.Seat != nil || eve.last(t, protocol.TypeNotice).Notice.Code != protocol.CodeInviteRequired {
+			t.Fatalf("a hello without the invite: welcome %+v", w)
+		}
+		if s := eve.last(t, protocol.TypeSnapshot).Snapshot; s.Invite != "" || s.Room.Access != protocol.AccessLocked {
+			t.Fatalf("a spectator's snapshot: invite %q, access %q", s.Invite, s.Room.Access)
+		}
+		cat := newFake("cat")
+		r.Hello(cat, &protocol.Hello{Room: r.Code(), Name: "Cat", Invite: created.Invite})
+		synctest.Wait()
+		if s := cat.last(t, protocol.TypeSnapshot).Snapshot; s.Seat == nil || s.Invite != created.Invite {
+			t.Fatalf("a hello with the invite: seat %v invite %q", s.Seat, s.Invite)
+		}
+		host := newFake("host")
+		r.Hello(host, &protocol.Hello{Room: r.Code(), Token: created.Token})
+		synctest.Wait()
+		sendAct(t, r, host, "lock-watch", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlAccess, Access: protocol.AccessLocked, WatchLocked: true})
+		if rc := host.receipt(t, "lock-watch"); !rc.OK {
+			t.Fatalf("lock watching: %+v", rc.Notice)
+		}
+		spy := newFake("spy")
+		r.Hello(spy, &protocol.Hello{Room: r.Code(), Watch: true})
+		synctest.Wait()
+		if spy.closeCode() != protocol.CloseLocked {
+			t.Fatalf("a spectator without the invite: close %d, want 4005", spy.closeCode())
+		}
+		sendAct(t, r, host, "open", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlAccess, Access: protocol.AccessPublic})
+		if u := host.last(t, protocol.TypeUpdate).Update; u.Room == nil || u.Room.Access != protocol.AccessPublic {
+			t.Fatalf("after opening: %+v", u)
+		}
+		if _, err := r.Join(t.Context(), "Eve", ""); err != nil {
+			t.Fatalf("a join once public: %v", err)
+		}
+	})
+}

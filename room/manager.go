@@ -10,6 +10,7 @@ import (
 
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/internal/ids"
+	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/store"
 )
 
@@ -56,6 +57,10 @@ type CreateRequest struct {
 	Game     string          `json:"game"`
 	Settings json.RawMessage `json:"settings,omitempty"`
 	Name     string          `json:"name,omitempty"`
+	// Access is public, unlisted (the default) or locked; WatchLocked makes
+	// watching a locked room need the invite too.
+	Access      string `json:"access,omitempty"`
+	WatchLocked bool   `json:"watchLocked,omitempty"`
 }
 
 // Create makes a room whose host is a new seat named req.Name, stores it
@@ -86,6 +91,15 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest) (JoinResult, er
 		token := ids.Token()
 		host := &player{ID: ids.New(), Name: cleanName(req.Name), TokenHash: ids.HashToken(token)}
 		st.Players, st.Host = []*player{host}, host.ID
+		switch req.Access {
+		case "", protocol.AccessUnlisted:
+		case protocol.AccessPublic:
+			st.Access = req.Access
+		case protocol.AccessLocked:
+			st.Access, st.Invite, st.WatchLocked = req.Access, ids.Token(), req.WatchLocked
+		default:
+			return JoinResult{}, fmt.Errorf("%w: access must be public, unlisted or locked, not %q", ErrBadSettings, req.Access)
+		}
 		data, keep, err := st.encode()
 		if err != nil {
 			return JoinResult{}, err
@@ -108,7 +122,7 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest) (JoinResult, er
 		m.start(r)
 		m.mu.Unlock()
 		m.cfg.Logger.Info("room created", "room", code, "room_id", r.id, "game", req.Game)
-		return JoinResult{Room: code, Token: token, Seat: 0}, nil
+		return JoinResult{Room: code, Token: token, Seat: 0, Invite: st.Invite}, nil
 	}
 	return JoinResult{}, errors.New("room: could not find a free room code")
 }

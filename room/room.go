@@ -35,22 +35,25 @@ const (
 )
 
 type input struct {
-	kind  inputKind
-	c     Client
-	hello *protocol.Hello
-	act   *protocol.Action
-	name  string
-	reply chan JoinResult
-	match chan protocol.Replay
-	at    time.Time
+	kind   inputKind
+	c      Client
+	hello  *protocol.Hello
+	act    *protocol.Action
+	name   string
+	invite string
+	reply  chan JoinResult
+	match  chan protocol.Replay
+	at     time.Time
 }
 
-// JoinResult is a seat given to an HTTP join.
+// JoinResult is a seat given to an HTTP join (or to a room's creator).
 type JoinResult struct {
 	Room  string `json:"room"`
 	Token string `json:"token"`
 	Seat  int    `json:"seat"`
-	Err   error  `json:"-"`
+	// Invite is a locked room's invite, for its creator to share.
+	Invite string `json:"invite,omitempty"`
+	Err    error  `json:"-"`
 }
 
 // member is a connection in the room: a seated player or a spectator.
@@ -205,10 +208,11 @@ func (r *Room) Act(c Client, a *protocol.Action) error {
 // Drop tells the room that a connection has gone.
 func (r *Room) Drop(c Client) { _ = r.mb.push(input{kind: inDrop, c: c}) }
 
-// Join asks for a seat for name, as POST /api/rooms/{code}/join does.
-func (r *Room) Join(ctx context.Context, name string) (JoinResult, error) {
+// Join asks for a seat for name, as POST /api/rooms/{code}/join does; a
+// locked room needs its invite.
+func (r *Room) Join(ctx context.Context, name, invite string) (JoinResult, error) {
 	reply := make(chan JoinResult, 1)
-	if err := r.mb.push(input{kind: inJoin, name: name, reply: reply}); err != nil {
+	if err := r.mb.push(input{kind: inJoin, name: name, invite: invite, reply: reply}); err != nil {
 		return JoinResult{}, err
 	}
 	select {
@@ -293,7 +297,7 @@ func (r *Room) handle(in input) {
 			r.noteAbsent(r.lastConn)
 		}
 	case inJoin:
-		r.httpJoin(in.name, in.reply)
+		r.httpJoin(in.name, in.invite, in.reply)
 	case inReplay:
 		r.b.replays = append(r.b.replays, in.match) // answered after the batch is stored
 	case inClose:

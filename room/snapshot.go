@@ -35,6 +35,10 @@ type snapshot struct {
 	Closed   bool              `json:"closed,omitempty"`
 	Dedup    map[string]*dedup `json:"dedup"`
 	Session  *storedMatch      `json:"session,omitempty"`
+	// Access, Invite and WatchLocked: see state (absent: unlisted).
+	Access      string `json:"access,omitempty"`
+	Invite      string `json:"invite,omitempty"`
+	WatchLocked bool   `json:"watchLocked,omitempty"`
 }
 
 // storedMatch is the current (or last) match.
@@ -60,7 +64,7 @@ func (s *state) encode() (data []byte, keep uint64, err error) {
 	snap := snapshot{V: SnapshotVersion, Code: s.Code, Epoch: s.Epoch, Rev: s.Rev, Game: s.Game,
 		Settings: s.Settings, Phase: s.Phase, Host: s.Host, Players: s.Players, Match: s.Match,
 		MatchRev: s.MatchRev, MetaRev: s.MetaRev, Result: s.Result, Created: s.Created,
-		Activity: s.Activity, Closed: s.Closed, Dedup: s.Dedup}
+		Activity: s.Activity, Closed: s.Closed, Dedup: s.Dedup, Access: s.Access, Invite: s.Invite, WatchLocked: s.WatchLocked}
 	if s.sess != nil {
 		cp, err := s.sess.Save()
 		if err != nil {
@@ -124,7 +128,8 @@ func decodeSnapshot(games *session.Registry, data []byte, entries []store.Entry)
 	s := &state{games: games, Code: snap.Code, Epoch: snap.Epoch, Rev: snap.Rev, Game: snap.Game,
 		Settings: snap.Settings, Phase: snap.Phase, Host: snap.Host, Players: snap.Players,
 		Match: snap.Match, MatchRev: snap.MatchRev, MetaRev: snap.MetaRev, Result: snap.Result,
-		Created: snap.Created, Activity: snap.Activity, Closed: snap.Closed, Dedup: snap.Dedup}
+		Created: snap.Created, Activity: snap.Activity, Closed: snap.Closed, Dedup: snap.Dedup,
+		Access: snap.Access, Invite: snap.Invite, WatchLocked: snap.WatchLocked}
 	if s.Dedup == nil {
 		s.Dedup = map[string]*dedup{}
 	}

@@ -1,6 +1,7 @@
 package room
 
 import (
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,6 +73,11 @@ type state struct {
 	Activity int64
 	Closed   bool
 	Dedup    map[string]*dedup
+	// Access is public, unlisted ("" reads as unlisted) or locked; a locked
+	// room's seats need Invite, and watching it too when WatchLocked.
+	Access      string
+	Invite      string
+	WatchLocked bool
 
 	sess *session.GameSession
 	// roster is the player id of each seat of the match (fixed while it
@@ -95,6 +101,7 @@ type effect struct {
 	ended        bool         // the match ended: publish the result
 	bySeat       *int
 	nameReplaced map[string]string // player id → the name asked for, when changed
+	invite       bool              // the room was locked: seated players get its invite
 }
 
 // newState makes a room in the lobby. Its settings are kept in the game's
@@ -218,6 +225,22 @@ func (s *state) dispatch(e *entry) (effect, error) {
 	case kindClose:
 		s.Closed = true
 		return effect{meta: true}, nil
+	case kindAccess:
+		if err := s.needHost(e.By); err != nil {
+			return effect{}, err
+		}
+		switch e.Access {
+		case protocol.AccessPublic, protocol.AccessUnlisted:
+			s.Access, s.Invite, s.WatchLocked = e.Access, "", false
+		case protocol.AccessLocked:
+			if e.Invite == "" {
+				return effect{}, refuse(protocol.CodeInvalidControl, "a locked room needs an invite")
+			}
+			s.Access, s.Invite, s.WatchLocked = e.Access, e.Invite, e.WatchLocked
+		default:
+			return effect{}, refuse(protocol.CodeInvalidControl, fmt.Sprintf("access must be public, unlisted or locked, not %q", e.Access))
+		}
+		return effect{meta: true, invite: s.Access == protocol.AccessLocked}, nil
 	}
 	return effect{}, fmt.Errorf("room %s: unknown entry kind %q", s.Code, e.Kind)
 }
@@ -487,6 +510,20 @@ func (s *state) clock(now int64) clock {
 		c.elapsed = s.Result.TimeMs
 	}
 	return c
+}
+
+// access is the room's access level.
+func (s *state) access() string {
+	if s.Access == "" {
+		return protocol.AccessUnlisted
+	}
+	return s.Access
+}
+
+// admits reports whether invite opens the room: any invite (or none) opens
+// a room that is not locked.
+func (s *state) admits(invite string) bool {
+	return s.Access != protocol.AccessLocked || subtle.ConstantTimeCompare([]byte(invite), []byte(s.Invite)) == 1
 }
 
 // byToken returns the seat holder whose token this is.

@@ -19,7 +19,7 @@ func (r *Room) roomInfo() protocol.Room {
 		MinSeats: st.setup.Mode.MinSeats, MaxSeats: st.setup.Mode.MaxSeats, AI: st.setup.Mode.AI,
 		Game: protocol.GamePin{ID: st.Game, RulesVersion: st.game.Info().RulesVersion}, Connected: connected,
 		Spectators: spectators, Frozen: r.frozen, Match: st.Match, Clocks: clocksWire(st.clock(r.now().UnixMilli())),
-		Seats: make([]protocol.SeatInfo, len(st.Players))}
+		Seats: make([]protocol.SeatInfo, len(st.Players)), Access: st.access(), WatchLocked: st.WatchLocked}
 	if st.Closed {
 		info.Phase = "closed"
 	}
@@ -96,6 +96,9 @@ func (r *Room) snapshotFrame(seat int) []byte {
 		Room: r.roomInfo(), Result: r.st.resultWire(false)}
 	if r.st.sess != nil {
 		s.View = r.st.sess.Match().View(seat)
+	}
+	if seat >= 0 {
+		s.Invite = r.st.Invite
 	}
 	return encodeMsg(s)
 }

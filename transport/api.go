@@ -41,6 +41,11 @@ func roomError(w http.ResponseWriter, code string, err error) {
 		httpjson.Error(w, http.StatusNotFound, fmt.Sprintf("no room %q", code))
 	case errors.Is(err, room.ErrUnknownGame), errors.Is(err, room.ErrBadSettings):
 		httpjson.Error(w, http.StatusBadRequest, err.Error())
+	case errors.Is(err, room.ErrLocked):
+		httpjson.Error(w, http.StatusForbidden, "this room is locked: its invite is needed to join")
+	case errors.Is(err, room.ErrTooManyRooms):
+		w.Header().Set("Retry-After", "60")
+		httpjson.Error(w, http.StatusServiceUnavailable, err.Error())
 	case errors.Is(err, room.ErrRoomFull), errors.Is(err, room.ErrNotLobby):
 		httpjson.Error(w, http.StatusConflict, err.Error())
 	case errors.Is(err, room.ErrShuttingDown), errors.Is(err, room.ErrStorage), errors.Is(err, room.ErrBusy),
@@ -72,7 +77,8 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) {
 func (s *Server) joinRoom(w http.ResponseWriter, r *http.Request) {
 	code := r.PathValue("code")
 	var req struct {
-		Name string `json:"name"`
+		Name   string `json:"name"`
+		Invite string `json:"invite"`
 	}
 	if !decodeBody(w, r, &req) {
 		return
@@ -84,7 +90,7 @@ func (s *Server) joinRoom(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 	defer cancel()
-	res, err := rm.Join(ctx, req.Name)
+	res, err := rm.Join(ctx, req.Name, req.Invite)
 	if err != nil {
 		roomError(w, code, err)
 		return

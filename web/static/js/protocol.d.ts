@@ -37,11 +37,13 @@ export interface Clocks {
 }
 
 export interface Control {
-  op: "ready" | "settings" | "fill-with-ai" | "remove-seat" | "start" | "rematch";
+  op: "ready" | "settings" | "fill-with-ai" | "remove-seat" | "start" | "rematch" | "access";
   ready?: boolean;
   settings?: unknown;
   seat?: number;
   count?: number;
+  access?: "public" | "unlisted" | "locked";
+  watchLocked?: boolean;
 }
 
 export interface GamePin {
@@ -56,6 +58,7 @@ export interface Hello {
   token?: string;
   name?: string;
   watch?: boolean;
+  invite?: string;
   game: GamePin;
   epoch?: string;
   rev?: number;
@@ -126,6 +129,8 @@ export interface Room {
   frozen: boolean;
   match: number;
   clocks: Clocks;
+  access: "public" | "unlisted" | "locked";
+  watchLocked?: boolean;
 }
 
 export interface SeatInfo {
@@ -155,6 +160,7 @@ export interface Snapshot {
   seat: number | null;
   view: unknown;
   room: Room;
+  invite?: string;
   result?: Result;
 }
 
@@ -169,6 +175,7 @@ export interface Update {
   seat?: number;
   view?: unknown;
   result?: Result;
+  invite?: string;
 }
 
 export interface Welcome {
