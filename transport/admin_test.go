@@ -3,6 +3,7 @@ package transport
 import (
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -47,7 +48,9 @@ func metric(t *testing.T, body []byte, pattern string) float64 {
 func TestMetricsAndAdmin(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	routes := func(rooms *room.Manager) map[string]http.Handler {
-		return admin.Routes(admin.Config{Rooms: rooms, Token: "s3cret", Metrics: reg})
+		routes := admin.Routes(admin.Config{Rooms: rooms, Token: "s3cret"})
+		maps.Copy(routes, admin.MetricsRoutes(reg))
+		return routes
 	}
 	s := startServerRoutes(t, routes, func(rc *room.Config, c *Config) {
 		rc.Metrics = room.NewMetrics(reg)
@@ -95,8 +98,11 @@ func TestMetricsAndAdmin(t *testing.T) {
 	if len(list.Rooms) != 1 || list.Rooms[0].Code != created.Room || list.Rooms[0].Rev != 3 || list.Rooms[0].Phase != "running" {
 		t.Fatalf("admin list %+v", list.Rooms)
 	}
-	if code, page := get(t, s.URL+"/admin", ""); code != http.StatusOK || !strings.Contains(string(page), "/api/admin/rooms") {
+	if code, page := get(t, s.URL+"/admin", ""); code != http.StatusOK || !strings.Contains(string(page), "/admin/admin.js") {
 		t.Fatalf("admin page: %d", code)
+	}
+	if code, js := get(t, s.URL+"/admin/admin.js", ""); code != http.StatusOK || !strings.Contains(string(js), "/api/admin/rooms") {
+		t.Fatalf("admin script: %d", code)
 	}
 	req, _ := http.NewRequest(http.MethodPost, s.URL+"/api/admin/rooms/"+created.Room+"/close", nil)
 	req.Header.Set("Authorization", "Bearer s3cret")
@@ -115,6 +121,70 @@ func TestAdminDisabledWithoutToken(t *testing.T) {
 	s := startServer(t)
 	for _, path := range []string{"/admin", "/api/admin/rooms"} {
 		if code, _ := get(t, s.URL+path, "anything"); code != http.StatusNotFound {
+			t.Errorf("%s without an admin token configured: %d, want 404", path, code)
+		}
+	}
+}
+
+// TestAdminPageHardened: the admin page and its files carry a strict
+// Content-Security-Policy and the other security headers, and the page
+// has no inline script or style for the policy to refuse.
+func TestAdminPageHardened(t *testing.T) {
+	s := startServerRoutes(t, func(rooms *room.Manager) map[string]http.Handler {
+		return admin.Routes(admin.Config{Rooms: rooms, Token: "s3cret"})
+	})
+	want := map[string]string{
+		"Content-Security-Policy": admin.ContentSecurityPolicy,
+		"X-Frame-Options":         "DENY",
+		"X-Content-Type-Options":  "nosniff",
+		"Referrer-Policy":         "no-referrer",
+		"Cache-Control":           "no-store",
+	}
+	for path, ctype := range map[string]string{"/admin": "text/html", "/admin/admin.js": "text/javascript", "/admin/admin.css": "text/css"} {
+		resp, err := http.Get(s.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), ctype) || len(body) == 0 {
+			t.Fatalf("%s: %d %s", path, resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+		for h, v := range want {
+			if got := resp.Header.Get(h); got != v {
+				t.Errorf("%s: %s = %q, want %q", path, h, got, v)
+			}
+		}
+	}
+	for _, directive := range []string{"default-src 'none'", "script-src 'self'", "style-src 'self'", "frame-ancestors 'none'"} {
+		if !strings.Contains(admin.ContentSecurityPolicy, directive) {
+			t.Errorf("the policy lacks %s", directive)
+		}
+	}
+	if strings.Contains(admin.ContentSecurityPolicy, "unsafe-inline") {
+		t.Error("the policy allows inline code")
+	}
+	_, page := get(t, s.URL+"/admin", "")
+	html := strings.ToLower(string(page))
+	for _, re := range []*regexp.Regexp{
+		regexp.MustCompile(`<script(?:\s[^>]*)?>`), // every script tag...
+		regexp.MustCompile(`<style`),
+		regexp.MustCompile(`\sstyle\s*=`),
+		regexp.MustCompile(`\son[a-z]+\s*=`),
+		regexp.MustCompile(`javascript:`),
+	} {
+		for _, m := range re.FindAllString(html, -1) {
+			if strings.HasPrefix(m, "<script") && strings.Contains(m, ` src="/admin/admin.js"`) {
+				continue // ...but the page's own file
+			}
+			t.Errorf("the admin page has inline code: %s", m)
+		}
+	}
+	disabled := startServerRoutes(t, func(rooms *room.Manager) map[string]http.Handler {
+		return admin.Routes(admin.Config{Rooms: rooms})
+	})
+	for _, path := range []string{"/admin/admin.js", "/admin/admin.css"} {
+		if code, _ := get(t, disabled.URL+path, ""); code != http.StatusNotFound {
 			t.Errorf("%s without an admin token configured: %d, want 404", path, code)
 		}
 	}

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/roomd/roomd/internal/httpjson"
@@ -18,8 +20,31 @@ import (
 // maxBody bounds a JSON request body.
 const maxBody = 64 << 10
 
-// decodeBody reads a JSON body into v, answering 400 or 413 itself.
+// requireJSON answers 415 unless the request says its body is JSON
+// ("application/json", with at most a charset of utf-8). A cross-site HTML
+// form can only send text/plain, urlencoded or multipart bodies, so it can
+// reach none of the JSON endpoints.
+func requireJSON(w http.ResponseWriter, r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	mt, params, err := mime.ParseMediaType(ct)
+	if err == nil && mt == "application/json" {
+		if cs, ok := params["charset"]; !ok || strings.EqualFold(cs, "utf-8") {
+			return true
+		}
+	}
+	got := "the request has none"
+	if ct != "" {
+		got = fmt.Sprintf("not %q", ct)
+	}
+	httpjson.Error(w, http.StatusUnsupportedMediaType, "the body must be JSON sent with Content-Type: application/json; "+got)
+	return false
+}
+
+// decodeBody reads a JSON body into v, answering 415, 400 or 413 itself.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	if !requireJSON(w, r) {
+		return false
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	dec := json.NewDecoder(r.Body)
 	if err := dec.Decode(v); err != nil {
@@ -192,6 +217,9 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 // submitReplay validates an offline game {game, name, seed, config, log}
 // by replay and lists a valid ranked result as client-timed.
 func (s *Server) submitReplay(w http.ResponseWriter, r *http.Request) {
+	if !requireJSON(w, r) {
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, room.MaxReplayBytes)
 	data, err := io.ReadAll(r.Body)
 	if err != nil {

@@ -45,6 +45,13 @@ func startServer(t testing.TB, opts ...serverOpt) *testServer {
 // startServerRoutes is startServer with extra routes made for its manager.
 func startServerRoutes(t testing.TB, routes func(*room.Manager) map[string]http.Handler, opts ...serverOpt) *testServer {
 	t.Helper()
+	return startServerHTTP(t, routes, HTTPConfig{}, opts...)
+}
+
+// startServerHTTP is startServerRoutes behind an HTTP server with hc's
+// timeouts (NewHTTPServer, as roomd's).
+func startServerHTTP(t testing.TB, routes func(*room.Manager) map[string]http.Handler, hc HTTPConfig, opts ...serverOpt) *testServer {
+	t.Helper()
 	st := memstore.New()
 	rcfg := room.Config{Games: session.NewRegistry(minesweeper.Game, nim.Game), Store: st, AIDelay: -1,
 		PresenceInterval: 5 * time.Millisecond, RetryAfter: 50 * time.Millisecond}
@@ -65,6 +72,7 @@ func startServerRoutes(t testing.TB, routes func(*room.Manager) map[string]http.
 		t.Fatal(err)
 	}
 	hs := httptest.NewUnstartedServer(front.Handler())
+	hs.Config = NewHTTPServer(front.Handler(), hc)
 	hs.Listener = LimitWriteBuffer(hs.Listener, 64<<10)
 	hs.Start()
 	s := &testServer{t: t, rooms: rooms, front: front, http: hs, store: st, URL: hs.URL}

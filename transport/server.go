@@ -28,10 +28,18 @@ type Config struct {
 	Rooms *room.Manager
 	// Logger receives connection logs. Nil means the rooms' logger.
 	Logger *slog.Logger
-	// Origins are extra allowed Origin host patterns for WebSockets (as
-	// coder/websocket's OriginPatterns, e.g. "example.com", "*.example.com").
+	// Origins are the origins allowed to open WebSockets besides the same
+	// origin (an Origin whose host and port are the request's Host):
+	// "https://example.com", "https://*.example.com" (any name under
+	// example.com), "http://localhost:3000". An entry without a scheme means
+	// https. Scheme, host and port must all match, default ports implied.
 	// Empty means same-origin only.
 	Origins []string
+	// PublicHosts are the host names the server answers for besides IP
+	// literals and localhost; a request whose Host header names another is
+	// refused with 421 (DNS rebinding). Empty means IP literals and
+	// localhost only.
+	PublicHosts []string
 	// ReadLimit is the largest frame accepted, in bytes; a larger one closes
 	// the connection with 1009. Zero means 16 KiB.
 	ReadLimit int64
@@ -104,6 +112,9 @@ func (c *Config) setDefaults() error {
 type Server struct {
 	cfg     Config
 	mux     *http.ServeMux
+	handler http.Handler
+	origins []originPattern
+	hosts   publicHosts
 	closing atomic.Bool
 
 	mu    sync.Mutex
@@ -118,14 +129,25 @@ func NewServer(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
+	origins, err := parseOrigins(cfg.Origins)
+	if err != nil {
+		return nil, err
+	}
+	hosts, err := parsePublicHosts(cfg.PublicHosts)
+	if err != nil {
+		return nil, err
+	}
 	ctx, stop := context.WithCancel(context.Background())
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), conns: map[*conn]struct{}{}, ctx: ctx, stop: stop}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), origins: origins, hosts: hosts,
+		conns: map[*conn]struct{}{}, ctx: ctx, stop: stop}
 	s.routes()
+	s.handler = s.checkHost(s.mux)
 	return s, nil
 }
 
-// Handler returns the server's HTTP handler.
-func (s *Server) Handler() http.Handler { return s.mux }
+// Handler returns the server's HTTP handler. Serve it with NewHTTPServer's
+// timeouts.
+func (s *Server) Handler() http.Handler { return s.handler }
 
 func (s *Server) now() time.Time { return s.cfg.Rooms.Config().Now() }
 
@@ -162,7 +184,22 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusServiceUnavailable, "server restarting")
 		return
 	}
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.Origins})
+	if err := s.checkOrigin(r); err != nil {
+		s.cfg.Logger.Info("websocket origin refused", "err", err)
+		httpjson.Error(w, http.StatusForbidden, err.Error())
+		return
+	}
+	// The HTTP server's read and write timeouts are for requests; a socket
+	// lives on, bound by its own hello timeout, pings and write timer
+	// instead. Clear the deadlines the timeouts set on the connection: Go's
+	// net/http clears them when Accept hijacks it, but http.Hijacker
+	// documents that they may remain, so do not depend on it.
+	rc := http.NewResponseController(w)
+	if err := errors.Join(rc.SetReadDeadline(time.Time{}), rc.SetWriteDeadline(time.Time{})); err != nil {
+		s.cfg.Logger.Debug("cannot clear the connection's deadlines", "err", err)
+	}
+	// checkOrigin has checked the Origin, scheme included.
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		s.cfg.Logger.Info("websocket accept refused", "err", err, "origin", r.Header.Get("Origin"))
 		return // Accept has written the response

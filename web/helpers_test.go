@@ -30,6 +30,7 @@ import (
 	"github.com/roomd/roomd/store"
 	"github.com/roomd/roomd/store/boltstore"
 	"github.com/roomd/roomd/transport"
+	"github.com/roomd/roomd/transport/admin"
 	"github.com/roomd/roomd/web"
 )
 
@@ -45,6 +46,7 @@ type roomd struct {
 	dir     string // the bbolt store's directory
 	aiDelay time.Duration
 	extra   []session.Game // games besides Minesweeper and Hidden Nim
+	admin   string         // the admin token; empty serves no /admin
 
 	mu    sync.Mutex
 	rooms *room.Manager
@@ -60,6 +62,9 @@ type roomdOpt func(*roomd)
 
 // withAIDelay makes AI seats think for d before each move.
 func withAIDelay(d time.Duration) roomdOpt { return func(s *roomd) { s.aiDelay = d } }
+
+// withAdmin serves the operator's page and API with token.
+func withAdmin(token string) roomdOpt { return func(s *roomd) { s.admin = token } }
 
 // withGames registers more games.
 func withGames(games ...session.Game) roomdOpt {
@@ -126,14 +131,18 @@ func (s *roomd) up(ln net.Listener) error {
 		ln.Close()
 		return err
 	}
-	front, err := transport.NewServer(transport.Config{Rooms: rooms, Web: web.Handler()})
+	var routes map[string]http.Handler
+	if s.admin != "" {
+		routes = admin.Routes(admin.Config{Rooms: rooms, Token: s.admin})
+	}
+	front, err := transport.NewServer(transport.Config{Rooms: rooms, Web: web.Handler(), Routes: routes})
 	if err != nil {
 		st.Close()
 		ln.Close()
 		return err
 	}
 	tl := &trackingListener{Listener: ln, conns: map[net.Conn]struct{}{}}
-	srv := &http.Server{Handler: front.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := transport.NewHTTPServer(front.Handler(), transport.HTTPConfig{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +135,15 @@ func TestDeployFilesAgreeWithFlags(t *testing.T) {
 	if grace <= shutdown+preStop {
 		t.Errorf("terminationGracePeriodSeconds %v does not cover preStop %v + shutdown %v", grace, preStop, shutdown)
 	}
+	var service string
+	for _, d := range readYAMLDocs(t, "../../deploy/k8s/roomd.yaml") {
+		if d["kind"] == "Service" {
+			service, _ = dig(t, d, "metadata", "name").(string)
+		}
+	}
+	if !slices.Contains(strings.Split(env["ROOMD_PUBLIC_HOST"], ","), service) {
+		t.Errorf("k8s ROOMD_PUBLIC_HOST %q does not list the Service's name %q: in-cluster clients would get 421", env["ROOMD_PUBLIC_HOST"], service)
+	}
 	if !strings.HasPrefix(env["ROOMD_REDIS_URL"], "redis://") {
 		t.Errorf("k8s ROOMD_REDIS_URL %q", env["ROOMD_REDIS_URL"])
 	}
@@ -161,6 +171,9 @@ func TestDeployFilesAgreeWithFlags(t *testing.T) {
 	cport := portOf(t, cenv["ROOMD_ADDR"])
 	if got := dig(t, rd, "ports", 0).(string); !strings.HasSuffix(got, ":"+cport) {
 		t.Errorf("compose publishes %s, roomd listens on %s", got, cport)
+	}
+	if !slices.Contains(strings.Split(cenv["ROOMD_PUBLIC_HOST"], ","), "roomd") {
+		t.Errorf("compose ROOMD_PUBLIC_HOST %q does not list the service's name roomd: other containers would get 421", cenv["ROOMD_PUBLIC_HOST"])
 	}
 	stop, _ := time.ParseDuration(rd["stop_grace_period"].(string))
 	cshut, _ := time.ParseDuration(cenv["ROOMD_SHUTDOWN_TIMEOUT"])

@@ -1,7 +1,12 @@
 // Package admin is what an operator reaches over HTTP: the admin page and API
-// (list, watch and close live rooms), Go's profiler, and the Prometheus
-// metrics endpoint. The page, API and profiler answer 404 unless a token is
-// configured, and need "Authorization: Bearer <token>".
+// (list, watch and close live rooms), Go's profiler (Routes), and the
+// Prometheus metrics endpoint (MetricsRoutes), which roomd serves on its main
+// address or on a separate one. The page, API and profiler answer 404 unless
+// a token is configured; the API and profiler need
+// "Authorization: Bearer <token>".
+//
+// The page runs no inline script or style: its Content-Security-Policy
+// allows only its own files (admin.js, admin.css) and fetches to roomd.
 package admin
 
 import (
@@ -19,8 +24,19 @@ import (
 	"github.com/roomd/roomd/room"
 )
 
-//go:embed admin.html
-var adminPage []byte
+var (
+	//go:embed admin.html
+	adminPage []byte
+	//go:embed admin.js
+	adminJS []byte
+	//go:embed admin.css
+	adminCSS []byte
+)
+
+// ContentSecurityPolicy is the admin page's: its own script and style
+// files, fetches to the same origin, nothing inline, no framing.
+const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " +
+	"img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
 // Config configures the operator routes.
 type Config struct {
@@ -28,43 +44,55 @@ type Config struct {
 	Rooms *room.Manager
 	// Token enables the page, the API and the profiler. Empty disables them.
 	Token string
-	// Metrics is gathered at GET /metrics. Nil serves no metrics.
-	Metrics prometheus.Gatherer
 }
 
-// Routes returns the operator routes by pattern, for transport.Config.Routes.
+// Routes returns the operator routes by pattern, for transport.Config.Routes:
+// the page and its files, the admin API and the profiler.
 func Routes(cfg Config) map[string]http.Handler {
 	a := &api{cfg: cfg}
-	routes := map[string]http.Handler{
-		"GET /admin":                         http.HandlerFunc(a.page),
+	return map[string]http.Handler{
+		"GET /admin":                         a.file(adminPage, "text/html; charset=utf-8"),
+		"GET /admin/admin.js":                a.file(adminJS, "text/javascript; charset=utf-8"),
+		"GET /admin/admin.css":               a.file(adminCSS, "text/css; charset=utf-8"),
 		"GET /api/admin/rooms":               a.guard(a.rooms),
 		"POST /api/admin/rooms/{code}/close": a.guard(a.close),
 		// Go's profiler, for operators chasing CPU or memory.
 		"GET /debug/pprof/":        a.guard(pprof.Index),
 		"GET /debug/pprof/profile": a.guard(pprof.Profile),
 	}
-	if cfg.Metrics != nil {
-		routes["GET /metrics"] = promhttp.HandlerFor(cfg.Metrics, promhttp.HandlerOpts{})
-	}
-	return routes
+}
+
+// MetricsRoutes returns the route of the Prometheus endpoint, GET /metrics,
+// gathering g: for the main address's transport.Config.Routes, or a mux of
+// its own on a separate address.
+func MetricsRoutes(g prometheus.Gatherer) map[string]http.Handler {
+	return map[string]http.Handler{"GET /metrics": promhttp.HandlerFor(g, promhttp.HandlerOpts{})}
 }
 
 type api struct{ cfg Config }
 
-func (a *api) page(w http.ResponseWriter, r *http.Request) {
-	if a.cfg.Token == "" {
-		httpjson.Error(w, http.StatusNotFound, "the admin page is disabled; start roomd with --admin-token")
-		return
+// file serves one of the page's files with the page's security headers.
+func (a *api) file(body []byte, ctype string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if a.cfg.Token == "" {
+			httpjson.Error(w, http.StatusNotFound, "the admin page is disabled; start roomd with --admin-token-file or ROOMD_ADMIN_TOKEN")
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", ctype)
+		h.Set("Cache-Control", "no-store")
+		h.Set("Content-Security-Policy", ContentSecurityPolicy)
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		w.Write(body)
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Write(adminPage)
 }
 
 func (a *api) guard(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if a.cfg.Token == "" {
-			httpjson.Error(w, http.StatusNotFound, "the admin API is disabled; start roomd with --admin-token")
+			httpjson.Error(w, http.StatusNotFound, "the admin API is disabled; start roomd with --admin-token-file or ROOMD_ADMIN_TOKEN")
 			return
 		}
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")

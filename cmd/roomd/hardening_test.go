@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func httpGet(t *testing.T, url, host, token string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if host != "" {
+		req.Host = host
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestMetricsOnMainAddressByDefault: without --metrics-addr, /metrics is
+// where Prometheus expects it.
+func TestMetricsOnMainAddressByDefault(t *testing.T) {
+	p := startRoomd(t, freeAddr(t), "--memory")
+	if code, body := httpGet(t, p.URL+"/metrics", "", ""); code != http.StatusOK || !strings.Contains(body, "roomd_connections") {
+		t.Fatalf("/metrics: %d", code)
+	}
+	p.term()
+}
+
+// TestHardeningFlags runs the binary with the flags that expose it safely:
+// metrics on their own address only, a public host name, the admin token
+// from a file (no warning), and a short HTTP idle timeout.
+func TestHardeningFlags(t *testing.T) {
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte("  s3cret-from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	metrics := freeAddr(t)
+	t.Setenv("ROOMD_PUBLIC_HOST", "roomd, games.example.com")
+	p := startRoomd(t, freeAddr(t), "--memory", "--metrics-addr", metrics, "--admin-token-file", tokenFile, "--http-idle-timeout", "300ms")
+
+	if code, _ := httpGet(t, p.URL+"/metrics", "", ""); code != http.StatusNotFound {
+		t.Errorf("/metrics on the main address with --metrics-addr: %d, want 404", code)
+	}
+	if code, body := httpGet(t, "http://"+metrics+"/metrics", "", ""); code != http.StatusOK || !strings.Contains(body, "roomd_connections") {
+		t.Errorf("/metrics on --metrics-addr: %d", code)
+	}
+	if code, _ := httpGet(t, "http://"+metrics+"/api/games", "", ""); code != http.StatusNotFound {
+		t.Errorf("the metrics address serves the API: %d", code)
+	}
+
+	for host, want := range map[string]int{"roomd": 200, "games.example.com:8080": 200, "localhost": 200, "evil.example": 421} {
+		if code, body := httpGet(t, p.URL+"/api/games", host, ""); code != want {
+			t.Errorf("Host %s: %d %s, want %d", host, code, body, want)
+		}
+	}
+
+	if code, _ := httpGet(t, p.URL+"/api/admin/rooms", "", "s3cret-from-file"); code != http.StatusOK {
+		t.Errorf("admin API with the token from the file: %d", code)
+	}
+	if code, _ := httpGet(t, p.URL+"/api/admin/rooms", "", "s3cret-from-fil"); code != http.StatusUnauthorized {
+		t.Errorf("admin API with a wrong token: %d", code)
+	}
+
+	c, err := net.Dial("tcp", strings.TrimPrefix(p.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprint(c, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	c.SetReadDeadline(time.Now().Add(3 * time.Second))
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Errorf("an idle keep-alive with --http-idle-timeout 300ms: %v, want EOF", err)
+	}
+	p.term()
+	if strings.Contains(p.logs.String(), "visible to every user") {
+		t.Errorf("a warning about --admin-token without it:\n%s", p.logs)
+	}
+}
+
+// TestAdminTokenOnCommandLineWarns: --admin-token still works, with a
+// warning that names the alternatives.
+func TestAdminTokenOnCommandLineWarns(t *testing.T) {
+	p := startRoomd(t, freeAddr(t), "--memory", "--admin-token", "s3cret")
+	if code, _ := httpGet(t, p.URL+"/api/admin/rooms", "", "s3cret"); code != http.StatusOK {
+		t.Errorf("admin API with --admin-token: %d", code)
+	}
+	p.term()
+	logs := p.logs.String()
+	if !strings.Contains(logs, `"level":"WARN"`) || !strings.Contains(logs, "ps") ||
+		!strings.Contains(logs, "ROOMD_ADMIN_TOKEN") || !strings.Contains(logs, "--admin-token-file") {
+		t.Fatalf("no warning naming the alternatives to --admin-token:\n%s", logs)
+	}
+}
+
+func TestAdminTokenSources(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "token")
+	os.WriteFile(file, []byte("\tfrom-file \r\n"), 0o600)
+	empty := filepath.Join(dir, "empty")
+	os.WriteFile(empty, []byte(" \n"), 0o600)
+	for _, tc := range []struct {
+		name  string
+		env   string
+		args  []string
+		token string
+		arg   bool
+		err   string
+	}{
+		{name: "file", args: []string{"--admin-token-file", file}, token: "from-file"},
+		{name: "file from the environment", env: "ROOMD_ADMIN_TOKEN_FILE=" + file, token: "from-file"},
+		{name: "environment", env: "ROOMD_ADMIN_TOKEN=from-env", token: "from-env"},
+		{name: "command line", args: []string{"--admin-token", "from-arg"}, token: "from-arg", arg: true},
+		{name: "both", env: "ROOMD_ADMIN_TOKEN=x", args: []string{"--admin-token-file", file}, err: "use one"},
+		{name: "missing file", args: []string{"--admin-token-file", filepath.Join(dir, "nope")}, err: "nope"},
+		{name: "empty file", args: []string{"--admin-token-file", empty}, err: "empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if k, v, ok := strings.Cut(tc.env, "="); ok {
+				t.Setenv(k, v)
+			}
+			cfg, err := parseServe(tc.args, io.Discard)
+			switch {
+			case tc.err != "":
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one saying %q", err, tc.err)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case cfg.adminToken != tc.token || cfg.adminTokenArg != tc.arg:
+				t.Fatalf("token %q (on the command line %v), want %q (%v)", cfg.adminToken, cfg.adminTokenArg, tc.token, tc.arg)
+			}
+		})
+	}
+}
+
+// TestReadmeDocumentsFlags: README's flag table lists every flag of
+// `roomd -h` and no other, each with its variable and, where -h shows one,
+// its default.
+func TestReadmeDocumentsFlags(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type doc struct{ env, def string }
+	row := regexp.MustCompile("(?m)^\\| `--([a-z-]+)` \\| `(ROOMD_[A-Z_]+)` \\| *([^|]*?) *\\|")
+	rows := map[string]doc{}
+	for _, m := range row.FindAllStringSubmatch(string(readme), -1) {
+		rows[m[1]] = doc{m[2], strings.Trim(strings.TrimSpace(m[3]), "`")}
+	}
+	// -h prints each flag as "  -name type" and its usage on the next line,
+	// ending with "(env NAME)" and, unless zero, "(default VALUE)".
+	help := strings.Split(helpText(t), "\n")
+	flagLine := regexp.MustCompile(`^  -([a-z-]+)`)
+	usage := regexp.MustCompile(`\(env (ROOMD_[A-Z_]+)\)(?: \(default (.*)\))?$`)
+	seen := 0
+	for i, line := range help {
+		m := flagLine.FindStringSubmatch(line)
+		if m == nil || i+1 >= len(help) {
+			continue
+		}
+		seen++
+		name := m[1]
+		u := usage.FindStringSubmatch(help[i+1])
+		if u == nil {
+			t.Errorf("-h does not name the variable of --%s", name)
+			continue
+		}
+		r, ok := rows[name]
+		delete(rows, name)
+		switch {
+		case !ok:
+			t.Errorf("README's flag table lacks --%s", name)
+		case r.env != u[1]:
+			t.Errorf("README gives --%s the variable %s; -h says %s", name, r.env, u[1])
+		case u[2] != "" && !sameDefault(r.def, u[2]):
+			t.Errorf("README gives --%s the default %q; -h says %s", name, r.def, u[2])
+		}
+	}
+	if seen < 10 {
+		t.Fatalf("read only %d flags from -h", seen)
+	}
+	for name := range rows {
+		t.Errorf("README documents --%s, which roomd does not have", name)
+	}
+}
+
+// sameDefault compares a README default with one printed by -h: durations
+// as durations ("60s" is "1m0s"), strings without their quotes.
+func sameDefault(readme, help string) bool {
+	if a, err := time.ParseDuration(readme); err == nil {
+		b, err := time.ParseDuration(help)
+		return err == nil && a == b
+	}
+	return readme == strings.Trim(help, `"`)
+}
