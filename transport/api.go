@@ -82,6 +82,36 @@ func roomError(w http.ResponseWriter, code string, err error) {
 	}
 }
 
+// lookup finds the room a request names, spending the client's quota of
+// unknown codes on a miss, so that guessing codes is slow.
+func (s *Server) lookup(w http.ResponseWriter, r *http.Request) (*room.Room, bool) {
+	code := r.PathValue("code")
+	addr := s.quotas.clientAddr(r)
+	if wait, spent := s.quotas.spent(addr, qLookups); spent {
+		refuseQuota(w, qLookups, wait)
+		return nil, false
+	}
+	rm, err := s.cfg.Rooms.Get(r.Context(), code)
+	if errors.Is(err, room.ErrNoRoom) {
+		s.quotas.take(addr, qLookups)
+	}
+	if err != nil {
+		roomError(w, code, err)
+		return nil, false
+	}
+	return rm, true
+}
+
+// quota spends one of the client's tokens of kind, answering 429 when there
+// is none.
+func (s *Server) quota(w http.ResponseWriter, r *http.Request, kind quotaKind) bool {
+	wait, ok := s.quotas.take(s.quotas.clientAddr(r), kind)
+	if !ok {
+		refuseQuota(w, kind, wait)
+	}
+	return ok
+}
+
 func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) {
 	var req room.CreateRequest
 	if !decodeBody(w, r, &req) {
@@ -89,6 +119,9 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Game == "" {
 		httpjson.Error(w, http.StatusBadRequest, "game is required (see GET /api/games)")
+		return
+	}
+	if !s.quota(w, r, qRooms) {
 		return
 	}
 	res, err := s.cfg.Rooms.Create(r.Context(), req)
@@ -108,9 +141,8 @@ func (s *Server) joinRoom(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	rm, err := s.cfg.Rooms.Get(r.Context(), code)
-	if err != nil {
-		roomError(w, code, err)
+	rm, ok := s.lookup(w, r)
+	if !ok || !s.quota(w, r, qJoins) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
@@ -124,21 +156,16 @@ func (s *Server) joinRoom(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) roomInfo(w http.ResponseWriter, r *http.Request) {
-	code := r.PathValue("code")
-	rm, err := s.cfg.Rooms.Get(r.Context(), code)
-	if err != nil {
-		roomError(w, code, err)
-		return
+	if rm, ok := s.lookup(w, r); ok {
+		httpjson.Write(w, http.StatusOK, rm.Info())
 	}
-	httpjson.Write(w, http.StatusOK, rm.Info())
 }
 
 // replay serves a room's last finished match with its moves.
 func (s *Server) replay(w http.ResponseWriter, r *http.Request) {
 	code := r.PathValue("code")
-	rm, err := s.cfg.Rooms.Get(r.Context(), code)
-	if err != nil {
-		roomError(w, code, err)
+	rm, ok := s.lookup(w, r)
+	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
@@ -217,7 +244,7 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 // submitReplay validates an offline game {game, name, seed, config, log}
 // by replay and lists a valid ranked result as client-timed.
 func (s *Server) submitReplay(w http.ResponseWriter, r *http.Request) {
-	if !requireJSON(w, r) {
+	if !requireJSON(w, r) || !s.quota(w, r, qReplays) {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, room.MaxReplayBytes)

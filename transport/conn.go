@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,9 +22,10 @@ import (
 // to the room's mailbox; its writer drains the bounded outbox. Neither the
 // room nor any other connection ever waits on it.
 type conn struct {
-	id  string
-	srv *Server
-	ws  *websocket.Conn
+	id   string
+	srv  *Server
+	ws   *websocket.Conn
+	addr netip.Addr // the client's, for its quotas
 
 	out     chan []byte
 	closing chan struct{}
@@ -386,6 +388,15 @@ func (c *conn) allow() bool {
 	return false
 }
 
+// overQuota refuses a hello from an address past its quota: a too-many
+// notice, then 4013 with when to come back.
+func (c *conn) overQuota(kind quotaKind, wait time.Duration) {
+	frame, _ := protocol.Encode(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: protocol.CodeTooMany, Temporary: true,
+		Message: fmt.Sprintf("too many %s from your address; try again in %s", quotaNames[kind], wait.Round(time.Second))})
+	c.Send(frame)
+	c.close(closeReq{code: protocol.CloseTryLater, reason: "quota", retryAfter: max(wait, time.Second)})
+}
+
 func (c *conn) roomGone(actionID string, err error) {
 	if errors.Is(err, room.ErrBusy) {
 		frame, _ := protocol.Encode(protocol.Receipt{Type: protocol.TypeReceipt, ID: actionID,
@@ -397,9 +408,21 @@ func (c *conn) roomGone(actionID string, err error) {
 }
 
 func (c *conn) hello(ctx context.Context, h *protocol.Hello) {
+	q := c.srv.quotas
+	if wait, spent := q.spent(c.addr, qLookups); spent {
+		c.overQuota(qLookups, wait)
+		return
+	}
+	if h.Token == "" && !h.Watch {
+		if wait, ok := q.take(c.addr, qJoins); !ok {
+			c.overQuota(qJoins, wait)
+			return
+		}
+	}
 	r, err := c.srv.cfg.Rooms.Get(ctx, h.Room)
 	switch {
 	case errors.Is(err, room.ErrNoRoom):
+		q.take(c.addr, qLookups)
 		c.notice(protocol.CodeNoRoom, fmt.Sprintf("there is no room %q (it may have closed)", h.Room))
 		c.close(closeReq{code: protocol.CloseRoomClosed, reason: "no such room"})
 		return

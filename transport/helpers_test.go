@@ -55,7 +55,7 @@ func startServerHTTP(t testing.TB, routes func(*room.Manager) map[string]http.Ha
 	st := memstore.New()
 	rcfg := room.Config{Games: session.NewRegistry(minesweeper.Game, nim.Game), Store: st, AIDelay: -1,
 		PresenceInterval: 5 * time.Millisecond, RetryAfter: 50 * time.Millisecond}
-	tcfg := Config{}
+	tcfg := Config{Quotas: Quotas{Off: true}} // one address plays every part; quota tests turn them on
 	for _, o := range opts {
 		o(&rcfg, &tcfg)
 	}

@@ -7,6 +7,7 @@ package transport
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -72,11 +73,20 @@ type Config struct {
 	Ready func(context.Context) error
 	// Metrics records connection measurements. Nil records nothing.
 	Metrics *Metrics
+	// Quotas bound what one client address may do (rooms, seats, sockets,
+	// replays, code guesses); see Quotas for the defaults.
+	Quotas Quotas
+	// MaxConns bounds the WebSockets open at once; more are refused with
+	// 503 and Retry-After. Zero means 50,000.
+	MaxConns int
 }
 
 func (c *Config) setDefaults() error {
 	if c.Rooms == nil {
 		return errors.New("transport: Config.Rooms is required")
+	}
+	if c.MaxConns == 0 {
+		c.MaxConns = 50_000
 	}
 	if c.Logger == nil {
 		c.Logger = c.Rooms.Config().Logger
@@ -115,6 +125,7 @@ type Server struct {
 	handler http.Handler
 	origins []originPattern
 	hosts   publicHosts
+	quotas  *quotas
 	closing atomic.Bool
 
 	mu    sync.Mutex
@@ -140,6 +151,7 @@ func NewServer(cfg Config) (*Server, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), origins: origins, hosts: hosts,
 		conns: map[*conn]struct{}{}, ctx: ctx, stop: stop}
+	s.quotas = newQuotas(cfg.Quotas, s.now)
 	s.routes()
 	s.handler = s.checkHost(s.mux)
 	return s, nil
@@ -189,6 +201,25 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusForbidden, err.Error())
 		return
 	}
+	addr := s.quotas.clientAddr(r)
+	s.mu.Lock()
+	full := len(s.conns) >= s.cfg.MaxConns
+	s.mu.Unlock()
+	if full {
+		w.Header().Set("Retry-After", "5")
+		httpjson.Error(w, http.StatusServiceUnavailable, fmt.Sprintf("the server holds its %d connections; try again later", s.cfg.MaxConns))
+		return
+	}
+	if wait, ok := s.quotas.take(addr, qSockets); !ok {
+		refuseQuota(w, qSockets, wait)
+		return
+	}
+	if !s.quotas.open(addr) {
+		w.Header().Set("Retry-After", "5")
+		httpjson.Error(w, http.StatusTooManyRequests, fmt.Sprintf("your address holds its %d open sockets; close one first", s.cfg.Quotas.OpenSockets))
+		return
+	}
+	defer s.quotas.closed(addr)
 	// The HTTP server's read and write timeouts are for requests; a socket
 	// lives on, bound by its own hello timeout, pings and write timer
 	// instead. Clear the deadlines the timeouts set on the connection: Go's
@@ -205,6 +236,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		return // Accept has written the response
 	}
 	c := newConn(s, ws)
+	c.addr = addr
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()

@@ -37,7 +37,7 @@ func startServer(t *testing.T) string {
 	}
 	// A small outbox, so that a spectator that stops reading for a second
 	// or two overflows it and is closed with 4008.
-	front, err := transport.NewServer(transport.Config{Rooms: rooms, OutboxSize: 8, RateLimit: 1000, RateBurst: 1000})
+	front, err := transport.NewServer(transport.Config{Rooms: rooms, OutboxSize: 8, RateLimit: 1000, RateBurst: 1000, Quotas: transport.Quotas{Off: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

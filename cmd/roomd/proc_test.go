@@ -74,7 +74,7 @@ type proc struct {
 // prints its URL.
 func startRoomd(t *testing.T, addr string, args ...string) *proc {
 	t.Helper()
-	cmd := exec.Command(roomdBinary(t), append([]string{"--addr", addr, "--log-format", "json", "--retry-after", "300ms"}, args...)...)
+	cmd := exec.Command(roomdBinary(t), append([]string{"--addr", addr, "--log-format", "json", "--retry-after", "300ms", "--quotas", "off"}, args...)...)
 	cmd.Dir = t.TempDir()
 	stdout, _ := cmd.StdoutPipe()
 	p := &proc{t: t, cmd: cmd, logs: &bytes.Buffer{}, done: make(chan error, 1)}

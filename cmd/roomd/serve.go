@@ -51,6 +51,15 @@ type serveConfig struct {
 	endedTTL        time.Duration
 	sndbuf          int
 	cpuprofile      string
+	quotas          transport.Quotas
+	maxConns        int
+	limits          roomLimits
+}
+
+// roomLimits are the room layer's bounds.
+type roomLimits struct {
+	maxRooms, maxSpectators, maxMatchMoves int
+	seatGrace, lobbyTimeout                time.Duration
 }
 
 func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
@@ -80,6 +89,20 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	endedTTL := ef.Duration("ended-ttl", "", 24*time.Hour, "how long a closed room stays in the store")
 	cpuprofile := ef.String("cpuprofile", "", "", "write a pprof CPU profile of the whole run to this file (for load tests)")
 	sndbuf := ef.Int("socket-sndbuf", "", 64<<10, "kernel send buffer of each client socket in bytes, so a client that stops reading is found slow soon (0 keeps the kernel's default)")
+	quotas := ef.String("quotas", "", "on", "per-address quotas: on, or off for load tests from one machine (the global caps stay)")
+	proxies := ef.String("trusted-proxies", "", "", "comma-separated addresses or CIDR prefixes of proxies whose X-Forwarded-For names the client (quotas count that address); empty trusts none")
+	qRooms := ef.Int("quota-rooms", "", 10, "rooms one address may create per minute (bursts of half as many)")
+	qJoins := ef.Int("quota-joins", "", 30, "seats one address may take per minute, over HTTP or in hellos")
+	qSockets := ef.Int("quota-sockets", "", 60, "WebSockets one address may open per minute")
+	qOpen := ef.Int("quota-open-sockets", "", 64, "WebSockets one address may hold open at once")
+	qReplays := ef.Int("quota-replays", "", 6, "replays one address may submit per minute")
+	qLookups := ef.Int("quota-lookups", "", 20, "room codes that name no room one address may try per minute")
+	maxConns := ef.Int("max-conns", "", 50_000, "WebSockets open at once on this server; more are refused with 503")
+	maxRooms := ef.Int("max-rooms", "", 100_000, "rooms held in memory; more creations are refused with 503")
+	maxSpectators := ef.Int("max-spectators", "", 1000, "spectators of one room; more are refused (close 4013)")
+	maxMoves := ef.Int("max-match-moves", "", 0, "moves one match may log; more are refused with match-full (0: each game's own bound, 10,000 unless it says)")
+	seatGrace := ef.Duration("seat-grace", "", 30*time.Second, "how long a lobby seat may have no connection before the room gives it up")
+	lobbyTimeout := ef.Duration("lobby-timeout", "", 2*time.Minute, "close a lobby nobody is connected to after this long")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHeader())
 		fmt.Fprintln(stderr, "\nServe flags:")
@@ -100,6 +123,35 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 		idleTimeout: *idle, retryAfter: *retry, shutdownTimeout: *shutdown, aiDelay: *aiDelay, adminToken: *adminToken,
 		dataDir: *dataDir, redisURL: *redisURL, memory: *memory, fsync: *fsync, restoreAll: *restoreAll, endedTTL: *endedTTL, sndbuf: *sndbuf, cpuprofile: *cpuprofile}
 	fs.Visit(func(f *flag.Flag) { cfg.adminTokenArg = cfg.adminTokenArg || f.Name == "admin-token" })
+	switch *quotas {
+	case "on":
+	case "off":
+		cfg.quotas.Off = true
+	default:
+		return serveConfig{}, fmt.Errorf("--quotas %q: want on or off", *quotas)
+	}
+	tp, perr := transport.ParseProxies(*proxies)
+	err := perr
+	if err != nil {
+		return serveConfig{}, fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	cfg.quotas.TrustedProxies = tp
+	for _, q := range []struct {
+		name string
+		n    int
+		dst  *transport.Limit
+	}{{"rooms", *qRooms, &cfg.quotas.Rooms}, {"joins", *qJoins, &cfg.quotas.Joins}, {"sockets", *qSockets, &cfg.quotas.Sockets},
+		{"replays", *qReplays, &cfg.quotas.Replays}, {"lookups", *qLookups, &cfg.quotas.Lookups}} {
+		if q.n < 1 {
+			return serveConfig{}, fmt.Errorf("--quota-%s must be at least 1 (use --quotas=off to turn quotas off)", q.name)
+		}
+		q.dst.PerMinute = float64(q.n)
+	}
+	if *qOpen < 1 || *maxConns < 1 || *maxRooms < 1 || *maxSpectators < 0 || *maxMoves < 0 {
+		return serveConfig{}, errors.New("--quota-open-sockets, --max-conns and --max-rooms must be at least 1; --max-spectators and --max-match-moves not negative")
+	}
+	cfg.quotas.OpenSockets, cfg.maxConns = *qOpen, *maxConns
+	cfg.limits = roomLimits{maxRooms: *maxRooms, maxSpectators: *maxSpectators, maxMatchMoves: *maxMoves, seatGrace: *seatGrace, lobbyTimeout: *lobbyTimeout}
 	if *adminTokenFile != "" {
 		if cfg.adminToken != "" {
 			return serveConfig{}, errors.New("both an admin token (--admin-token or ROOMD_ADMIN_TOKEN) and --admin-token-file are set; use one")
@@ -214,7 +266,9 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	rooms, err := room.NewManager(room.Config{Games: registry(), Store: st, Leaderboards: st, Logger: log, Metrics: room.NewMetrics(reg),
-		IdleTimeout: cfg.idleTimeout, RetryAfter: cfg.retryAfter, AIDelay: cfg.aiDelay, EndedTTL: cfg.endedTTL})
+		IdleTimeout: cfg.idleTimeout, RetryAfter: cfg.retryAfter, AIDelay: cfg.aiDelay, EndedTTL: cfg.endedTTL,
+		MaxRooms: cfg.limits.maxRooms, MaxSpectators: cfg.limits.maxSpectators, MaxMatchMoves: cfg.limits.maxMatchMoves,
+		SeatGrace: cfg.limits.seatGrace, LobbyTimeout: cfg.limits.lobbyTimeout})
 	if err != nil {
 		st.Close()
 		return err
@@ -231,7 +285,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	}
 	front, err := transport.NewServer(transport.Config{Rooms: rooms, Logger: log, Web: web.Handler(),
 		Origins: splitList(cfg.origins), PublicHosts: splitList(cfg.publicHosts),
-		Metrics: transport.NewMetrics(reg), Routes: routes})
+		Metrics: transport.NewMetrics(reg), Routes: routes, Quotas: cfg.quotas, MaxConns: cfg.maxConns})
 	if err != nil {
 		return err
 	}
