@@ -166,6 +166,12 @@ choose legal moves from their own view only, with the game's AI (see --game).
 The run lasts --duration after the last bot joined, then the bots stop, drain,
 check their views against the server's and report.
 
+Every bot connects from this machine's address, and roomd's per-address quotas
+(rooms, seats and sockets per minute, open sockets) are meant for one person:
+start the server with --quotas=off (ROOMD_QUOTAS=off) for a load test from one
+machine. Its global caps (--max-conns, --max-rooms, --max-spectators) stay; raise
+them by flag for the largest scenarios.
+
 Target:
   --url URL            roomd base URL (default http://127.0.0.1:8080)
   --target HOST        allow a --url whose host is not loopback: HOST must equal
