@@ -185,6 +185,11 @@ func (r *Room) action(mem *member, a *protocol.Action, at time.Time) {
 	var err error
 	switch a.Type {
 	case protocol.TypeResync:
+		if !r.resyncAllowed(mem) {
+			r.send(out{to: c, frame: receiptRefused(a.ID, &protocol.Notice{Code: protocol.CodeRateLimited,
+				Message: "a snapshot was sent less than half a second ago; ask again later", Temporary: true})})
+			return
+		}
 		r.m.cfg.Metrics.observeResync()
 		r.sendSnapshot(c)
 		r.send(out{to: c, frame: receiptOK(a.ID, r.st.Rev)})
@@ -322,7 +327,9 @@ func (r *Room) stale(mem *member, a *protocol.Action, why string) {
 	if mem.player != "" {
 		r.st.window(mem.player).add(dedupEntry{H: actionHash(a.ID), Code: protocol.CodeStale, Msg: msg})
 	}
-	r.sendSnapshot(mem.c)
+	if r.resyncAllowed(mem) {
+		r.sendSnapshot(mem.c)
+	}
 	r.send(out{to: mem.c, frame: receiptRefused(a.ID, &protocol.Notice{Code: protocol.CodeStale, Message: msg})})
 }
 

@@ -60,6 +60,24 @@ type JoinResult struct {
 type member struct {
 	c      Client
 	player string // "" for a spectator
+	// resynced is when the member last got a snapshot it asked for (a
+	// resync or a stale action): they are at most one per resyncGap.
+	resynced time.Time
+}
+
+// resyncGap is the least time between two snapshots a member asks for: a
+// snapshot is the largest frame a room makes, so a client asking for them
+// in a loop would otherwise make the server hold and write them at will.
+const resyncGap = 500 * time.Millisecond
+
+// resyncAllowed reports whether mem may have a snapshot now, and notes it.
+func (r *Room) resyncAllowed(mem *member) bool {
+	now := r.now()
+	if now.Sub(mem.resynced) < resyncGap {
+		return false
+	}
+	mem.resynced = now
+	return true
 }
 
 // out is one message waiting for the end of the batch, encoded when queued

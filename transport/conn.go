@@ -28,6 +28,7 @@ type conn struct {
 	addr netip.Addr // the client's, for its quotas
 
 	out     chan []byte
+	held    atomic.Int64 // bytes waiting in out
 	closing chan struct{}
 	once    sync.Once
 	req     closeReq // set once, before closing is closed
@@ -82,17 +83,28 @@ func (c *conn) Send(frame []byte) {
 		return
 	default:
 	}
+	if held := c.held.Add(int64(len(frame))); held > c.srv.cfg.OutboxBytes {
+		c.held.Add(-int64(len(frame)))
+		c.slow(fmt.Sprintf("%d bytes waiting", held))
+		return
+	}
 	select {
 	case c.out <- frame:
 	default:
-		c.srv.cfg.Metrics.slowClose(len(c.out) + 1)
-		c.logger().Info("outbox full; closing slow client", "outbox", cap(c.out))
-		c.close(closeReq{code: protocol.CloseSlow, reason: "slow consumer", dropQueue: true})
-		// Leave the room at once: its presence shows the client gone and it
-		// sends nothing more, while the close frame waits for the socket.
-		if r := c.room.Load(); r != nil {
-			r.Drop(c)
-		}
+		c.held.Add(-int64(len(frame)))
+		c.slow(fmt.Sprintf("%d frames waiting", cap(c.out)))
+	}
+}
+
+// slow closes a client that reads too slowly: 4008, its backlog dropped.
+func (c *conn) slow(why string) {
+	c.srv.cfg.Metrics.slowClose(len(c.out) + 1)
+	c.logger().Info("outbox full; closing slow client", "outbox", why)
+	c.close(closeReq{code: protocol.CloseSlow, reason: "slow consumer", dropQueue: true})
+	// Leave the room at once: its presence shows the client gone and it
+	// sends nothing more, while the close frame waits for the socket.
+	if r := c.room.Load(); r != nil {
+		r.Drop(c)
 	}
 }
 
@@ -104,10 +116,13 @@ func (c *conn) trySend(frame []byte) {
 	if len(c.out) >= cap(c.out)/2 {
 		return // keep the other half for what the room sends
 	}
+	c.held.Add(int64(len(frame)))
 	select {
 	case <-c.closing:
+		c.held.Add(-int64(len(frame)))
 	case c.out <- frame:
 	default:
+		c.held.Add(-int64(len(frame)))
 	}
 }
 
@@ -155,6 +170,7 @@ func (c *conn) writer(ctx context.Context) {
 	for {
 		select {
 		case frame := <-c.out:
+			c.held.Add(-int64(len(frame)))
 			if err := c.write(ctx, c.batch(frame)); err != nil {
 				c.logger().Debug("write failed", "err", err)
 				c.ws.CloseNow()
@@ -188,6 +204,7 @@ func (c *conn) finish(ctx context.Context) {
 		for {
 			select {
 			case frame := <-c.out:
+				c.held.Add(-int64(len(frame)))
 				if c.write(ctx, frame) != nil {
 					c.ws.CloseNow()
 					return
@@ -223,6 +240,7 @@ func (c *conn) batch(first []byte) []byte {
 	n := 1
 	for len(c.out) > 0 {
 		next := <-c.out
+		c.held.Add(-int64(len(next)))
 		if len(buf)+len(next)+2 > protocol.MaxBatch {
 			// Too big to join: send the batch so far, and go on from next.
 			if err := c.write(context.Background(), c.seal(buf, n)); err != nil {

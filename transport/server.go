@@ -48,6 +48,9 @@ type Config struct {
 	// closed with 4008 (the socket's own send buffer holds more: see
 	// LimitWriteBuffer). Zero means 128.
 	OutboxSize int
+	// OutboxBytes bounds the bytes waiting for a slow client before it is
+	// closed with 4008, whatever the frame count. Zero means 4 MiB.
+	OutboxBytes int64
 	// WriteTimeout bounds one frame write. Zero means 10 seconds.
 	WriteTimeout time.Duration
 	// HelloTimeout is how long a new socket may take to send its hello.
@@ -87,6 +90,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.MaxConns == 0 {
 		c.MaxConns = 50_000
+	}
+	if c.OutboxBytes == 0 {
+		c.OutboxBytes = 4 << 20
 	}
 	if c.Logger == nil {
 		c.Logger = c.Rooms.Config().Logger
