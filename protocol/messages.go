@@ -59,7 +59,7 @@ type Hello struct {
 	// Invite is a locked room's invite: needed to take a seat there (and to
 	// watch, when the host says so).
 	Invite string  `json:"invite,omitempty" jsonschema:"maxLength=64"`
-	Game  GamePin `json:"game"`
+	Game   GamePin `json:"game"`
 	// Epoch and Rev are what the client last saw of this room, if anything.
 	Epoch string  `json:"epoch,omitempty"`
 	Rev   *uint64 `json:"rev,omitempty"`

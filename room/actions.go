@@ -324,10 +324,14 @@ func (r *Room) movesCap() int {
 func (r *Room) stale(mem *member, a *protocol.Action, why string) {
 	r.m.cfg.Metrics.observeResync()
 	msg := why + "; a snapshot follows"
+	snap := r.resyncAllowed(mem)
+	if !snap {
+		msg = why + "; the snapshot sent moments ago is the room as it is"
+	}
 	if mem.player != "" {
 		r.st.window(mem.player).add(dedupEntry{H: actionHash(a.ID), Code: protocol.CodeStale, Msg: msg})
 	}
-	if r.resyncAllowed(mem) {
+	if snap {
 		r.sendSnapshot(mem.c)
 	}
 	r.send(out{to: mem.c, frame: receiptRefused(a.ID, &protocol.Notice{Code: protocol.CodeStale, Message: msg})})

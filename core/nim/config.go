@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/roomd/roomd/core/session"
 )
 
 // Config limits and defaults.
@@ -43,18 +45,18 @@ func (c *Config) UnmarshalJSON(data []byte) error {
 	for _, m := range ms {
 		switch m.key {
 		case "pile":
-			v, ok := whole(m.value)
+			v, ok := session.Whole(m.value)
 			if !ok || v < 1 || v > MaxPile {
-				return fmt.Errorf("pile must be an integer from 1 to %d, got %s", MaxPile, clip(string(m.value)))
+				return fmt.Errorf("pile must be an integer from 1 to %d, got %s", MaxPile, session.Clip(string(m.value)))
 			}
 			out.Pile = int(v)
 		case "mode":
 			var mode string
 			if err := json.Unmarshal(m.value, &mode); err != nil || mode != ModeClassic {
-				return fmt.Errorf("mode must be %q, got %s", ModeClassic, clip(string(m.value)))
+				return fmt.Errorf("mode must be %q, got %s", ModeClassic, session.Clip(string(m.value)))
 			}
 		default:
-			return fmt.Errorf(`unknown config field %q (want "pile" or "mode")`, clip(m.key))
+			return fmt.Errorf(`unknown config field %q (want "pile" or "mode")`, session.Clip(m.key))
 		}
 	}
 	var buf bytes.Buffer
@@ -81,7 +83,7 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("pile must be an integer from 1 to %d, got %d", MaxPile, c.Pile)
 	}
 	if c.Mode != "" && c.Mode != ModeClassic {
-		return fmt.Errorf("mode must be %q, got %q", ModeClassic, clip(c.Mode))
+		return fmt.Errorf("mode must be %q, got %q", ModeClassic, session.Clip(c.Mode))
 	}
 	return nil
 }

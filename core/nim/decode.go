@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
+
+	"github.com/roomd/roomd/core/session"
 )
 
 // errNotObject is the error of members for any JSON value but an object.
@@ -43,7 +43,7 @@ func members(data []byte) ([]member, error) {
 		}
 		for _, m := range out {
 			if m.key == key {
-				return nil, fmt.Errorf("duplicate key %q", clip(key))
+				return nil, fmt.Errorf("duplicate key %q", session.Clip(key))
 			}
 		}
 		var v json.RawMessage
@@ -69,28 +69,4 @@ func lookup(ms []member, key string) (json.RawMessage, bool) {
 		}
 	}
 	return nil, false
-}
-
-// whole returns the value of a JSON number without a fractional part (2 and
-// 2.0 alike, as JSON Schema's "integer" reads them); ok is false for any
-// other JSON value and for numbers beyond float64.
-func whole(raw json.RawMessage) (v float64, ok bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || f != math.Trunc(f) {
-		return 0, false
-	}
-	return f, true
-}
-
-// clip shortens s for an error message.
-func clip(s string) string {
-	const max = 32
-	if len(s) <= max {
-		return s
-	}
-	return s[:max] + "…"
 }

@@ -3,6 +3,8 @@ package nim
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/roomd/roomd/core/session"
 )
 
 // Event types.
@@ -57,7 +59,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		}
 		return json.Marshal(endWire{e.Type, &e.Winner, &e.LastTaker, secrets})
 	default:
-		return nil, fmt.Errorf("nim: unknown event type %q", clip(e.Type))
+		return nil, fmt.Errorf("nim: unknown event type %q", session.Clip(e.Type))
 	}
 }
 
@@ -90,7 +92,7 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		}
 		*e = Event{Type: EventEnd, Winner: *w.Winner, LastTaker: *w.LastTaker, Secrets: w.Secrets}
 	default:
-		return fmt.Errorf("nim event: unknown type %q", clip(head.Type))
+		return fmt.Errorf("nim event: unknown type %q", session.Clip(head.Type))
 	}
 	return nil
 }

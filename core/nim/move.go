@@ -48,20 +48,20 @@ func (m *Move) UnmarshalJSON(data []byte) error {
 		return session.Malformed(session.CodeMalformedInput, `move "type" must be a string`)
 	}
 	if typ != MoveTake {
-		return session.Malformed(session.CodeUnknownMove, "unknown move type %q", clip(typ))
+		return session.Malformed(session.CodeUnknownMove, "unknown move type %q", session.Clip(typ))
 	}
 	for _, f := range ms {
 		if f.key != "type" && f.key != "n" {
-			return session.Malformed(session.CodeMalformedInput, "take has an unknown field %q", clip(f.key))
+			return session.Malformed(session.CodeMalformedInput, "take has an unknown field %q", session.Clip(f.key))
 		}
 	}
 	rawN, ok := lookup(ms, "n")
 	if !ok {
 		return session.Malformed(session.CodeMalformedInput, `take has no "n"`)
 	}
-	n, ok := whole(rawN)
+	n, ok := session.Whole(rawN)
 	if !ok {
-		return session.Malformed(session.CodeMalformedInput, `take "n" must be an integer, got %s`, clip(string(rawN)))
+		return session.Malformed(session.CodeMalformedInput, `take "n" must be an integer, got %s`, session.Clip(string(rawN)))
 	}
 	if n < MinTake || n > MaxTake {
 		return session.Malformed(session.CodeInvalidMove, "take n must be 1, 2 or 3, got %v", n)

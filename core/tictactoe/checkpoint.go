@@ -41,7 +41,7 @@ func (Rules) Resume(seed session.Seed, c Config, seats int, data []byte) (*State
 	}
 	for r, row := range cp.Board {
 		if len(row) != Size {
-			return nil, fmt.Errorf("tictactoe checkpoint: row %d is %q", r, clip(row))
+			return nil, fmt.Errorf("tictactoe checkpoint: row %d is %q", r, session.Clip(row))
 		}
 		for c := range Size {
 			if m := row[c]; m != Empty && m != Mark(0) && m != Mark(1) {

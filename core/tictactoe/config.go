@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/roomd/roomd/core/session"
 )
 
 // ModeClassic is the only mode.
@@ -25,12 +27,12 @@ func (c *Config) UnmarshalJSON(data []byte) error {
 		return errors.New("config must be a JSON object")
 	}
 	if k, ok := unknownKey(fields, "mode"); ok {
-		return fmt.Errorf(`unknown config field %q (the only one is "mode")`, clip(k))
+		return fmt.Errorf(`unknown config field %q (the only one is "mode")`, session.Clip(k))
 	}
 	if raw, ok := fields["mode"]; ok {
 		var mode string
 		if err := json.Unmarshal(raw, &mode); err != nil || mode != ModeClassic {
-			return fmt.Errorf("mode must be %q, got %s", ModeClassic, clip(string(raw)))
+			return fmt.Errorf("mode must be %q, got %s", ModeClassic, session.Clip(string(raw)))
 		}
 	}
 	*c = Config{Mode: ModeClassic}
@@ -45,7 +47,7 @@ func (c Config) MarshalJSON() ([]byte, error) {
 // Validate checks a config built in Go; decoding checks JSON configs.
 func (c *Config) Validate() error {
 	if c.Mode != "" && c.Mode != ModeClassic {
-		return fmt.Errorf("mode must be %q, got %q", ModeClassic, clip(c.Mode))
+		return fmt.Errorf("mode must be %q, got %q", ModeClassic, session.Clip(c.Mode))
 	}
 	return nil
 }

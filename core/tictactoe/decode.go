@@ -1,13 +1,10 @@
 package tictactoe
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"maps"
-	"math"
 	"slices"
-	"strconv"
 )
 
 // object decodes a JSON object into its members with their exact keys
@@ -34,28 +31,4 @@ func unknownKey(fields map[string]json.RawMessage, known ...string) (string, boo
 		}
 	}
 	return "", false
-}
-
-// whole returns the value of a JSON number without a fractional part (2 and
-// 2.0 alike, as JSON Schema's "integer" reads them); ok is false for any
-// other JSON value and for numbers beyond float64.
-func whole(raw json.RawMessage) (v float64, ok bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || f != math.Trunc(f) {
-		return 0, false
-	}
-	return f, true
-}
-
-// clip shortens s for an error message.
-func clip(s string) string {
-	const max = 32
-	if len(s) <= max {
-		return s
-	}
-	return s[:max] + "…"
 }

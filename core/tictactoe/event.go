@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/roomd/roomd/core/session"
 )
 
 // Event types.
@@ -51,7 +53,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	case EventEnd:
 		return json.Marshal(eventWire{Type: e.Type, Phase: e.Phase, Winner: e.Winner, Line: e.Line})
 	default:
-		return nil, fmt.Errorf("tictactoe: unknown event type %q", clip(e.Type))
+		return nil, fmt.Errorf("tictactoe: unknown event type %q", session.Clip(e.Type))
 	}
 }
 
@@ -76,14 +78,14 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		case w.Phase == PhaseWon && (w.Winner == nil || len(w.Line) != Size):
 			return fmt.Errorf(`tictactoe event: a won end needs "winner" and a "line" of %d squares`, Size)
 		case w.Phase != PhaseWon && w.Phase != PhaseDraw:
-			return fmt.Errorf("tictactoe event: end with phase %q", clip(w.Phase))
+			return fmt.Errorf("tictactoe event: end with phase %q", session.Clip(w.Phase))
 		}
 		*e = Event{Type: EventEnd, Phase: w.Phase}
 		if w.Phase == PhaseWon {
 			e.Winner, e.Line = w.Winner, slices.Clone(w.Line)
 		}
 	default:
-		return fmt.Errorf("tictactoe event: unknown type %q", clip(w.Type))
+		return fmt.Errorf("tictactoe event: unknown type %q", session.Clip(w.Type))
 	}
 	return nil
 }

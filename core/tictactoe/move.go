@@ -45,10 +45,10 @@ func (m *Move) UnmarshalJSON(data []byte) error {
 		return session.Malformed(session.CodeMalformedInput, `a command needs a string "type"`)
 	}
 	if typ != MoveMark {
-		return session.Malformed(session.CodeUnknownMove, "unknown move type %q", clip(typ))
+		return session.Malformed(session.CodeUnknownMove, "unknown move type %q", session.Clip(typ))
 	}
 	if k, ok := unknownKey(fields, "type", "r", "c"); ok {
-		return session.Malformed(session.CodeMalformedInput, "mark has an unknown field %q", clip(k))
+		return session.Malformed(session.CodeMalformedInput, "mark has an unknown field %q", session.Clip(k))
 	}
 	var at [2]float64
 	for i, k := range []string{"r", "c"} {
@@ -56,8 +56,8 @@ func (m *Move) UnmarshalJSON(data []byte) error {
 		if !ok {
 			return session.Malformed(session.CodeMalformedInput, "mark has no %q", k)
 		}
-		if at[i], ok = whole(raw); !ok {
-			return session.Malformed(session.CodeMalformedInput, "mark %q must be an integer, got %s", k, clip(string(raw)))
+		if at[i], ok = session.Whole(raw); !ok {
+			return session.Malformed(session.CodeMalformedInput, "mark %q must be an integer, got %s", k, session.Clip(string(raw)))
 		}
 	}
 	if at[0] < 0 || at[0] >= Size || at[1] < 0 || at[1] >= Size {
