@@ -16,6 +16,7 @@ const (
 	CodeInvalidSettings    = "invalid-settings"    // the game refused the settings
 	CodeStorageUnavailable = "storage-unavailable" // could not be stored; resend the same action later (temporary)
 	CodeMatchFull          = "match-full"          // the match has logged as many moves as it may; resign or finish it
+	CodeEngineThrew        = "engine-threw"        // the game's code failed on this action; nothing changed (logged on the server)
 	CodeOffline            = "offline"             // (client side) not connected; the action was not sent
 
 	// Notices of their own.

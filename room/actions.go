@@ -279,9 +279,9 @@ func (r *Room) control(mem *member, a *protocol.Action) error {
 			r.stale(mem, a, "the seats or settings changed since this was sent")
 			return nil
 		}
-		e.Kind, e.Seed = kindStart, r.m.cfg.Seeds()
+		e.Kind, e.Seed, e.RV = kindStart, r.m.cfg.Seeds(), r.st.game.Info().RulesVersion
 	case protocol.ControlRematch:
-		e.Kind, e.Seed = kindRematch, r.m.cfg.Seeds()
+		e.Kind, e.Seed, e.RV = kindRematch, r.m.cfg.Seeds(), r.st.game.Info().RulesVersion
 	case protocol.ControlAccess:
 		e.Kind, e.Access, e.WatchLocked = kindAccess, ctl.Access, ctl.WatchLocked
 		if ctl.Access == protocol.AccessLocked {

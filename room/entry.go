@@ -40,6 +40,9 @@ type entry struct {
 	Settings json.RawMessage `json:"settings,omitempty"`
 	Target   string          `json:"target,omitempty"`
 	Seed     session.Seed    `json:"seed,omitzero"`
+	// RV is the rules version a match starts under (start, rematch).
+	// Entries of the first version have none: legacyRules says which.
+	RV       string          `json:"rv,omitempty"`
 	Move     json.RawMessage `json:"move,omitempty"`
 	Epoch    string          `json:"epoch,omitempty"`
 	// Access, Invite and WatchLocked are a room's new access (kindAccess).
@@ -52,7 +55,7 @@ type entry struct {
 // change, is written by hand; the others go through encoding/json. Both
 // decode to the same entry (a test compares them).
 func (e *entry) encode() ([]byte, error) {
-	if e.Kind != kindCommand || e.Access != "" || len(e.Players) > 0 || e.Ready || len(e.Settings) > 0 || e.Target != "" || !e.Seed.IsZero() || e.Epoch != "" || len(e.Move) == 0 {
+	if e.Kind != kindCommand || e.Access != "" || e.RV != "" || len(e.Players) > 0 || e.Ready || len(e.Settings) > 0 || e.Target != "" || !e.Seed.IsZero() || e.Epoch != "" || len(e.Move) == 0 {
 		return json.Marshal(e)
 	}
 	b := make([]byte, 0, 96+len(e.By)+len(e.Aid)+len(e.Move))
@@ -73,6 +76,10 @@ func (e *entry) encode() ([]byte, error) {
 	b = append(b, e.Move...) // valid JSON: the client's frame was parsed
 	return append(b, '}'), nil
 }
+
+// legacyRules are the rules versions current when entries carried none
+// (a start entry without rv started a match under these).
+var legacyRules = map[string]string{"minesweeper": "minesweeper/1", "nim": "nim/1"}
 
 // decodeEntry decodes a stored entry.
 func decodeEntry(data []byte) (*entry, error) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/internal/ids"
@@ -23,6 +24,11 @@ type Manager struct {
 	loading map[string]chan struct{}
 	closing bool
 	wg      sync.WaitGroup
+
+	// writeFailures counts the rooms' store writes that failed since the
+	// last one that succeeded: /readyz is degraded while it is not zero.
+	writeFailures atomic.Int64
+	lastFailure   atomic.Pointer[string]
 
 	scores     chan finished // to the leaderboard writer
 	scoresQuit chan struct{} // closed by Shutdown
@@ -254,6 +260,30 @@ func (m *Manager) forget(r *Room) {
 	if m.rooms[r.code] == r {
 		delete(m.rooms, r.code)
 	}
+}
+
+// StoreHealth reports whether the rooms' writes land: an error while the
+// last store writes failed (since the last one that succeeded).
+func (m *Manager) StoreHealth() error {
+	if n := m.writeFailures.Load(); n > 0 {
+		why := ""
+		if p := m.lastFailure.Load(); p != nil {
+			why = ": " + *p
+		}
+		return fmt.Errorf("%d store writes failed since the last that succeeded%s", n, why)
+	}
+	return nil
+}
+
+// noteWrite records the outcome of a room's store write.
+func (m *Manager) noteWrite(err error) {
+	if err == nil {
+		m.writeFailures.Store(0)
+		return
+	}
+	msg := err.Error()
+	m.lastFailure.Store(&msg)
+	m.writeFailures.Add(1)
 }
 
 // Shutdown stops every room: each writes a final snapshot and tells its

@@ -19,6 +19,7 @@ type Metrics struct {
 	reconnects  prometheus.Counter
 	encoded     prometheus.Counter
 	sent        prometheus.Counter
+	panics      *prometheus.CounterVec
 }
 
 // NewMetrics registers the rooms' metrics on reg. Register a manager's
@@ -46,9 +47,11 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Update messages encoded (one per distinct view of each change)."}),
 		sent: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_update_deliveries_total",
 			Help: "Update messages handed to connections (encodings are shared)."}),
+		panics: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roomd_engine_panics_total",
+			Help: "Panics of a game's code (rules, projection, AI) that a room recovered from, by game."}, []string{"game"}),
 	}
 	reg.MustRegister(mt.actions, mt.rejected, mt.latency, mt.appendTime, mt.appendBatch, mt.appendFail,
-		mt.resyncs, mt.reconnects, mt.encoded, mt.sent)
+		mt.resyncs, mt.reconnects, mt.encoded, mt.sent, mt.panics)
 	return mt
 }
 
@@ -90,6 +93,12 @@ func (m *Metrics) observeReconnect() {
 func (m *Metrics) observeRejected(code string) {
 	if m != nil {
 		m.rejected.WithLabelValues(code).Inc()
+	}
+}
+
+func (m *Metrics) observePanic(game string) {
+	if m != nil {
+		m.panics.WithLabelValues(game).Inc()
 	}
 }
 

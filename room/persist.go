@@ -24,6 +24,7 @@ func (r *Room) commit() {
 	err := r.m.cfg.Store.Append(ctx, r.disk.lease, b.entries)
 	cancel()
 	r.m.cfg.Metrics.observeAppend(time.Since(start), len(b.entries), err)
+	r.m.noteWrite(err)
 	if err == nil {
 		r.disk.entries = append(r.disk.entries, b.entries...)
 		r.disk.sinceSnap += len(b.entries)
@@ -71,6 +72,23 @@ func (r *Room) commit() {
 	}
 }
 
+// retryStore tries, while the room is frozen, whether the store takes
+// writes again — with a real write, since a store can answer pings and
+// still refuse writes (a full disk). When the outcome of the failed append
+// was unknown the room reloads what the store holds (whatever landed during
+// the outage becomes the state); otherwise it stores its snapshot.
+func (r *Room) retryStore() {
+	if r.unsure {
+		r.reload()
+		return
+	}
+	r.maybeSnapshot(true)
+	if r.frozen {
+		return // still refused
+	}
+	r.publishInfo()
+}
+
 // recreate stores the room's current state as a new room in the store, under
 // a new epoch, and sends every member a snapshot of it. The store lost the
 // match's log with the room, so the snapshot carries the match's moves.
@@ -87,9 +105,11 @@ func (r *Room) recreate() {
 	defer cancel()
 	snap := store.Snapshot{Rev: r.st.Rev, Data: data, Keep: keep}
 	lease, err := r.m.cfg.Store.Create(ctx, r.code, snap)
+	r.m.noteWrite(err)
 	if err != nil {
 		r.log.Warn("store the room again", "err", err)
-		return // still frozen; the next write tries again
+		r.frozen = true // the next write tries again
+		return
 	}
 	r.disk.restored(lease, store.Record{Snapshot: snap}, r.now())
 	r.frozen, r.unsure = false, false
@@ -101,6 +121,14 @@ func (r *Room) reload() {
 	ctx, cancel := r.storeCtx()
 	defer cancel()
 	lease, rec, err := r.m.cfg.Store.Open(ctx, r.code)
+	if errors.Is(err, store.ErrNotFound) {
+		// The store lost the room: the state in memory is whole.
+		r.m.noteWrite(nil)
+		r.unsure = false
+		r.recreate()
+		return
+	}
+	r.m.noteWrite(err)
 	if err != nil {
 		r.log.Warn("reload from the store", "err", err)
 		return
@@ -188,10 +216,7 @@ func (r *Room) rollback() {
 // the match's checkpoint, not its log.
 func (r *Room) maybeSnapshot(force bool) {
 	d := &r.disk
-	if d.sinceSnap == 0 {
-		return
-	}
-	if !force && d.sinceSnap < r.m.cfg.SnapshotEvery && r.now().Sub(d.lastSnap) < r.m.cfg.SnapshotInterval {
+	if !force && (d.sinceSnap == 0 || d.sinceSnap < r.m.cfg.SnapshotEvery && r.now().Sub(d.lastSnap) < r.m.cfg.SnapshotInterval) {
 		return
 	}
 	data, keep, ok := r.encodeState()
@@ -199,10 +224,27 @@ func (r *Room) maybeSnapshot(force bool) {
 		return
 	}
 	ctx, cancel := r.storeCtx()
-	defer cancel()
-	if err := r.m.cfg.Store.WriteSnapshot(ctx, d.lease, store.Snapshot{Rev: r.st.Rev, Data: data, Keep: keep}); err != nil {
+	err := r.m.cfg.Store.WriteSnapshot(ctx, d.lease, store.Snapshot{Rev: r.st.Rev, Data: data, Keep: keep})
+	cancel()
+	r.m.noteWrite(err)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		// The store lost the room (a Redis restarted empty) while it was
+		// idle: store it again now, not only at its next change.
+		r.log.Warn("the store no longer has this room; storing it again under a new epoch", "err", err)
+		r.recreate()
+		return
+	case errors.Is(err, store.ErrFenced):
+		r.log.Error("lost the room's lease to another process; stopping", "err", err)
+		r.stopping = true
+		return
+	case err != nil:
 		r.log.Warn("write snapshot", "rev", r.st.Rev, "err", err)
 		return
+	}
+	if r.frozen {
+		r.frozen = false
+		r.log.Info("storage is back")
 	}
 	if keep == 0 {
 		keep = r.st.Rev + 1

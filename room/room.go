@@ -3,7 +3,9 @@ package room
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -187,6 +189,8 @@ type Room struct {
 	// epochMoved: a client already moved this room to a new epoch since it
 	// was loaded (once is the most a client may ask for).
 	epochMoved bool
+	// aiFailures counts, per seat, the AI's failures in a row this match.
+	aiFailures map[int]int
 	timer      *time.Timer
 	scratch    []audienceFrame
 }
@@ -300,6 +304,14 @@ func (r *Room) run() {
 func (r *Room) now() time.Time { return r.m.cfg.Now() }
 
 func (r *Room) handle(in input) {
+	mark := r.b.mark()
+	defer func() {
+		// A panic outside an entry (a projection for a snapshot, say):
+		// the input's messages are undone and the room goes on.
+		if v := recover(); v != nil && r.engineThrew("input", v, mark) && in.c != nil {
+			r.send(out{to: in.c, frame: temporaryNotice(protocol.CodeEngineThrew, "the room failed to answer this; try again")})
+		}
+	}()
 	switch in.kind {
 	case inHello:
 		r.hello(in.c, in.hello)
@@ -330,7 +342,14 @@ func (r *Room) handle(in input) {
 
 // accept applies e as the next revision and queues its fan-out. It returns
 // the refusal when the state does not allow e.
-func (r *Room) accept(e *entry, p pending) error {
+func (r *Room) accept(e *entry, p pending) (err error) {
+	mark := r.b.mark()
+	defer func() {
+		if v := recover(); v != nil {
+			r.engineThrew("entry "+e.Kind, v, mark)
+			err = engineThrewNotice()
+		}
+	}()
 	e.Rev = r.st.Rev + 1
 	e.T = r.now().UnixMilli()
 	eff, err := r.st.apply(e)
@@ -352,6 +371,9 @@ func (r *Room) accept(e *entry, p pending) error {
 	p.aid, p.kind = e.Aid, e.Kind
 	r.b.accepted = append(r.b.accepted, p)
 	r.fanout(e, eff)
+	if eff.started {
+		clear(r.aiFailures) // a new match: its AI seats start afresh
+	}
 	if eff.ended {
 		r.finish()
 	}
@@ -498,16 +520,7 @@ func (r *Room) onTimer() {
 		r.releaseAbsent(now)
 	}
 	if r.frozen && len(r.b.entries) == 0 {
-		ctx, cancel := r.storeCtx()
-		ok := r.m.cfg.Store.Ping(ctx) == nil
-		cancel()
-		switch {
-		case ok && r.unsure:
-			r.reload() // whatever landed during the outage becomes the state
-		case ok:
-			r.frozen = false
-			r.publishInfo()
-		}
+		r.retryStore()
 	}
 }
 
@@ -520,7 +533,7 @@ func (r *Room) aiSeat() int {
 	n := len(pending)
 	for i := range n {
 		seat := pending[(r.aiNext+i)%n]
-		if seat < len(r.st.Players) && r.st.Players[seat].AI {
+		if seat < len(r.st.Players) && r.st.Players[seat].AI && !r.aiBroken(seat) {
 			return seat
 		}
 	}
@@ -533,14 +546,37 @@ func (r *Room) playAI() {
 		return
 	}
 	r.aiNext++
-	move, ok := r.st.sess.Match().AIMove(seat)
+	move, ok, threw := r.aiMove(seat)
+	if threw {
+		r.aiThrew(seat)
+		return
+	}
 	if !ok {
 		return
 	}
 	p := r.st.Players[seat]
 	if err := r.accept(&entry{Kind: kindCommand, By: p.ID, Move: move}, pending{}); err != nil {
 		r.log.Warn("AI move refused", "seat", seat, "move", string(move), "err", err)
+		if rf, ok := asRefusal(err); ok && rf.code == protocol.CodeEngineThrew {
+			r.aiThrew(seat)
+			return
+		}
 	}
+	delete(r.aiFailures, seat)
+}
+
+// aiMove asks the game's AI for seat's move; threw is true when it
+// panicked (logged and counted).
+func (r *Room) aiMove(seat int) (move []byte, ok, threw bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.log.Error("a game's AI panicked", "seat", seat, "game", r.st.Game, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			r.m.cfg.Metrics.observePanic(r.st.Game)
+			move, ok, threw = nil, false, true
+		}
+	}()
+	move, ok = r.st.sess.Match().AIMove(seat)
+	return move, ok, false
 }
 
 func (r *Room) sendPresence() {

@@ -2,6 +2,7 @@ package room
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/roomd/roomd/core/session"
@@ -113,6 +114,9 @@ func rebuild(games *session.Registry, data []byte, entries []store.Entry) (*stat
 		if err != nil {
 			return nil, fmt.Errorf("room %s: entry %d: %w", s.Code, se.Rev, err)
 		}
+		if s.skipOldRules(e) {
+			continue
+		}
 		if _, err := s.apply(e); err != nil {
 			return nil, fmt.Errorf("room %s: replay rev %d (%s): %w", s.Code, e.Rev, e.Kind, err)
 		}
@@ -146,10 +150,14 @@ func decodeSnapshot(games *session.Registry, data []byte, entries []store.Entry)
 			return nil, fmt.Errorf("room snapshot %s: %w %q", snap.Code, ErrUnknownGame, m.Game)
 		}
 		sess, err := session.Restore(game, m.Header, m.Checkpoint, log, 0, nil)
-		if err != nil {
+		switch {
+		case errors.Is(err, session.ErrRulesVersion):
+			s.oldRulesLoaded()
+		case err != nil:
 			return nil, fmt.Errorf("room snapshot %s: %w", snap.Code, err)
+		default:
+			s.sess, s.roster, s.logFrom, s.prefix = sess, m.Roster, m.LogFrom, len(m.Prefix)
 		}
-		s.sess, s.roster, s.logFrom, s.prefix = sess, m.Roster, m.LogFrom, len(m.Prefix)
 	}
 	return s, nil
 }
@@ -188,6 +196,18 @@ func matchLog(m *storedMatch, rev uint64, entries []store.Entry) ([]session.Entr
 		return nil, fmt.Errorf("the store keeps the match's entries only up to %d of %d", next-1, rev)
 	}
 	return log, nil
+}
+
+// oldRulesLoaded handles a stored match of rules this build does not run:
+// a running one ends ("rules-changed"); a finished one keeps its result but
+// not its moves. Either way the room loads, and a rematch plays the new
+// rules.
+func (s *state) oldRulesLoaded() {
+	s.sess, s.roster, s.prefix = nil, nil, 0
+	if s.Phase == phaseRunning {
+		s.endOldRules()
+	}
+	s.oldRules = true
 }
 
 // snapshotV1 is the format version 1 wrote: wire-shaped results and the
@@ -230,6 +250,10 @@ func decodeV1(games *session.Registry, data []byte) (*state, error) {
 	}
 	if len(snap.Session) > 0 {
 		sess, err := session.DecodeLegacySnapshot(games, snap.Session, nil)
+		if errors.Is(err, session.ErrRulesVersion) {
+			s.oldRulesLoaded()
+			return s, nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("room snapshot %s: %w", snap.Code, err)
 		}

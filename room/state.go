@@ -89,6 +89,9 @@ type state struct {
 	// first prefix entries of the session's log, kept in the snapshot.
 	logFrom uint64
 	prefix  int
+	// oldRules: the current match was played under rules this build does
+	// not run; it was ended on loading, and its stored moves are skipped.
+	oldRules bool
 }
 
 // effect says what an applied entry changed, for fan-out.
@@ -370,10 +373,23 @@ func (s *state) start(e *entry) (effect, error) {
 			}
 		}
 	}
+	rv := e.RV
+	if rv == "" {
+		rv = legacyRules[s.Game]
+	}
+	if current := s.game.Info().RulesVersion; rv != "" && rv != current {
+		// A stored match of rules this build does not run (a restart onto
+		// new rules): it cannot be replayed; it starts and ends at once.
+		s.Players, s.Phase, s.Match, s.MatchRev = players, phaseEnded, s.Match+1, e.Rev
+		s.sess, s.roster, s.prefix = nil, nil, 0
+		s.endOldRules()
+		return eff, nil
+	}
 	sess, err := session.NewSession(s.game, e.Seed, s.Settings, n, nil)
 	if err != nil {
 		return effect{}, refuse(protocol.CodeInvalidSettings, err.Error())
 	}
+	s.oldRules = false
 	s.Players = players
 	s.sess, s.logFrom, s.prefix = sess, e.Rev+1, 0
 	s.roster = make([]string, len(players))
@@ -419,6 +435,32 @@ func (s *state) command(e *entry) (effect, error) {
 		eff.meta, eff.ended = true, true
 	}
 	return eff, nil
+}
+
+// endOldRules ends a match played under rules version rv, which this build
+// does not run: its result says so, names no winner and ranks nothing.
+func (s *state) endOldRules() {
+	s.Phase, s.oldRules = phaseEnded, true
+	s.Result = &matchResult{Match: s.Match, Status: "rules-changed", Winners: []int{}, Config: s.Settings}
+}
+
+// skipOldRules passes over a stored entry of a match ended for its old
+// rules (a move, a resignation): it took its revision, and its action id
+// keeps its receipt, but it changes nothing now.
+func (s *state) skipOldRules(e *entry) bool {
+	if !s.oldRules || e.Rev != s.Rev+1 {
+		return false
+	}
+	switch e.Kind {
+	case kindCommand, kindResign:
+	default:
+		return false
+	}
+	s.Rev, s.Activity = e.Rev, e.T
+	if e.By != "" && e.Aid != "" {
+		s.window(e.By).add(dedupEntry{H: actionHash(e.Aid), Rev: e.Rev})
+	}
+	return true
 }
 
 // endMatch ends the match for the room (a resignation, a player who left a

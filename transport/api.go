@@ -209,6 +209,10 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := s.cfg.Rooms.Config().Store.Ping(ctx); err != nil {
 		status["status"], status["store"], code = "degraded", err.Error(), http.StatusServiceUnavailable
+	} else if err := s.cfg.Rooms.StoreHealth(); err != nil {
+		// The store answers pings yet refuses writes (a full disk): what
+		// counts is whether the rooms' appends land.
+		status["status"], status["store"], code = "degraded", err.Error(), http.StatusServiceUnavailable
 	}
 	if s.cfg.Ready != nil {
 		if err := s.cfg.Ready(ctx); err != nil {

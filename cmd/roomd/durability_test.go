@@ -324,3 +324,56 @@ func TestRedisOutageAndEmptyRestart(t *testing.T) {
 	}
 	p.term()
 }
+
+// TestIdleRoomsSurviveEmptyRedis: Redis restarts empty while rooms sit idle
+// in memory (the old roomd never stored them again: its shutdown snapshot got
+// "not found", was logged, and the rooms were gone after the next start).
+// The shutdown's final write now finds the loss and stores each room again,
+// so after a roomd restart every room is back, under a new epoch, with every
+// acknowledged move.
+func TestIdleRoomsSurviveEmptyRedis(t *testing.T) {
+	rs := testredis.Start(t, testredis.Args("--appendfsync", "always"))
+	addr := freeAddr(t)
+	p := startRoomd(t, addr, "--redis", rs.URL())
+	fs := startFlaggers(t, p.URL, 6)
+	for _, f := range fs {
+		for range 12 {
+			id := f.send(protocol.Action{Type: protocol.TypeCommand, Command: flagCmd(f.next)})
+			f.mu.Lock()
+			f.sent[id] = flagCmd(f.next)
+			f.mu.Unlock()
+			if ok, code, _ := f.waitReceipt(id, 5*time.Second); !ok {
+				t.Fatalf("flag: %s", code)
+			}
+			f.next++
+		}
+	}
+	epochs := map[*flagger]string{}
+	for _, f := range fs {
+		f.mu.Lock()
+		epochs[f] = f.snapshot.Epoch
+		f.mu.Unlock()
+	}
+	rs.RestartEmpty() // the rooms are idle: nothing notices yet
+	p.term()
+	p2 := startRoomd(t, addr, "--redis", rs.URL())
+	defer p2.term()
+	for i, f := range fs {
+		f.until("a new epoch", 20*time.Second, func() bool {
+			return f.snapshot != nil && f.snapshot.Epoch != epochs[f] && f.tr.State() == "online"
+		})
+		f.mu.Lock()
+		snap := f.snapshot
+		f.mu.Unlock()
+		have := flaggedCells(t, snap)
+		for cmd := range f.ackedFlags() {
+			if !have[cmd] {
+				t.Errorf("room %d: acknowledged %s lost", i, cmd)
+			}
+		}
+		if len(have) != 12 {
+			t.Errorf("room %d: %d flags after the restart, 12 acknowledged", i, len(have))
+		}
+	}
+	t.Logf("%d idle rooms, Redis restarted empty, roomd restarted: all back under new epochs", len(fs))
+}

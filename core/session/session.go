@@ -70,6 +70,10 @@ type Checkpoint struct {
 	State   json.RawMessage `json:"state"`
 }
 
+// ErrRulesVersion is wrapped by Restore when a match was played under
+// other rules than the game's now: its log means nothing under these.
+var ErrRulesVersion = errors.New("the match was played under other rules")
+
 // Result is a finished match: what a leaderboard or a replay needs.
 type Result struct {
 	Status  string          `json:"status"`
@@ -294,7 +298,7 @@ func (s *GameSession) Save() (*Checkpoint, error) {
 // rules, and Restore fails naming it.
 func Restore(game Game, h Header, cp *Checkpoint, log []Entry, ticks uint64, clock Clock) (*GameSession, error) {
 	if info := game.Info(); (h.Game != "" && h.Game != info.ID) || (h.RulesVersion != "" && h.RulesVersion != info.RulesVersion) {
-		return nil, fmt.Errorf("session: restore %s %s with %s %s", h.Game, h.RulesVersion, info.ID, info.RulesVersion)
+		return nil, fmt.Errorf("session: restore %s %s with %s %s: %w", h.Game, h.RulesVersion, info.ID, info.RulesVersion, ErrRulesVersion)
 	}
 	var (
 		m   Match

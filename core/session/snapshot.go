@@ -33,7 +33,7 @@ func DecodeLegacySnapshot(reg *Registry, data []byte, clock Clock) (*GameSession
 		return nil, fmt.Errorf("session snapshot: unknown game %q", snap.Game)
 	}
 	if rv := game.Info().RulesVersion; rv != snap.RulesVersion {
-		return nil, fmt.Errorf("session snapshot: %s rules version %q, this build runs %q", snap.Game, snap.RulesVersion, rv)
+		return nil, fmt.Errorf("session snapshot: %s rules version %q, this build runs %q: %w", snap.Game, snap.RulesVersion, rv, ErrRulesVersion)
 	}
 	return Restore(game, snap.Header, nil, snap.Log, 0, clock)
 }
