@@ -42,9 +42,9 @@ type entry struct {
 	Seed     session.Seed    `json:"seed,omitzero"`
 	// RV is the rules version a match starts under (start, rematch).
 	// Entries of the first version have none: legacyRules says which.
-	RV       string          `json:"rv,omitempty"`
-	Move     json.RawMessage `json:"move,omitempty"`
-	Epoch    string          `json:"epoch,omitempty"`
+	RV    string          `json:"rv,omitempty"`
+	Move  json.RawMessage `json:"move,omitempty"`
+	Epoch string          `json:"epoch,omitempty"`
 	// Access, Invite and WatchLocked are a room's new access (kindAccess).
 	Access      string `json:"access,omitempty"`
 	Invite      string `json:"invite,omitempty"`
