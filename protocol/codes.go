@@ -28,29 +28,30 @@ const (
 	CodeNoRoom         = "no-room"         // no room with this code
 	CodeHelloFirst     = "hello-first"     // the first message must be a hello
 	CodeSeatRemoved    = "seat-removed"    // the host removed this seat
-	CodeHostChanged    = "host-changed"    // the host left; another seat hosts now
 	CodeEpochChanged   = "epoch-changed"   // the room came back with less than the client saw
 	CodeInviteRequired = "invite-required" // a locked room: a seat (or watching, when the host says so) needs the invite
 	CodeTooMany        = "too-many"        // a limit was reached (spectators, sockets, rooms); the message names it (temporary)
+	CodeInternal       = "internal"        // roomd could not encode a message for this client (a bug); resync
 )
 
-// Close codes. 4001, 4002, 4003 and 4004 are terminal: a client must not
-// reconnect on its own. 4000, 4008 and 4029 ask it to come back, after
-// retryAfterMs or its backoff.
+// Close codes, as PROTOCOL.md §2.3 lists them. 1000 and 4001 to 4006 are
+// terminal: a client must not reconnect on its own (Terminal). 4000, 4008,
+// 4013 and 4029 ask it to come back, after retryAfterMs or its backoff, as
+// do 1001, 1002, 1009 and 1011.
 const (
-	CloseNormal          = 1000 // normal closure
-	CloseGoingAway       = 1001 // the peer is going away
-	CloseProtocolError   = 1002 // repeated invalid frames, or no hello in time
-	ClosePolicyViolation = 1008 // the Origin is not allowed
-	CloseTooBig          = 1009 // a frame larger than the read limit
-	CloseInternal        = 1011 // roomd hit a bug
+	CloseNormal        = 1000 // normal closure (roomd does not start one): stop
+	CloseGoingAway     = 1001 // the peer is going away (roomd does not send it; a proxy may)
+	CloseProtocolError = 1002 // repeated invalid frames, or no hello in time
+	CloseTooBig        = 1009 // a frame larger than the read limit
+	CloseInternal      = 1011 // an internal error (roomd does not send it; a proxy may)
 
 	CloseRestarting     = 4000 // the server is restarting: come back after retryAfterMs
 	CloseReplaced       = 4001 // a newer tab took this seat (terminal; a take-back reopens)
-	CloseLeft           = 4002 // the client left its seat, or the host removed it (terminal)
+	CloseLeft           = 4002 // the client left its seat, or the host removed it (terminal; forget the token)
 	CloseUpdateRequired = 4003 // the client's rules version differs (terminal)
-	CloseRoomClosed     = 4004 // the room is closed or does not exist (terminal)
+	CloseRoomClosed     = 4004 // the room is closed or does not exist (terminal; forget the token)
 	CloseLocked         = 4005 // a locked room, and no (or a wrong) invite (terminal)
+	CloseBadToken       = 4006 // the seat token is not one of this room's seats (terminal; forget the token)
 	CloseSlow           = 4008 // the client read too slowly; reconnect and resync
 	CloseTryLater       = 4013 // a limit was reached (the notice names it); come back after retryAfterMs
 	CloseRateLimited    = 4029 // sustained flooding; reconnect after backoff
@@ -59,7 +60,18 @@ const (
 // Terminal reports whether a client must stop reconnecting after code.
 func Terminal(code int) bool {
 	switch code {
-	case CloseReplaced, CloseLeft, CloseUpdateRequired, CloseRoomClosed, CloseLocked, ClosePolicyViolation:
+	case CloseNormal, CloseReplaced, CloseLeft, CloseUpdateRequired, CloseRoomClosed, CloseLocked, CloseBadToken:
+		return true
+	}
+	return false
+}
+
+// ForgetsToken reports whether, after code, the client's seat token opens
+// nothing any more: the seat or the room is gone, or the token never was
+// one of the room's. The client forgets it.
+func ForgetsToken(code int) bool {
+	switch code {
+	case CloseLeft, CloseRoomClosed, CloseBadToken:
 		return true
 	}
 	return false

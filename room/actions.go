@@ -28,7 +28,7 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 		p := st.byToken(h.Token)
 		if p == nil {
 			r.send(out{to: c, frame: notice(protocol.CodeBadToken, "this seat token is not one of this room's seats (it may have been removed)"),
-				close: protocol.CloseLeft, reason: "bad token"})
+				close: protocol.CloseBadToken, reason: "bad token"})
 			return
 		}
 		r.arrived()
@@ -191,8 +191,9 @@ func (r *Room) action(mem *member, a *protocol.Action, at time.Time) {
 			return
 		}
 		r.m.cfg.Metrics.observeResync()
-		r.sendSnapshot(c)
+		// The receipt first, then the snapshot it promises (PROTOCOL.md).
 		r.send(out{to: c, frame: receiptOK(a.ID, r.st.Rev)})
+		r.sendSnapshot(c)
 		return
 	case protocol.TypeReconnect:
 		// The hello that opened this connection already moved the seat here;
@@ -320,7 +321,8 @@ func (r *Room) movesCap() int {
 }
 
 // stale refuses an action seen at a revision the room cannot honour and
-// sends a snapshot so the client catches up.
+// sends a snapshot so the client catches up: the refusal first, then the
+// snapshot that "follows" it (PROTOCOL.md §2.2).
 func (r *Room) stale(mem *member, a *protocol.Action, why string) {
 	r.m.cfg.Metrics.observeResync()
 	msg := why + "; a snapshot follows"
@@ -331,10 +333,10 @@ func (r *Room) stale(mem *member, a *protocol.Action, why string) {
 	if mem.player != "" {
 		r.st.window(mem.player).add(dedupEntry{H: actionHash(a.ID), Code: protocol.CodeStale, Msg: msg})
 	}
+	r.send(out{to: mem.c, frame: receiptRefused(a.ID, &protocol.Notice{Code: protocol.CodeStale, Message: msg})})
 	if snap {
 		r.sendSnapshot(mem.c)
 	}
-	r.send(out{to: mem.c, frame: receiptRefused(a.ID, &protocol.Notice{Code: protocol.CodeStale, Message: msg})})
 }
 
 // refused answers a refused action and remembers the refusal, so a resend

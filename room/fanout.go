@@ -4,12 +4,23 @@ import (
 	"github.com/roomd/roomd/protocol"
 )
 
+// audienceKey names the viewers that share one encoding of an update: the
+// same audience of the game, and the same invite (only seated players get
+// a locked room's invite).
+type audienceKey struct {
+	audience int
+	invited  bool
+}
+
 type audienceFrame struct {
-	key   int
+	key   audienceKey
 	frame []byte
 }
 
-// fanout queues one update per member, encoded once per audience.
+// fanout queues one update per member, encoded once per audience; a member
+// whose seat number the change moved gets its own, with its new seat
+// (PROTOCOL.md: `seat` only when the recipient's seat number changed). A
+// member whose seat is gone gets the shared one: its 4002 close follows.
 func (r *Room) fanout(e *entry, eff effect) {
 	var info *protocol.Room
 	if eff.meta || eff.clock {
@@ -24,10 +35,10 @@ func (r *Room) fanout(e *entry, eff effect) {
 	encodings, deliveries := 0, 0
 	for c, mem := range r.members {
 		seat := r.st.seatOf(mem.player)
-		key := r.audience(seat)
-		perMember := eff.seats || eff.started || eff.invite
+		key := audienceKey{audience: r.audience(seat), invited: eff.invite && seat >= 0}
+		moved := eff.seatMoved(mem.player, seat)
 		var frame []byte
-		if !perMember {
+		if !moved {
 			for _, af := range frames {
 				if af.key == key {
 					frame = af.frame
@@ -45,25 +56,24 @@ func (r *Room) fanout(e *entry, eff effect) {
 					r.log.Error("encode beats", "err", err)
 				}
 			}
-			if eff.seats {
+			if moved {
 				u.Seat = seatPtr(seat)
 			}
 			if eff.started {
 				u.View = r.st.sess.Match().View(seat)
 			}
-			if eff.invite && seat >= 0 {
+			if key.invited {
 				u.Invite = r.st.Invite
 			}
 			frame = encodeUpdate(&u, beats)
-			if !perMember {
+			if moved {
+				encodings++
+			} else {
 				frames = append(frames, audienceFrame{key: key, frame: frame})
 			}
 		}
 		r.send(out{to: c, frame: frame, durable: true})
 		deliveries++
-		if perMember {
-			encodings++
-		}
 	}
 	r.m.cfg.Metrics.observeFanout(encodings+len(frames), deliveries)
 	r.scratch = frames[:0]

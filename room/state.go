@@ -100,6 +100,7 @@ type effect struct {
 	meta         bool         // seats, settings, phase or host changed
 	clock        bool         // the match clock started: publish the room's clocks
 	seats        bool         // seat numbers may have moved
+	seatsBefore  []string     // with seats: the player ids by seat before the change
 	started      bool         // a match started: everyone needs a view
 	ended        bool         // the match ended: publish the result
 	bySeat       *int
@@ -140,6 +141,25 @@ func (s *state) seatOf(id string) int {
 		}
 	}
 	return -1
+}
+
+// seatIDs returns the player ids by seat.
+func (s *state) seatIDs() []string {
+	ids := make([]string, len(s.Players))
+	for i, p := range s.Players {
+		ids[i] = p.ID
+	}
+	return ids
+}
+
+// seatMoved reports whether a change with this effect gave player id (who
+// still has a seat, now) another seat number than it had.
+func (eff *effect) seatMoved(id string, now int) bool {
+	if !eff.seats || id == "" || now < 0 {
+		return false
+	}
+	was := slices.Index(eff.seatsBefore, id)
+	return was >= 0 && was != now
 }
 
 func (s *state) player(id string) *player {
@@ -339,9 +359,10 @@ func (s *state) remove(e *entry) (effect, error) {
 	if e.Target == s.Host {
 		return effect{}, refuse(protocol.CodeInvalidControl, "the host cannot remove their own seat; leave instead")
 	}
+	before := s.seatIDs()
 	s.Players = slices.Delete(s.Players, i, i+1)
 	delete(s.Dedup, e.Target)
-	return effect{meta: true, seats: true}, nil
+	return effect{meta: true, seats: true, seatsBefore: before}, nil
 }
 
 func (s *state) start(e *entry) (effect, error) {
@@ -359,7 +380,9 @@ func (s *state) start(e *entry) (effect, error) {
 	players := s.Players
 	if e.Kind == kindRematch {
 		players = slices.DeleteFunc(slices.Clone(players), func(p *player) bool { return p.Gone })
-		eff.seats = len(players) != len(s.Players)
+		if len(players) != len(s.Players) {
+			eff.seats, eff.seatsBefore = true, s.seatIDs()
+		}
 	}
 	n := len(players)
 	if n < s.setup.Mode.MinSeats || n > s.setup.Mode.MaxSeats {
@@ -499,9 +522,9 @@ func (s *state) leave(e *entry) (effect, error) {
 			eff.ended = true
 		}
 	} else {
+		eff.seats, eff.seatsBefore = true, s.seatIDs()
 		s.Players = slices.Delete(s.Players, i, i+1)
 		delete(s.Dedup, e.By)
-		eff.seats = true
 	}
 	if s.Host == e.By {
 		s.Host = ""

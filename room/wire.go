@@ -160,7 +160,7 @@ func noticeFrom(err error) []byte {
 func encodeUpdate(u *protocol.Update, beats []byte) []byte {
 	b, err := protocol.AppendUpdate(nil, u, beats)
 	if err != nil {
-		return encodeMsg(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: "internal", Message: "roomd could not encode an update: " + err.Error()})
+		return encodeMsg(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: protocol.CodeInternal, Message: "roomd could not encode an update: " + err.Error()})
 	}
 	return b
 }
@@ -175,7 +175,7 @@ func encodeReceipt(rc *protocol.Receipt) []byte {
 func encodeMsg(v any) []byte {
 	b, err := protocol.Encode(v)
 	if err != nil {
-		b, _ = protocol.Encode(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: "internal", Message: "roomd could not encode a message: " + err.Error()})
+		b, _ = protocol.Encode(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: protocol.CodeInternal, Message: "roomd could not encode a message: " + err.Error()})
 	}
 	return b
 }

@@ -34,6 +34,7 @@ type conn struct {
 	req     closeReq // set once, before closing is closed
 
 	room     atomic.Pointer[room.Room]
+	helloed  atomic.Int32 // helloWaiting, then helloTaken or helloLate
 	limiter  *rate.Limiter
 	invalid  int // invalid frames so far (reader only)
 	limited  int // rate-limited actions in the current window (reader only)
@@ -43,6 +44,14 @@ type conn struct {
 	writeTimer *time.Timer // the writer's write deadline
 	batchBuf   []byte      // the writer's buffer for batched frames
 }
+
+// The hello's fate: the first of the reader (a hello) and the hello timer
+// (none in time) to move helloed from helloWaiting decides it.
+const (
+	helloWaiting int32 = iota
+	helloTaken
+	helloLate
+)
 
 type closeReq struct {
 	code       int
@@ -143,6 +152,11 @@ func (c *conn) serve(ctx context.Context) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c.ws.SetReadLimit(c.srv.cfg.ReadLimit)
+	// A socket without a hello in time is told so and closed with 1002 by
+	// its writer. (Not a read deadline: coder/websocket cuts the connection
+	// itself when a read's context ends, with no notice and no close frame.)
+	helloTimer := time.AfterFunc(c.srv.cfg.HelloTimeout, c.helloLate)
+	defer helloTimer.Stop()
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
@@ -196,7 +210,7 @@ func (c *conn) writer(ctx context.Context) {
 }
 
 // finish writes what is still queued (unless the client was too slow), the
-// bye, and the close frame.
+// bye (for every code but a plain 1000), and the close frame.
 func (c *conn) finish(ctx context.Context) {
 	req := c.req
 	if !req.dropQueue {
@@ -222,7 +236,9 @@ func (c *conn) finish(ctx context.Context) {
 	if bye.Reconnect {
 		bye.RetryAfterMs = int(req.retryAfter / time.Millisecond)
 	}
-	if frame, err := protocol.Encode(bye); err == nil && req.code != protocol.CloseSlow {
+	// A slow client gets its bye too (its backlog is dropped, not the bye):
+	// the write is bounded by WriteTimeout like any other.
+	if frame, err := protocol.Encode(bye); err == nil {
 		_ = c.write(ctx, frame)
 	}
 	_ = c.ws.Close(websocket.StatusCode(req.code), req.reason)
@@ -288,26 +304,26 @@ func (c *conn) write(ctx context.Context, frame []byte) error {
 	return err
 }
 
+// helloLate closes a connection that has sent no hello within
+// HelloTimeout: a hello-first notice, then 1002.
+func (c *conn) helloLate() {
+	if !c.helloed.CompareAndSwap(helloWaiting, helloLate) {
+		return
+	}
+	c.notice(protocol.CodeHelloFirst, fmt.Sprintf("no hello within %s", c.srv.cfg.HelloTimeout))
+	c.close(closeReq{code: protocol.CloseProtocolError, reason: "no hello"})
+}
+
 // reader reads frames until the connection ends.
 func (c *conn) reader(ctx context.Context) {
-	helloCtx, cancel := context.WithTimeout(ctx, c.srv.cfg.HelloTimeout)
-	defer cancel()
-	// After the hello, reads use a context that is never done (each read
-	// with a cancellable one costs a timer); the connection's end closes
-	// the socket instead, which ends the read.
+	// Reads use a context that is never done (each read with a cancellable
+	// one costs a timer, and coder/websocket cuts the socket when one ends);
+	// the connection's end closes the socket instead, which ends the read.
 	stop := context.AfterFunc(ctx, func() { c.ws.CloseNow() })
 	defer stop()
 	for {
-		readCtx := context.Background()
-		if c.room.Load() == nil {
-			readCtx = helloCtx
-		}
-		typ, data, err := c.ws.Read(readCtx)
+		typ, data, err := c.ws.Read(context.Background())
 		if err != nil {
-			if errors.Is(err, context.DeadlineExceeded) && c.room.Load() == nil {
-				c.notice(protocol.CodeHelloFirst, "no hello in time")
-				c.close(closeReq{code: protocol.CloseProtocolError, reason: "no hello"})
-			}
 			return
 		}
 		select {
@@ -356,9 +372,11 @@ func (c *conn) notice(code, msg string) {
 func (c *conn) handle(ctx context.Context, in protocol.Inbound) {
 	r := c.room.Load()
 	if in.Hello != nil {
-		if r != nil {
-			c.bad("hello was already sent on this connection")
-			return
+		if !c.helloed.CompareAndSwap(helloWaiting, helloTaken) {
+			if c.helloed.Load() == helloTaken {
+				c.bad("hello was already sent on this connection")
+			}
+			return // too late: the connection is closing
 		}
 		c.hello(ctx, in.Hello)
 		return

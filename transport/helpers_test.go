@@ -261,6 +261,34 @@ func (c *tclient) closedWith(code int) {
 	})
 }
 
+// resync asks for a snapshot and returns it: the one that follows the
+// resync's receipt.
+func (c *tclient) resync() *protocol.Snapshot {
+	c.t.Helper()
+	id, err := c.tr.Send(context.Background(), protocol.Action{Type: protocol.TypeResync})
+	if err != nil {
+		c.t.Fatalf("%s: resync: %v", c.name, err)
+	}
+	var snap *protocol.Snapshot
+	c.waitFor("the resync's snapshot", func(evs []client.Event) bool {
+		answered := false
+		for _, ev := range evs {
+			switch {
+			case ev.Receipt != nil && ev.Receipt.ID == id:
+				if !ev.Receipt.OK {
+					c.t.Fatalf("%s: resync refused: %+v", c.name, ev.Receipt.Notice)
+				}
+				answered = true
+			case answered && ev.Snapshot != nil:
+				snap = ev.Snapshot
+				return true
+			}
+		}
+		return false
+	})
+	return snap
+}
+
 // lastSnapshot returns the newest snapshot event.
 func (c *tclient) lastSnapshot() *protocol.Snapshot {
 	evs := c.snapshotEvents()

@@ -149,10 +149,7 @@ func TestCoopGameWithSpectator(t *testing.T) {
 	for _, p := range all {
 		p.follow()
 		followed, _ := json.Marshal(p.view)
-		before := len(p.snapshotEvents())
-		p.send(protocol.Action{Type: protocol.TypeResync})
-		p.waitFor("resync snapshot", func(evs []client.Event) bool { return len(evs) > before && p.lastSnapshot().Rev > 0 })
-		fresh, _ := json.Marshal(p.lastSnapshot().View)
+		fresh, _ := json.Marshal(p.resync().View)
 		if res.Status == "won" && !bytes.Equal(followed, fresh) {
 			t.Errorf("%s: followed view differs from the server's:\n%s\n%s", p.name, followed, fresh)
 		}
@@ -393,10 +390,9 @@ func TestDropAndResendAppliesOnce(t *testing.T) {
 		flagged = append(flagged, cell)
 	}
 	p.waitOnline()
-	p.send(protocol.Action{Type: protocol.TypeResync})
-	p.waitFor("resynced", func([]client.Event) bool { p.follow(); return p.tr.Pending() == 0 })
+	p.waitFor("every receipt", func([]client.Event) bool { return p.tr.Pending() == 0 })
 	var v minesweeper.View
-	b, _ := json.Marshal(p.lastSnapshot().View)
+	b, _ := json.Marshal(p.resync().View)
 	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatal(err)
 	}

@@ -53,8 +53,9 @@ type Config struct {
 	OutboxBytes int64
 	// WriteTimeout bounds one frame write. Zero means 10 seconds.
 	WriteTimeout time.Duration
-	// HelloTimeout is how long a new socket may take to send its hello.
-	// Zero means 10 seconds.
+	// HelloTimeout is how long a new socket may take to send its hello;
+	// then it gets a hello-first notice and close 1002. Zero means 10
+	// seconds.
 	HelloTimeout time.Duration
 	// RateLimit and RateBurst are each connection's token bucket for
 	// messages. Zero means 20 per second with a burst of 40.
@@ -246,6 +247,12 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()
+		// A bye first, as before every 4xxx close (PROTOCOL.md §2.3).
+		bye, _ := protocol.Encode(protocol.Bye{Type: protocol.TypeBye, Code: protocol.CloseRestarting, Reason: "server restarting",
+			Reconnect: true, RetryAfterMs: int(s.retryAfter() / time.Millisecond)})
+		wctx, cancel := context.WithTimeout(context.Background(), s.cfg.WriteTimeout)
+		_ = ws.Write(wctx, websocket.MessageText, bye)
+		cancel()
 		ws.Close(websocket.StatusCode(protocol.CloseRestarting), "server restarting")
 		return
 	}

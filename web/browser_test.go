@@ -537,6 +537,33 @@ func TestRoomLobby(t *testing.T) {
 	}
 }
 
+// TestBadTokenForgotten: a page whose stored token is not one of the
+// room's seats gets close 4006: it says the seat is no longer its own,
+// forgets the token and stays closed (no reconnect).
+func TestBadTokenForgotten(t *testing.T) {
+	srv := startRoomd(t)
+	ann := newUser(t, srv, "ann", desktop)
+	code := ann.createMinesweeper(msSettings{mode: "coop", level: "beginner"}, "Ann")
+	eve := newUser(t, srv, "eve", desktop)
+	eve.open("/")
+	eve.wait("the page", `document.querySelector('#create-form')`)
+	eval[bool](eve, `(localStorage.setItem('roomd.token.`+code+`', 'not-a-seat-token'), true)`)
+	eve.open("/r/" + code)
+	eve.wait("the closed banner", `document.getElementById('conn').dataset.connState === 'closed' && document.getElementById('banner').dataset.kind === 'left' && document.getElementById('banner').innerText.includes('no longer yours')`)
+	if tok := eval[string](eve, `localStorage.getItem('roomd.token.`+code+`') || ''`); tok != "" {
+		t.Errorf("the bad token %q is still stored", tok)
+	}
+	hellos := 0
+	for _, f := range eve.wsSent() {
+		if strings.Contains(f, `"type":"hello"`) {
+			hellos++
+		}
+	}
+	if hellos != 1 {
+		t.Errorf("%d hellos sent; want 1 (no reconnect after 4006)", hellos)
+	}
+}
+
 // TestNim plays Hidden Nim against an AI: the player sees its own secret
 // and nobody else's until the end, when every secret shows.
 func TestNim(t *testing.T) {

@@ -128,6 +128,7 @@ type bot struct {
 	verifyReply   chan int
 	verifyTries   int
 	verifyRetry   time.Time
+	verifyAwait   bool // a resync was answered: its snapshot follows
 	resignReply   chan int
 	resignID      string
 	resignMatch   int
@@ -432,6 +433,16 @@ func (b *bot) onSnapshot(s *protocol.Snapshot, raw []byte, now time.Time) {
 		b.slowBack = true
 		sc.st.count("chaos/slow-recovered", 1)
 	}
+	if b.verifyAwait {
+		// The snapshot that follows a final check's resync receipt.
+		b.verifyAwait = false
+		if b.verifyReply != nil && b.lastSnap.compared {
+			b.verifyReply <- 1
+			b.verifyReply = nil
+		} else if b.verifyReply != nil {
+			b.verifyAgain(now)
+		}
+	}
 }
 
 func (b *bot) onUpdate(u *protocol.Update, raw []byte, now time.Time) {
@@ -621,15 +632,27 @@ func (b *bot) onReceipt(rc *protocol.Receipt, now time.Time) {
 	}
 }
 
+// onResyncReceipt answers a final check's resync: the snapshot that
+// follows an accepted one is compared (onSnapshot); a refused one is tried
+// again.
 func (b *bot) onResyncReceipt(rc *protocol.Receipt, now time.Time) {
 	if b.verifyReply == nil {
 		return
 	}
-	if rc.OK && b.lastSnap.rev == rc.Rev && b.lastSnap.compared {
-		b.verifyReply <- 1
-		b.verifyReply = nil
+	if rc.OK {
+		b.verifyAwait = true
 		return
 	}
+	b.verifyAgain(now)
+	if rc.Notice != nil && rc.Notice.Code == protocol.CodeRateLimited {
+		// A room sends at most one asked-for snapshot per 500 ms: a
+		// periodic check just before this one is what refused it.
+		b.verifyRetry = now.Add(550 * time.Millisecond)
+	}
+}
+
+// verifyAgain retries a final check, up to five times.
+func (b *bot) verifyAgain(now time.Time) {
 	b.verifyTries++
 	if b.verifyTries >= 5 {
 		b.verifyReply <- 0
@@ -643,7 +666,7 @@ func (b *bot) onResyncReceipt(rc *protocol.Receipt, now time.Time) {
 func (b *bot) command(c botCmd, now time.Time) {
 	switch c.kind {
 	case "verify":
-		b.verifyReply, b.verifyTries, b.verifyRetry = c.reply, 0, now
+		b.verifyReply, b.verifyTries, b.verifyRetry, b.verifyAwait = c.reply, 0, now, false
 	case "resign":
 		if b.info == nil || b.info.Phase != protocol.PhaseRunning || b.role != roleHost {
 			c.reply <- 0
@@ -705,7 +728,7 @@ func (b *bot) act(now time.Time) time.Time {
 		return wake
 	}
 	cfg := &b.sc.cfg
-	if b.verifyReply != nil && b.resyncID == "" {
+	if b.verifyReply != nil && b.resyncID == "" && !b.verifyAwait {
 		if !now.Before(b.verifyRetry) {
 			b.resync(now)
 			b.verifyRetry = now.Add(100 * time.Millisecond)

@@ -272,11 +272,17 @@ func TestRedisOutageAndEmptyRestart(t *testing.T) {
 	// Everything acknowledged is on the board, and the outage's refused
 	// flag was not applied behind the client's back.
 	b := f.bot
-	before := len(b.acked)
+	b.mu.Lock()
+	prev := b.snapshot
+	b.mu.Unlock()
 	rid := b.send(protocol.Action{Type: protocol.TypeResync})
-	b.waitReceipt(rid, 5*time.Second)
-	b.until("resync snapshot", 5*time.Second, func() bool { return len(b.acked) > before })
-	have := flaggedCells(t, b.snapshot)
+	if ok, code, _ := b.waitReceipt(rid, 5*time.Second); !ok {
+		t.Fatalf("resync: %q", code)
+	}
+	// The snapshot follows its receipt.
+	var snap *protocol.Snapshot
+	b.until("resync snapshot", 5*time.Second, func() bool { snap = b.snapshot; return snap != prev })
+	have := flaggedCells(t, snap)
 	for cmd := range f.ackedFlags() {
 		if !have[cmd] {
 			t.Errorf("acknowledged %s lost in the outage", cmd)
@@ -287,7 +293,7 @@ func TestRedisOutageAndEmptyRestart(t *testing.T) {
 	}
 
 	// Redis comes back empty: the room stores itself again under a new epoch.
-	epoch := b.snapshot.Epoch
+	epoch := snap.Epoch
 	rs.RestartEmpty()
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -295,13 +301,13 @@ func TestRedisOutageAndEmptyRestart(t *testing.T) {
 		}
 		send()
 		b.mu.Lock()
-		changed := b.snapshot.Epoch != epoch
+		snap = b.snapshot
 		b.mu.Unlock()
-		if changed {
+		if snap.Epoch != epoch {
 			break
 		}
 	}
-	if b.snapshot.Rev == 0 {
+	if snap.Rev == 0 {
 		t.Fatal("the new epoch rewound the room to nothing")
 	}
 	// A client of another room that reconnects now gets its room's new

@@ -29,7 +29,9 @@ type Config struct {
 	Name  string
 	Watch bool
 	Game  protocol.GamePin
-	// OnToken is called when the server gives this client a new seat token.
+	// OnToken is called when the server gives this client a new seat token,
+	// and with "" when the token opens nothing any more (closes 4002, 4004
+	// and 4006: protocol.ForgetsToken): forget it.
 	OnToken func(room, token string)
 	// Backoff returns the wait before reconnect attempt n (from 0). Nil
 	// means DefaultBackoff.
@@ -78,8 +80,9 @@ func SocketURL(base string) (string, error) {
 // Remote plays in a room on a server. It reconnects with backoff (or after
 // the server's retryAfterMs), rejoins with its token, resends actions that
 // have no receipt with their original ids, asks for a resync on a gap, and
-// stops for good on 4001, 4002, 4003 and 4004. Its position in the room is
-// its Tracker's.
+// stops for good on the terminal codes of PROTOCOL.md §2.3 (1000 and 4001
+// to 4006: protocol.Terminal), forgetting its token on 4002, 4004 and 4006.
+// Its position in the room is its Tracker's.
 type Remote struct {
 	*Tracker
 	cfg    Config
@@ -275,6 +278,12 @@ func (t *Remote) run() {
 		if t.ctx.Err() != nil {
 			t.setState(StateClosed, code)
 			return
+		}
+		if protocol.ForgetsToken(code) {
+			t.SetToken("")
+			if t.cfg.OnToken != nil {
+				t.cfg.OnToken(t.cfg.Room, "")
+			}
 		}
 		if protocol.Terminal(code) {
 			t.setState(StateClosed, code)

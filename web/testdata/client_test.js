@@ -112,12 +112,19 @@
   last().recv(snapshot('E2', 4));
   check(last().sent.some((m) => m.type === 'reconnect' && m.id), 'a take-back sends a reconnect action: ' + JSON.stringify(last().sent));
 
-  // 4004: closed for good, the token forgotten. 4002 too. 4003: closed.
+  // 4004: closed for good, the token forgotten.
   last().drop(4004);
   check(c.state === 'closed' && tokens.get('ABC123') === '', 'room closed (4004) forgets the token');
   await tick(30);
   check(FakeWS.all.length === 4, 'no reconnect after 4004');
-  for (const code of [4002, 4003]) {
+  // The rest of PROTOCOL.md §2.3's table: which codes stop for good, which
+  // of those forget the room's token, and that the others (1008, in no
+  // row, among them) reconnect.
+  for (const [code, stops, forgets] of [
+    [1000, true, false], [4002, true, true], [4003, true, false], [4005, true, false], [4006, true, true],
+    [1001, false, false], [1002, false, false], [1006, false, false], [1008, false, false], [1009, false, false],
+    [1011, false, false], [4000, false, false], [4008, false, false], [4013, false, false], [4029, false, false],
+  ]) {
     tokens.set('ABC123', 'tok-2');
     const d = new RoomClient({ room: 'ABC123', game: { id: 'minesweeper', rulesVersion: 'minesweeper/1' }, tokens,
       url: 'ws://test/ws', WebSocket: FakeWS, backoff: () => 5 });
@@ -126,10 +133,20 @@
     const sockets = FakeWS.all.length;
     last().drop(code);
     await tick(30);
-    check(d.state === 'closed' && FakeWS.all.length === sockets, `${code} stops for good`);
-    check((tokens.get('ABC123') === '') === (code === 4002), `${code}: the token is ${code === 4002 ? '' : 'not '}forgotten`);
+    const stopped = d.state === 'closed' && FakeWS.all.length === sockets;
+    check(stopped === stops, `${code} ${stops ? 'stops for good' : 'reconnects'}: state ${d.state}, ${FakeWS.all.length - sockets} new sockets`);
+    check((tokens.get('ABC123') === '') === forgets, `${code}: the token is ${forgets ? '' : 'not '}forgotten`);
     d.stop();
   }
+  // A bad-token notice forgets the token at once (4006 follows).
+  tokens.set('ABC123', 'tok-3');
+  const bt = new RoomClient({ room: 'ABC123', game: { id: 'minesweeper', rulesVersion: 'minesweeper/1' }, tokens,
+    url: 'ws://test/ws', WebSocket: FakeWS, backoff: () => 5 });
+  bt.start();
+  last().open();
+  last().recv({ type: 'notice', code: 'bad-token', message: 'this seat token is not one of this room\'s seats' });
+  check(tokens.get('ABC123') === '' && bt.token === '', 'a bad-token notice forgets the token');
+  bt.stop();
 
   // Heartbeat: a socket that answers pings stays; a silent one is dropped.
   const hb = new RoomClient({ room: 'HB1', game: { id: 'nim', rulesVersion: 'nim/1' }, tokens: new TokenStore(null),
@@ -191,7 +208,7 @@
       this.t = end;
     }
   }
-  check(Close.REPLACED === 4001 && Close.ROOM_CLOSED === 4004 && States.join() === 'connecting,online,reconnecting,closed', 'Close and States');
+  check(Close.REPLACED === 4001 && Close.ROOM_CLOSED === 4004 && Close.BAD_TOKEN === 4006 && States.join() === 'connecting,online,reconnecting,closed', 'Close and States');
   check(typeof systemClock.now() === 'number', 'systemClock reads the time');
 
   const clock = new FakeClock();

@@ -33,13 +33,15 @@ export declare const PROTOCOL: 1;
 /** Close codes (PROTOCOL.md §2.3). */
 export declare const Close: Readonly<{
   NORMAL: 1000;
-  POLICY: 1008;
   RESTARTING: 4000;
   REPLACED: 4001;
   LEFT: 4002;
   UPDATE_REQUIRED: 4003;
   ROOM_CLOSED: 4004;
+  LOCKED: 4005;
+  BAD_TOKEN: 4006;
   TOO_SLOW: 4008;
+  TRY_LATER: 4013;
   FLOODING: 4029;
 }>;
 

@@ -78,14 +78,18 @@
  *   heartbeatMs; a socket that answers nothing for two heartbeats after one
  *   is dropped (reconnecting). Seat tokens are kept by room code (tokens).
  *
- * CLOSE CODES (Close.*)
+ * CLOSE CODES (Close.*; PROTOCOL.md §2.3)
  *
- *   1000 NORMAL, 1008 POLICY          closed
+ *   1000 NORMAL                       closed
  *   4001 REPLACED                     closed, replaced = true; takeBack() reopens
- *   4002 LEFT, 4004 ROOM_CLOSED       closed for good; the room's token is forgotten
+ *   4002 LEFT, 4004 ROOM_CLOSED,      closed for good; the room's token is forgotten
+ *   4006 BAD_TOKEN                      (a bad-token notice forgets it too)
  *   4003 UPDATE_REQUIRED              closed for good (reload the client)
- *   anything else (4000 RESTARTING, 4008, 4029, 1001, 1002, 1006, 1009, 1011)
- *                                     reconnecting
+ *   4005 LOCKED                       closed for good (the room needs its invite)
+ *   anything else (4000 RESTARTING, 4008 TOO_SLOW, 4013 TRY_LATER, 4029
+ *   FLOODING, 1001, 1002, 1006, 1009, 1011)
+ *                                     reconnecting, after the bye's
+ *                                     retryAfterMs or the backoff
  *
  * PORTS (options; defaults in brackets)
  *
@@ -117,13 +121,15 @@ export const PROTOCOL = 1;
 /** Close codes (PROTOCOL.md §2.3). */
 export const Close = Object.freeze({
   NORMAL: 1000,
-  POLICY: 1008,
   RESTARTING: 4000,
   REPLACED: 4001,
   LEFT: 4002,
   UPDATE_REQUIRED: 4003,
   ROOM_CLOSED: 4004,
+  LOCKED: 4005,
+  BAD_TOKEN: 4006,
   TOO_SLOW: 4008,
+  TRY_LATER: 4013,
   FLOODING: 4029,
 });
 
@@ -475,13 +481,14 @@ export class RoomClient {
         return;
       case Close.LEFT:
       case Close.ROOM_CLOSED:
+      case Close.BAD_TOKEN:
         this.tokens.forget(this.room); // the seat is gone: the token opens nothing
         this.token = '';
         this.setState('closed');
         return;
       case Close.UPDATE_REQUIRED:
+      case Close.LOCKED:
       case Close.NORMAL:
-      case Close.POLICY:
         this.setState('closed');
         return;
     }

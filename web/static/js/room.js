@@ -160,6 +160,13 @@ class RoomPage {
           h('button', { class: 'btn btn-primary', id: 'reload', type: 'button', on: { click: () => location.reload() } }, 'Reload'));
       case Close.ROOM_CLOSED:
         return this.gone('closed');
+      case Close.BAD_TOKEN:
+        return this.showBanner('left', 'This seat is no longer yours (it was given up or removed).',
+          h('button', { class: 'btn', type: 'button', on: { click: () => location.reload() } }, 'Join again'),
+          h('a', { class: 'btn', href: '/' }, 'Back to the lobby'));
+      case Close.LOCKED:
+        return this.showBanner('closed', 'This room is locked: it needs the host\'s invite.',
+          h('a', { class: 'btn', href: '/' }, 'Back to the lobby'));
       default:
         return this.showBanner('closed', 'Disconnected from the room.',
           h('button', { class: 'btn', type: 'button', on: { click: () => location.reload() } }, 'Reconnect'));
