@@ -43,11 +43,16 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 		// waiting for revisions that will never come back. Only a verified
 		// seat can ask, and once after the room was loaded: a lying client
 		// cannot make the room move epochs at will.
+		// If storing the move fails, the client is told so and closed with
+		// 4000 (pending.join): it comes back later and asks again, rather
+		// than sitting on a snapshot older than what it saw, which it must
+		// ignore.
 		moved := false
-		if h.Epoch == st.Epoch && h.Rev != nil && *h.Rev > st.Rev && !r.epochMoved {
-			if err := r.accept(&entry{Kind: kindEpoch, Epoch: ids.New()}, pending{}); err == nil {
+		if h.Epoch == st.Epoch && h.Rev != nil && *h.Rev > st.Rev && r.movedTo != st.Epoch {
+			e := &entry{Kind: kindEpoch, Epoch: ids.New()}
+			if err := r.accept(e, pending{c: c, join: true}); err == nil {
 				r.log.Warn("client saw a newer revision than the store has; new epoch", "client_rev", *h.Rev, "room_rev", st.Rev)
-				r.epochMoved, moved = true, true
+				r.movedTo, moved = e.Epoch, true
 			}
 		}
 		r.members[c] = &member{c: c, player: p.ID}

@@ -3,6 +3,7 @@ package room
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"sync/atomic"
 	"testing"
@@ -171,6 +172,21 @@ func TestClientAheadOfRestoredRoom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// First the store refuses the move: the client is told so and asked to
+	// come back (4000), not left on a snapshot older than what it saw.
+	b.SetFail(errors.New("disk on fire"))
+	early := newFake("early")
+	r3.Hello(early, &protocol.Hello{Room: code, Token: hostToken, Epoch: epoch, Rev: &seen})
+	waitFor(t, "close 4000", func() bool { return early.closeCode() == protocol.CloseRestarting })
+	if n := early.last(t, protocol.TypeNotice).Notice; n.Code != protocol.CodeStorageUnavailable || !n.Temporary {
+		t.Fatalf("notice %+v, want a temporary storage-unavailable", n)
+	}
+	for _, m := range early.messages(t) {
+		if m.Snapshot != nil && m.Snapshot.Epoch != epoch {
+			t.Fatalf("shown the new epoch %s the store refused", m.Snapshot.Epoch)
+		}
+	}
+	b.SetFail(nil)
 	back := newFake("back")
 	r3.Hello(back, &protocol.Hello{Room: code, Token: hostToken, Epoch: epoch, Rev: &seen})
 	snap := back.last(t, protocol.TypeSnapshot).Snapshot

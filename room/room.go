@@ -186,9 +186,11 @@ type Room struct {
 	// absent notes, for each human seat of the lobby with no connection,
 	// since when: past Config.SeatGrace the room gives the seat up.
 	absent map[string]time.Time
-	// epochMoved: a client already moved this room to a new epoch since it
-	// was loaded (once is the most a client may ask for).
-	epochMoved bool
+	// movedTo is the epoch a client moved this room to since it was loaded:
+	// while the room is still in it, no client may ask again (once is the
+	// most a client may ask for). A move the store refused leaves the room
+	// in its old epoch, and the client may ask again when it comes back.
+	movedTo string
 	// aiFailures counts, per seat, the AI's failures in a row this match.
 	aiFailures map[int]int
 	timer      *time.Timer
