@@ -2,79 +2,45 @@ package tictactoe
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/core/session/sessiontest"
 )
 
 // tb is what the helpers need of *testing.T and *rapid.T alike.
-type tb interface {
-	Helper()
-	Fatalf(format string, args ...any)
-}
+type tb = sessiontest.TB
 
-// newSession starts a two-seat session of Game whose clock advances
-// 1000 ms at every read, so that every accepted move has its own time.
+var (
+	encode      = sessiontest.Encode
+	asRejection = sessiontest.AsRejection
+	// viewers are both seats, then the spectator.
+	viewers = sessiontest.Viewers(Seats)
+)
+
+// newSession starts a two-seat session of Game on a test clock (1000 ms a
+// read).
 func newSession(t tb) *session.GameSession {
 	t.Helper()
-	now := 0.0
-	clock := func() float64 { now += 1000; return now }
-	s, err := session.NewSession(Game, session.IntSeed(1), json.RawMessage(`{}`), Seats, clock)
-	if err != nil {
-		t.Fatalf("NewSession: %v", err)
-	}
-	return s
+	return sessiontest.NewSession(t, Game, 1, `{}`, Seats)
 }
 
 // stateOf returns the typed state of a match of Game.
 func stateOf(t tb, m session.Match) *State {
 	t.Helper()
-	s, ok := session.State[*State](m)
-	if !ok {
-		t.Fatalf("match %T holds no *tictactoe.State", m)
-	}
-	return s
+	return sessiontest.State[*State](t, m)
 }
-
-// encode marshals v, failing the test on error.
-func encode(t tb, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatalf("marshal %T: %v", v, err)
-	}
-	return string(b)
-}
-
-// mark is the JSON command marking (r, c).
-func mark(r, c int) json.RawMessage {
-	return json.RawMessage(fmt.Sprintf(`{"type":"mark","r":%d,"c":%d}`, r, c))
-}
-
-// viewers are both seats, then the spectator.
-var viewers = []Seat{0, 1, session.Spectator}
 
 // everything is the observable state of a match: status, pending seats,
 // and every viewer's audience and view, as JSON.
 func everything(t tb, m session.Match) string {
 	t.Helper()
-	out := encode(t, m.Status()) + encode(t, m.Pending())
-	for _, v := range viewers {
-		out += fmt.Sprintf("|%d:%d:%s", v, m.Audience(v), encode(t, m.View(v)))
-	}
-	return out
+	return sessiontest.Everything(t, m, Seats)
 }
 
-// asRejection returns err as a *session.Rejection, failing the test if it
-// is not one.
-func asRejection(t tb, err error) *session.Rejection {
-	t.Helper()
-	var rej *session.Rejection
-	if !errors.As(err, &rej) {
-		t.Fatalf("error %v (%T) is not a *session.Rejection", err, err)
-	}
-	return rej
+// mark is the JSON command marking (r, c).
+func mark(r, c int) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"type":"mark","r":%d,"c":%d}`, r, c))
 }
 
 // play marks squares in turn from the seat to move, failing on any

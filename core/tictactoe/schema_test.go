@@ -1,37 +1,16 @@
 package tictactoe
 
 import (
-	"bytes"
 	"encoding/json"
-	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/roomd/roomd/core/session/sessiontest"
 )
 
-// compile compiles one of the game's schemas.
-func compile(t *testing.T, name string, schema json.RawMessage) *jsonschema.Schema {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
-	if err != nil {
-		t.Fatalf("%s schema: %v", name, err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(name, doc); err != nil {
-		t.Fatalf("%s schema: %v", name, err)
-	}
-	sch, err := c.Compile(name)
-	if err != nil {
-		t.Fatalf("%s schema: %v", name, err)
-	}
-	return sch
-}
-
-// valid reports whether raw is a JSON value that sch accepts.
-func valid(sch *jsonschema.Schema, raw string) bool {
-	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(raw))
-	return err == nil && sch.Validate(inst) == nil
-}
+var (
+	compile = sessiontest.Schema
+	valid   = sessiontest.Valid
+)
 
 // The published schemas accept exactly what the decoders accept.
 func TestSchemasAgree(t *testing.T) {
