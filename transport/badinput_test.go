@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -233,23 +230,7 @@ func TestStalledClientDoesNotDelayOthers(t *testing.T) {
 	p.control(protocol.Control{Op: protocol.ControlStart})
 
 	// The staller: a raw socket with a 1 KiB receive buffer that never reads.
-	dialer := &net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
-		var serr error
-		c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 1024) })
-		return serr
-	}}
-	u, _ := client.SocketURL(s.URL)
-	hc := &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext}}
-	staller, _, err := websocket.Dial(context.Background(), u, &websocket.DialOptions{HTTPClient: hc})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer staller.CloseNow()
-	staller.SetReadLimit(1 << 30)
-	b, _ := json.Marshal(protocol.Hello{Type: protocol.TypeHello, Room: created.Room, Watch: true, Game: msPin})
-	if err := staller.Write(context.Background(), websocket.MessageText, b); err != nil {
-		t.Fatal(err)
-	}
+	staller := stallingSpectator(t, s, created.Room, msPin)
 	waitSpectators := func(n int) {
 		p.waitFor(fmt.Sprintf("%d spectators", n), func(evs []client.Event) bool {
 			for i := len(evs) - 1; i >= 0; i-- {

@@ -304,26 +304,35 @@ func TestAttackSlowClients(t *testing.T) {
 		t.Fatalf("a trickled body held the connection for %v", time.Since(start))
 	}
 
-	idle, err := net.Dial("tcp", addr)
+	start = time.Now()
+	err = idleKeepAlive(t, addr, 5*time.Second)
+	t.Logf("an idle keep-alive was closed after %v", time.Since(start).Round(100*time.Millisecond))
+	if err == nil || isTimeout(err) || time.Since(start) > 3*time.Second {
+		t.Fatalf("an idle keep-alive was not closed: %v after %v", err, time.Since(start))
+	}
+}
+
+// idleKeepAlive makes one request on a keep-alive connection to addr, then
+// waits up to wait for the server to close it: it returns what reading
+// then gives (io.EOF when the server closed it, a timeout when not).
+func idleKeepAlive(t *testing.T, addr string, wait time.Duration) error {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer idle.Close()
-	fmt.Fprintf(idle, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-	br := bufio.NewReader(idle)
+	defer c.Close()
+	fmt.Fprint(c, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	br := bufio.NewReader(c)
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	start = time.Now()
-	idle.SetReadDeadline(time.Now().Add(5 * time.Second))
+	c.SetReadDeadline(time.Now().Add(wait))
 	_, err = br.ReadByte()
-	t.Logf("an idle keep-alive was closed after %v", time.Since(start).Round(100*time.Millisecond))
-	if err == nil || isTimeout(err) || time.Since(start) > 3*time.Second {
-		t.Fatalf("an idle keep-alive was not closed: %v after %v", err, time.Since(start))
-	}
+	return err
 }
 
 func isTimeout(err error) bool {

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -77,21 +74,7 @@ func TestHardeningFlags(t *testing.T) {
 		t.Errorf("admin API with a wrong token: %d", code)
 	}
 
-	c, err := net.Dial("tcp", strings.TrimPrefix(p.URL, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	fmt.Fprint(c, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-	br := bufio.NewReader(c)
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	c.SetReadDeadline(time.Now().Add(3 * time.Second))
-	if _, err := br.ReadByte(); err != io.EOF {
+	if err := idleKeepAlive(t, strings.TrimPrefix(p.URL, "http://"), 3*time.Second); err != io.EOF {
 		t.Errorf("an idle keep-alive with --http-idle-timeout 300ms: %v, want EOF", err)
 	}
 	p.term()
