@@ -53,6 +53,12 @@ type Quotas struct {
 	// Lookups limits codes looked up that name no room (HTTP and hellos):
 	// guessing codes. Zero means 20 a minute.
 	Lookups Limit
+	// MaxAddrs bounds the addresses remembered at once. When that many
+	// were seen in the last 10 minutes, a new address shares one set of
+	// buckets with every other address beyond the bound (and only the global
+	// cap bounds its open sockets) until old ones are forgotten. Zero means
+	// 100,000 (some 55 MB).
+	MaxAddrs int
 	// TrustedProxies are the proxies whose X-Forwarded-For names the client;
 	// from any other peer the header is ignored. Empty trusts none.
 	TrustedProxies []netip.Prefix
@@ -71,6 +77,9 @@ func (q *Quotas) setDefaults() {
 	set(&q.Lookups, 20)
 	if q.OpenSockets == 0 {
 		q.OpenSockets = 64
+	}
+	if q.MaxAddrs == 0 {
+		q.MaxAddrs = 100_000
 	}
 }
 
@@ -104,42 +113,64 @@ type quotas struct {
 	addrs  map[netip.Addr]*addrQuota
 	swept  time.Time
 	limits [nQuotas]Limit
+	// overflow is the buckets every address shares while addrs is full.
+	overflow *addrQuota
 }
 
 func newQuotas(cfg Quotas, now func() time.Time) *quotas {
 	cfg.setDefaults()
 	q := &quotas{cfg: cfg, now: now, addrs: map[netip.Addr]*addrQuota{}, swept: now()}
 	q.limits = [nQuotas]Limit{cfg.Rooms, cfg.Joins, cfg.Sockets, cfg.Replays, cfg.Lookups}
+	q.overflow = q.fresh()
 	return q
+}
+
+// fresh returns full buckets.
+func (q *quotas) fresh() *addrQuota {
+	aq := &addrQuota{}
+	for k := range aq.buckets {
+		aq.buckets[k] = q.limits[k].limiter()
+	}
+	return aq
 }
 
 // idle is how long an address is remembered after its last use (its
 // buckets are full again long before).
 const idle = 10 * time.Minute
 
-// get returns addr's quota, making it; the caller holds q.mu. Addresses
-// idle for 10 minutes with no socket open are forgotten, so the table holds
-// only the addresses of the last minutes.
+// get returns addr's quota, making it, or the shared overflow quota when
+// the table is full; the caller holds q.mu. Addresses idle for 10 minutes
+// with no socket open are forgotten (swept every minute, or every second
+// while the table is full), so the table holds only the addresses of the
+// last minutes, and never more than MaxAddrs.
 func (q *quotas) get(addr netip.Addr) *addrQuota {
 	now := q.now()
 	if now.Sub(q.swept) > time.Minute {
-		for a, aq := range q.addrs {
-			if aq.open == 0 && now.Sub(aq.seen) > idle {
-				delete(q.addrs, a)
-			}
-		}
-		q.swept = now
+		q.sweep(now)
 	}
 	aq := q.addrs[addr]
 	if aq == nil {
-		aq = &addrQuota{}
-		for k := range aq.buckets {
-			aq.buckets[k] = q.limits[k].limiter()
+		if len(q.addrs) >= q.cfg.MaxAddrs && now.Sub(q.swept) > time.Second {
+			q.sweep(now)
 		}
+		if len(q.addrs) >= q.cfg.MaxAddrs {
+			return q.overflow
+		}
+		aq = q.fresh()
 		q.addrs[addr] = aq
 	}
 	aq.seen = now
 	return aq
+}
+
+// sweep forgets the addresses idle for 10 minutes with no socket open.
+func (q *quotas) sweep(now time.Time) {
+	for a, aq := range q.addrs {
+		if aq.open == 0 && now.Sub(aq.seen) > idle {
+			delete(q.addrs, a)
+		}
+	}
+	q.swept = now
 }
 
 // take spends one of addr's tokens of kind; when there is none it returns
@@ -184,6 +215,9 @@ func (q *quotas) open(addr netip.Addr) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	aq := q.get(addr)
+	if aq == q.overflow {
+		return true // shared by many addresses: only the global cap applies
+	}
 	if !q.cfg.Off && aq.open >= q.cfg.OpenSockets {
 		return false
 	}

@@ -219,3 +219,46 @@ func TestConnectionCap(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotaTableIsBounded: past MaxAddrs remembered addresses, new ones
+// share one set of buckets (a flood from many addresses is still limited,
+// and the table does not grow); once old addresses are forgotten, a new
+// one gets its own buckets again.
+func TestQuotaTableIsBounded(t *testing.T) {
+	now := time.Unix(1_750_000_000, 0)
+	q := newQuotas(Quotas{MaxAddrs: 3, Rooms: Limit{PerMinute: 2}}, func() time.Time { return now })
+	addr := func(i int) netip.Addr { return netip.AddrFrom4([4]byte{10, 0, 0, byte(i)}) }
+	for i := 1; i <= 3; i++ {
+		if _, ok := q.take(addr(i), qRooms); !ok {
+			t.Fatalf("address %d refused its first room", i)
+		}
+	}
+	// Bursts of 1: beyond the table, addresses 4 and 5 share one bucket.
+	if _, ok := q.take(addr(4), qRooms); !ok {
+		t.Fatal("address 4 refused the shared bucket's first room")
+	}
+	if wait, ok := q.take(addr(5), qRooms); ok || wait <= 0 {
+		t.Fatalf("address 5 took a room from the spent shared bucket (wait %v)", wait)
+	}
+	for i := 6; i < 1000; i++ {
+		q.take(addr(i%250), qRooms)
+	}
+	if n := len(q.addrs); n != 3 {
+		t.Fatalf("%d addresses remembered, want at most 3", n)
+	}
+	// Sockets beyond the table are bounded by the global cap only; closing
+	// them leaves the remembered addresses' counts alone.
+	if !q.open(addr(9)) {
+		t.Fatal("an overflow address could not open a socket")
+	}
+	q.closed(addr(9))
+	// Ten minutes later the first three are forgotten: a new address gets
+	// its own, full bucket.
+	now = now.Add(idle + 2*time.Second)
+	if _, ok := q.take(addr(7), qRooms); !ok {
+		t.Fatal("a new address after the table emptied was refused")
+	}
+	if _, ok := q.addrs[addr(7)]; !ok || len(q.addrs) != 1 {
+		t.Fatalf("table %v, want only address 7", q.addrs)
+	}
+}
