@@ -9,46 +9,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/core/session/sessiontest"
 	"github.com/roomd/roomd/protocol"
 )
 
-// boom is a test-only game whose code fails where it is told to: a command
-// {"boom":true} panics in Apply, and its AI always panics. Otherwise a move
-// adds one to a counter.
-type (
-	boomConfig struct{}
-	boomState  struct{ N int }
-	boomMove   struct {
-		Boom bool `json:"boom"`
-	}
-	boomRules struct{}
-)
-
-func (boomRules) Init(session.Seed, boomConfig, int) (*boomState, error) { return &boomState{}, nil }
-func (boomRules) Apply(s *boomState, in session.Input[boomMove]) (*boomState, []int, error) {
-	s.N++ // changed before the panic: the room must not keep it
-	if in.Move.Boom {
-		panic("boom")
-	}
-	return s, []int{s.N}, nil
-}
-func (boomRules) Status(s *boomState) session.Status {
-	return session.Status{Phase: "on", Started: s.N > 0}
-}
-func (boomRules) Pending(*boomState) []session.Seat                { return []session.Seat{0, 1} }
-func (boomRules) Project(s *boomState, _ session.Seat) boomState   { return *s }
-func (boomRules) ProjectEvents(_ *boomState, e []int, _ int) []int { return e }
-func (boomRules) Audience(*boomState, session.Seat) int            { return 0 }
-func (boomRules) Choose(boomState, session.Seat) (boomMove, bool)  { panic("the AI is broken") }
-
-var boomGame = session.Define(session.Definition[boomConfig, *boomState, boomMove, int, boomState]{
-	Info: session.Info{ID: "boom", Name: "Boom", RulesVersion: "boom/1",
-		Modes: []session.Mode{{ID: "any", Name: "Any", MinSeats: 1, MaxSeats: 2, AI: true}}},
-	Rules: boomRules{},
-	Setup: func(boomConfig) (session.Setup, error) {
-		return session.Setup{Mode: session.Mode{ID: "any", Name: "Any", MinSeats: 1, MaxSeats: 2, AI: true}}, nil
-	},
-})
+// boomGame is a game whose code fails on demand (sessiontest.Boom).
+var boomGame = sessiontest.Boom
 
 // TestEnginePanic: a panic in a game's Apply costs the command, not the
 // room or the process: the sender gets engine-threw, the state is as it was

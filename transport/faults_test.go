@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roomd/roomd/core/minesweeper"
+	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/core/session/sessiontest"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store"
@@ -90,5 +93,49 @@ func TestFullDiskReadiness(t *testing.T) {
 	_, snapRev := p.tr.Position()
 	if snapRev != 3 {
 		t.Fatalf("revision %d after start and two flags, want 3: something was lost or applied twice", snapRev)
+	}
+}
+
+// TestEnginePanicOverSockets: a game whose Apply panics (the test-only
+// sessiontest.Boom), played over real sockets: the sender's receipt is
+// engine-threw, the room's revision is unchanged and its next command is
+// applied, a player of another room never notices, and the server goes on
+// answering. (The old roomd died with the process.)
+func TestEnginePanicOverSockets(t *testing.T) {
+	s := startServer(t, func(rc *room.Config, _ *Config) {
+		rc.Games = session.NewRegistry(minesweeper.Game, sessiontest.Boom)
+	})
+	var players []*tclient
+	for _, name := range []string{"ann", "bob"} {
+		created := s.create("boom", `{}`, name)
+		p := s.dial(name, client.Config{Room: created.Room, Token: created.Token})
+		p.waitOnline()
+		if rc := p.control(protocol.Control{Op: protocol.ControlStart}); !rc.OK {
+			t.Fatalf("%s start: %+v", name, rc.Notice)
+		}
+		if rc := p.command(`{}`); !rc.OK {
+			t.Fatalf("%s first move: %+v", name, rc.Notice)
+		}
+		players = append(players, p)
+	}
+	ann, bob := players[0], players[1]
+	before := ann.recordedRev()
+	rc := ann.command(`{"boom":true}`)
+	if rc.OK || rc.Notice == nil || rc.Notice.Code != protocol.CodeEngineThrew {
+		t.Fatalf("the panicking command: %+v", rc)
+	}
+	if rc := ann.command(`{}`); !rc.OK || rc.Rev != before+1 {
+		t.Fatalf("the next command: %+v, want accepted at %d", rc, before+1)
+	}
+	if rc := bob.command(`{}`); !rc.OK {
+		t.Fatalf("the other room: %+v", rc.Notice)
+	}
+	resp, err := http.Get(s.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/healthz after the panic: %d", resp.StatusCode)
 	}
 }
