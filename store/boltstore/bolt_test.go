@@ -160,16 +160,7 @@ func blockCommitter(t *testing.T, b *Bolt) (release func()) {
 }
 
 // waitQueued waits until n writes wait for the committer.
-func waitQueued(t *testing.T, b *Bolt, n int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for b.queue.Len() < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d writes queued, want %d", b.queue.Len(), n)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
+func waitQueued(t *testing.T, b *Bolt, n int) { t.Helper(); storetest.WaitQueued(t, b.queue, n) }
 
 // TestBoltCancelledNotWritten: a write whose caller's context ends while it
 // waits for the committer is left out of the transaction.

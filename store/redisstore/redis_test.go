@@ -232,17 +232,8 @@ func waitSending(t *testing.T, r *Redis, before uint64) {
 	}
 }
 
-// waitQueued waits until n appends wait for the committer.
-func waitQueued(t *testing.T, r *Redis, n int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for r.queue.Len() < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d appends queued, want %d", r.queue.Len(), n)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
+// waitQueued waits until n writes wait for the committer.
+func waitQueued(t *testing.T, r *Redis, n int) { t.Helper(); storetest.WaitQueued(t, r.queue, n) }
 
 // TestRedisCancelledNotSent: an append whose caller's context ends while it
 // waits for the committer (here behind a pipeline to a frozen server) is

@@ -215,3 +215,15 @@ func waitExpired(t *testing.T, sub *Subject, room string, ttl time.Duration) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// WaitQueued waits until n writes wait in q, a store's committer queue.
+func WaitQueued(t testing.TB, q interface{ Len() int }, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for q.Len() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writes queued, want %d", q.Len(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
