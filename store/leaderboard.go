@@ -50,16 +50,23 @@ const (
 )
 
 // Board names one leaderboard: a board of a game (e.g. a Minesweeper level)
-// of one kind, and the way it ranks. Game, Board and Kind name where it is
-// stored; Higher is how it ranks, and a board must always be used with the
-// same Higher.
+// of one kind, the way it ranks and when it goes. Game, Board and Kind name
+// where it is stored; Higher is how it ranks, and a board must always be
+// used with the same Higher; Expires is when it may be dropped.
 type Board struct {
 	Game, Board string
-	// Kind is KindHost or KindClient.
+	// Kind names one list of the board: KindHost, KindClient, or a list of
+	// one period such as "solo/day/2026-12-01".
 	Kind string
 	// Higher ranks higher values first (points); false ranks lower values
 	// first (times).
 	Higher bool
+	// Expires is when the whole board may be dropped, in ms since the Unix
+	// epoch; zero means never. Like Higher it is not part of the board's
+	// name: each Record that carries it (re)sets the board's expiry (see
+	// Leaderboards.Record). After that time the board reads as empty, its
+	// store frees its space, and a later Record starts it afresh.
+	Expires int64
 }
 
 // Before reports whether x ranks before y on b: a better value in b's
@@ -72,14 +79,24 @@ func (b Board) Before(x, y Score) bool {
 	return x.At < y.At
 }
 
-// Leaderboards keeps the best scores of each board.
+// Leaderboards keeps the best scores of each board, at most one per name.
 type Leaderboards interface {
-	// Record adds a score to board b. A board keeps its store's
-	// LeaderboardSize best scores (1000 by default): the worst are dropped.
-	// A Value that is not a finite number is refused.
+	// Record adds a score to board b. A board keeps one score per Name:
+	// when it holds one under s.Name already, s replaces it only when
+	// b.Before(s, old) (a better value, or an equal value with an earlier
+	// At); otherwise the older score stays and Record returns nil. A board
+	// keeps its store's LeaderboardSize best scores (1000 by default): the
+	// worst are dropped, and the name of a dropped score is free again. A
+	// Value that is not a finite number, or a negative b.Expires, is
+	// refused.
+	//
+	// When b.Expires is not zero, Record sets the board's expiry to it,
+	// whether s was kept or not (a later Expires extends the board, an
+	// earlier one shortens it); when it is zero, the board's expiry stays as
+	// it is.
 	Record(ctx context.Context, b Board, s Score) error
 	// Top returns up to limit best scores of b (every score kept when limit
 	// ≤ 0), best first in the board's direction; equal values rank the
-	// earliest At first.
+	// earliest At first. A board past its expiry returns none.
 	Top(ctx context.Context, b Board, limit int) ([]Score, error)
 }

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -23,7 +22,6 @@ import (
 	"github.com/roomd/roomd/internal/queue"
 	"github.com/roomd/roomd/store"
 	"github.com/roomd/roomd/store/internal/fence"
-	"github.com/roomd/roomd/store/internal/sortable"
 )
 
 // BoltOptions configures a Bolt store. The zero value works.
@@ -39,13 +37,14 @@ type BoltOptions struct {
 	// MaxBatch bounds how many operations one transaction carries. Zero
 	// means 1000.
 	MaxBatch int
-	// SweepInterval is how often expired rooms are deleted. Zero means one
-	// minute; a negative value disables the sweep (expired rooms are still
-	// deleted when touched).
+	// SweepInterval is how often expired rooms and boards are deleted. Zero
+	// means one minute; a negative value disables the sweep (expired rooms
+	// are still deleted when touched, expired boards by the next Record).
 	SweepInterval time.Duration
 	// LeaderboardSize is how many scores each board keeps. Zero means 1000.
 	LeaderboardSize int
-	// Now is the clock for the expiry of ended rooms. Nil means time.Now.
+	// Now is the clock for the expiry of ended rooms and of boards. Nil
+	// means time.Now.
 	Now func() time.Time
 }
 
@@ -80,6 +79,11 @@ var (
 	bExpiry = []byte("expiry") // expiry ms (8 bytes), code → empty
 	bBoards = []byte("boards") // game\0board\0kind → bucket of scores
 	bCounts = []byte("boardn") // game\0board\0kind → number of scores (8 bytes)
+	// The score key of each name on a board. A board without this bucket
+	// was stored by an earlier version: Record indexes it first.
+	bNames  = []byte("boardnames") // game\0board\0kind → bucket of name → score key
+	bBoardX = []byte("boardx")     // game\0board\0kind → expiry ms (8 bytes)
+	bBoardD = []byte("boarddue")   // expiry ms (8 bytes), game\0board\0kind → empty
 )
 
 // roomMeta is a room's bookkeeping, stored as four big-endian uint64s.
@@ -165,7 +169,7 @@ func Open(dir string, opts BoltOptions) (*Bolt, error) {
 		return nil, fmt.Errorf("boltstore: open %s: %w", dir, err)
 	}
 	err = db.Update(func(tx *bbolt.Tx) error {
-		for _, name := range [][]byte{bRooms, bSnaps, bLog, bExpiry, bBoards, bCounts} {
+		for _, name := range [][]byte{bRooms, bSnaps, bLog, bExpiry, bBoards, bCounts, bNames, bBoardX, bBoardD} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
@@ -292,12 +296,16 @@ func (b *Bolt) sweepLoop() {
 	}
 }
 
-// sweep deletes up to 1000 rooms whose TTL has passed and returns how many.
+// sweep deletes up to 1000 rooms whose TTL has passed, and up to 100
+// boards past their expiry, and returns how many rooms.
 func (b *Bolt) sweep(ctx context.Context) (int, error) {
 	n := 0
 	err := b.do(ctx, "sweep", func(tx *bbolt.Tx) error {
 		n = 0
 		now := b.opts.Now().UnixMilli()
+		if err := dropExpiredBoards(tx, now, 100); err != nil {
+			return err
+		}
 		exp, rooms := tx.Bucket(bExpiry), tx.Bucket(bRooms)
 		var keys [][]byte
 		c := exp.Cursor()
@@ -625,74 +633,4 @@ func (b *Bolt) viewErr(op string, err error) error {
 		err = store.ErrClosed
 	}
 	return fmt.Errorf("%s: %w", op, err)
-}
-
-// boardName names a board's bucket (Higher is not part of it: boards stored
-// before it existed are all lower-is-better).
-func boardName(b store.Board) []byte {
-	return []byte(b.Game + "\x00" + b.Board + "\x00" + b.Kind)
-}
-
-// Record puts s into the board's bucket under a key that sorts best first:
-// the value in the board's direction, At, then a sequence number.
-func (b *Bolt) Record(ctx context.Context, board store.Board, s store.Score) error {
-	if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
-		return fmt.Errorf("record score: value %v is not a finite number", s.Value)
-	}
-	data, err := json.Marshal(s)
-	if err != nil {
-		return fmt.Errorf("record score: %w", err)
-	}
-	name := boardName(board)
-	return b.do(ctx, "record score", func(tx *bbolt.Tx) error {
-		bb, err := tx.Bucket(bBoards).CreateBucketIfNotExists(name)
-		if err != nil {
-			return err
-		}
-		seq, err := bb.NextSequence()
-		if err != nil {
-			return err
-		}
-		key := binary.BigEndian.AppendUint64(nil, sortable.Float(sortable.Ranked(s.Value, board.Higher)))
-		key = binary.BigEndian.AppendUint64(key, sortable.Int(s.At))
-		key = binary.BigEndian.AppendUint64(key, seq)
-		if err := bb.Put(key, data); err != nil {
-			return err
-		}
-		counts := tx.Bucket(bCounts)
-		n := u64(counts.Get(name)) + 1
-		for ; n > uint64(b.opts.LeaderboardSize); n-- {
-			k, _ := bb.Cursor().Last()
-			if err := bb.Delete(k); err != nil {
-				return err
-			}
-		}
-		return counts.Put(name, be64(n))
-	})
-}
-
-func (b *Bolt) Top(ctx context.Context, board store.Board, limit int) ([]store.Score, error) {
-	if err := b.check("top scores"); err != nil {
-		return nil, err
-	}
-	var out []store.Score
-	err := b.db.View(func(tx *bbolt.Tx) error {
-		bb := tx.Bucket(bBoards).Bucket(boardName(board))
-		if bb == nil {
-			return nil
-		}
-		c := bb.Cursor()
-		for k, v := c.First(); k != nil && (limit <= 0 || len(out) < limit); k, v = c.Next() {
-			var s store.Score
-			if err := json.Unmarshal(v, &s); err != nil {
-				return err
-			}
-			out = append(out, s)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, b.viewErr("top scores", err)
-	}
-	return out, nil
 }

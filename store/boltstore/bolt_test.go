@@ -40,7 +40,15 @@ func boltFactory(noSync bool) storetest.Factory {
 			t.Cleanup(func() { b.Close() })
 			return b
 		}
-		sub := &storetest.Subject{S: open(t), Advance: clock.Advance}
+		sub := &storetest.Subject{S: open(t), Advance: clock.Advance, Now: clock.Now,
+			Boards: func(t *testing.T, size int) store.Leaderboards {
+				b, err := Open(t.TempDir(), BoltOptions{NoSync: noSync, Now: clock.Now, LeaderboardSize: size})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { b.Close() })
+				return b
+			}}
 		sub.Reopen = func(t *testing.T) store.Backend {
 			if err := sub.S.Close(); err != nil {
 				t.Fatal(err)
@@ -312,8 +320,10 @@ func TestBoltKill9(t *testing.T) {
 	}
 }
 
-// TestBoltLegacyScore: a score stored by an earlier version (its value in
-// "time") is read into Value, and ranks with the scores recorded now.
+// TestBoltLegacyScore: a board stored by an earlier version (values in
+// "time", no index of names, a name twice) is read with Value from "time";
+// the first Record indexes it, keeping the best score of each name, and
+// ranks new scores with the old.
 func TestBoltLegacyScore(t *testing.T) {
 	b, err := Open(t.TempDir(), BoltOptions{})
 	if err != nil {
@@ -321,36 +331,187 @@ func TestBoltLegacyScore(t *testing.T) {
 	}
 	defer b.Close()
 	board := store.Board{Game: "minesweeper", Board: "beginner", Kind: store.KindHost}
+	name := []byte("minesweeper\x00beginner\x00host")
 	err = b.db.Update(func(tx *bbolt.Tx) error {
-		bb, err := tx.Bucket(bBoards).CreateBucket([]byte("minesweeper\x00beginner\x00host"))
+		bb, err := tx.Bucket(bBoards).CreateBucket(name)
 		if err != nil {
 			return err
 		}
-		key := binary.BigEndian.AppendUint64(nil, sortable.Float(12.5))
-		key = binary.BigEndian.AppendUint64(key, sortable.Int(3))
-		key = binary.BigEndian.AppendUint64(key, 1)
-		if err := bb.Put(key, []byte(`{"name":"Old","time":12.5,"room":"K7QXMP","match":1,"at":3}`)); err != nil {
-			return err
+		for i, v := range []struct {
+			time float64
+			json string
+		}{
+			{12.5, `{"name":"Old","time":12.5,"room":"K7QXMP","match":1,"at":3}`},
+			{14, `{"name":"Twice","time":14,"room":"K7QXMP","match":2,"at":5}`},
+			{30, `{"name":"Twice","time":30,"room":"K7QXMP","match":3,"at":4}`},
+		} {
+			seq, err := bb.NextSequence()
+			if err != nil {
+				return err
+			}
+			key := binary.BigEndian.AppendUint64(nil, sortable.Float(v.time))
+			key = binary.BigEndian.AppendUint64(key, sortable.Int(int64(i)))
+			key = binary.BigEndian.AppendUint64(key, seq)
+			if err := bb.Put(key, []byte(v.json)); err != nil {
+				return err
+			}
 		}
-		if _, err := bb.NextSequence(); err != nil {
-			return err
-		}
-		return tx.Bucket(bCounts).Put([]byte("minesweeper\x00beginner\x00host"), be64(1))
+		return tx.Bucket(bCounts).Put(name, be64(3))
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := storetest.Ctx(t)
-	for _, s := range []store.Score{{Name: "Slow", Value: 20, At: 4}, {Name: "Fast", Value: 5, At: 5}} {
+	oldOld := store.Score{Name: "Old", Value: 12.5, Room: "K7QXMP", Match: 1, At: 3}
+	oldTwice := store.Score{Name: "Twice", Value: 14, Room: "K7QXMP", Match: 2, At: 5}
+	top, err := b.Top(ctx, board, 10)
+	if err != nil || len(top) != 3 || top[0] != oldOld || top[1] != oldTwice || top[2].Value != 30 {
+		t.Fatalf("top of the old board = %+v, %v", top, err)
+	}
+	for _, s := range []store.Score{{Name: "Slow", Value: 20, At: 4}, {Name: "Fast", Value: 5, At: 5}, {Name: "Old", Value: 13, At: 6}} {
 		if err := b.Record(ctx, board, s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	top, err := b.Top(ctx, board, 10)
-	want := []store.Score{{Name: "Fast", Value: 5, At: 5}, {Name: "Old", Value: 12.5, Room: "K7QXMP", Match: 1, At: 3}, {Name: "Slow", Value: 20, At: 4}}
+	top, err = b.Top(ctx, board, 10)
+	want := []store.Score{{Name: "Fast", Value: 5, At: 5}, oldOld, oldTwice, {Name: "Slow", Value: 20, At: 4}}
 	if err != nil || !slices.Equal(top, want) {
 		t.Fatalf("top = %+v, %v; want %+v", top, err, want)
 	}
+	checkBoard(t, b, name, len(want))
+}
+
+// checkBoard checks a board's bookkeeping: n scores, as many counted, and
+// the names bucket holds exactly each score's name, pointing at it.
+func checkBoard(t *testing.T, b *Bolt, name []byte, n int) {
+	t.Helper()
+	err := b.db.View(func(tx *bbolt.Tx) error {
+		bb, names := tx.Bucket(bBoards).Bucket(name), tx.Bucket(bNames).Bucket(name)
+		if bb == nil || names == nil {
+			t.Fatalf("board %q: scores %v, names %v", name, bb != nil, names != nil)
+		}
+		if got := u64(tx.Bucket(bCounts).Get(name)); got != uint64(n) {
+			t.Errorf("board %q counts %d scores, want %d", name, got, n)
+		}
+		seen := 0
+		err := bb.ForEach(func(k, v []byte) error {
+			seen++
+			if who := nameKey(v); !bytes.Equal(names.Get(who), k) {
+				t.Errorf("name %q → %x, want its score %x", who, names.Get(who), k)
+			}
+			return nil
+		})
+		if seen != n || names.Stats().KeyN != n {
+			t.Errorf("board %q: %d scores, %d names; want %d", name, seen, names.Stats().KeyN, n)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBoltNamesIndex: after scores are replaced, ignored and trimmed (many
+// at once, in shared transactions), the names bucket holds exactly the
+// name of each score.
+func TestBoltNamesIndex(t *testing.T) {
+	b, err := Open(t.TempDir(), BoltOptions{NoSync: true, LeaderboardSize: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	board := store.Board{Game: "g", Board: "b", Kind: "k"}
+	var wg sync.WaitGroup
+	for i := range 200 {
+		wg.Go(func() {
+			s := store.Score{Name: fmt.Sprint("p", i%9), Value: float64((i * 37) % 100), At: int64(i)}
+			if err := b.Record(storetest.Ctx(t), board, s); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	checkBoard(t, b, boardName(board), 5)
+}
+
+// TestBoltBoardsDropped: a board past its expiry is deleted, every bucket
+// and key of it, by the next Record into any board and by the sweep;
+// boards without expiry or not yet expired stay.
+func TestBoltBoardsDropped(t *testing.T) {
+	clock := storetest.NewClock()
+	b, err := Open(t.TempDir(), BoltOptions{Now: clock.Now, SweepInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx := storetest.Ctx(t)
+	at := func(d time.Duration) int64 { return clock.Now().Add(d).UnixMilli() }
+	day1 := store.Board{Game: "g", Board: "b", Kind: "day/1", Expires: at(time.Hour)}
+	day2 := store.Board{Game: "g", Board: "b", Kind: "day/2", Expires: at(2 * time.Hour)}
+	day3 := store.Board{Game: "g", Board: "b", Kind: "day/3", Expires: at(3 * time.Hour)}
+	always := store.Board{Game: "g", Board: "b", Kind: "all"}
+	for _, board := range []store.Board{day1, day2, day3, always} {
+		for i := range 3 {
+			if err := b.Record(ctx, board, store.Score{Name: fmt.Sprint(i), Value: float64(i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	stored := func(board store.Board) bool {
+		t.Helper()
+		name, n := boardName(board), 0
+		err := b.db.View(func(tx *bbolt.Tx) error {
+			for _, bucket := range [][]byte{bBoards, bNames} {
+				if tx.Bucket(bucket).Bucket(name) != nil {
+					n++
+				}
+			}
+			for _, bucket := range [][]byte{bCounts, bBoardX} {
+				if tx.Bucket(bucket).Get(name) != nil {
+					n++
+				}
+			}
+			return tx.Bucket(bBoardD).ForEach(func(k, _ []byte) error {
+				if bytes.Equal(k[8:], name) {
+					n++
+				}
+				return nil
+			})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 3
+		if board.Expires != 0 {
+			want = 5
+		}
+		if n != 0 && n != want {
+			t.Fatalf("board %s: %d of its %d buckets and keys stored", board.Kind, n, want)
+		}
+		return n != 0
+	}
+	clock.Advance(90 * time.Minute)
+	if top, err := b.Top(ctx, day1, 0); err != nil || len(top) != 0 {
+		t.Fatalf("top of an expired board = %+v, %v", top, err)
+	}
+	if !stored(day1) {
+		t.Fatal("Top deleted a board")
+	}
+	if err := b.Record(ctx, always, store.Score{Name: "x", Value: 9}); err != nil {
+		t.Fatal(err)
+	}
+	if stored(day1) || !stored(day2) || !stored(day3) || !stored(always) {
+		t.Fatalf("after a Record past day 1: stored %v %v %v %v, want false true true true", stored(day1), stored(day2), stored(day3), stored(always))
+	}
+	clock.Advance(time.Hour)
+	if _, err := b.sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if stored(day2) || !stored(day3) || !stored(always) {
+		t.Fatalf("after a sweep past day 2: stored %v %v %v, want false true true", stored(day2), stored(day3), stored(always))
+	}
+	checkBoard(t, b, boardName(always), 4)
+	checkBoard(t, b, boardName(day3), 3)
 }
 
 // TestUnknownRoomNoWrite: opening a room that does not exist answers

@@ -12,7 +12,8 @@ import (
 const fixtureDir = "../../testdata/fixtures/v1"
 
 // TestFixtureV1 opens a copy of the bbolt file main at 0f4e0bf wrote and
-// checks that everything in it loads (storetest.CheckFixture).
+// checks that everything in it loads, its leaderboard included
+// (storetest.CheckFixture).
 func TestFixtureV1(t *testing.T) {
 	fx := storetest.LoadFixture(t, filepath.Join(fixtureDir, "bolt.json"))
 	data, err := os.ReadFile(filepath.Join(fixtureDir, "bolt", BoltFile))
@@ -28,5 +29,5 @@ func TestFixtureV1(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	storetest.CheckFixture(t, b, fx)
+	storetest.CheckFixture(t, b, fx, true)
 }

@@ -22,8 +22,12 @@ type Memory struct {
 	mu     sync.Mutex
 	rooms  map[string]*memRoom
 	boards map[boardKey][]store.Score
+	// expiry holds the boards that expire: ms since the epoch after which
+	// each is dropped.
+	expiry map[boardKey]int64
 	closed bool
-	// Now is the clock used for expiry; zero means time.Now.
+	// Now is the clock used for the expiry of rooms and boards; zero means
+	// time.Now.
 	Now func() time.Time
 	// LeaderboardSize is how many scores each board keeps. Zero means 1000.
 	LeaderboardSize int
@@ -49,7 +53,11 @@ var (
 
 // New returns an empty memory store.
 func New() *Memory {
-	return &Memory{rooms: make(map[string]*memRoom), boards: make(map[boardKey][]store.Score)}
+	return &Memory{
+		rooms:  make(map[string]*memRoom),
+		boards: make(map[boardKey][]store.Score),
+		expiry: make(map[boardKey]int64),
+	}
 }
 
 func (m *Memory) now() time.Time {
@@ -237,8 +245,10 @@ func (m *Memory) Close() error {
 	return nil
 }
 
-// Record inserts s after every score that does not rank after it, and
-// drops the worst score when the board is over LeaderboardSize.
+// Record first drops the boards past their expiry. It then replaces the
+// score of s.Name, if any, when s ranks before it, inserts s after every
+// score that does not rank after it, and drops the worst score when the
+// board is over LeaderboardSize.
 func (m *Memory) Record(ctx context.Context, b store.Board, s store.Score) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -248,8 +258,27 @@ func (m *Memory) Record(ctx context.Context, b store.Board, s store.Score) error
 	if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
 		return fmt.Errorf("record score: value %v is not a finite number", s.Value)
 	}
+	if b.Expires < 0 {
+		return fmt.Errorf("record score: expiry %d is before the epoch", b.Expires)
+	}
+	now := m.now().UnixMilli()
+	for k, at := range m.expiry {
+		if now > at {
+			delete(m.boards, k)
+			delete(m.expiry, k)
+		}
+	}
 	k := boardKey{b.Game, b.Board, b.Kind}
+	if b.Expires != 0 {
+		m.expiry[k] = b.Expires
+	}
 	list := m.boards[k]
+	if i := slices.IndexFunc(list, func(old store.Score) bool { return old.Name == s.Name }); i >= 0 {
+		if !b.Before(s, list[i]) {
+			return nil // the name's older score is as good
+		}
+		list = slices.Delete(list, i, i+1)
+	}
 	i := sort.Search(len(list), func(i int) bool { return b.Before(s, list[i]) })
 	list = slices.Insert(list, i, s)
 	size := m.LeaderboardSize
@@ -269,7 +298,11 @@ func (m *Memory) Top(ctx context.Context, b store.Board, limit int) ([]store.Sco
 	if m.closed {
 		return nil, fmt.Errorf("top scores: %w", store.ErrClosed)
 	}
-	list := m.boards[boardKey{b.Game, b.Board, b.Kind}]
+	k := boardKey{b.Game, b.Board, b.Kind}
+	if at, ok := m.expiry[k]; ok && m.now().UnixMilli() > at {
+		return nil, nil
+	}
+	list := m.boards[k]
 	if limit > 0 && len(list) > limit {
 		list = list[:limit]
 	}

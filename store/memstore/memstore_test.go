@@ -1,7 +1,9 @@
 package memstore
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -17,8 +19,43 @@ func TestConformance(t *testing.T) {
 		m := New()
 		m.Now = clock.Now
 		t.Cleanup(func() { m.Close() })
-		return &storetest.Subject{S: m, Advance: clock.Advance}
+		return &storetest.Subject{S: m, Advance: clock.Advance, Now: clock.Now,
+			Boards: func(t *testing.T, size int) store.Leaderboards {
+				m := New()
+				m.Now, m.LeaderboardSize = clock.Now, size
+				return m
+			}}
 	})
+}
+
+// TestBoardsDropped: a board past its expiry is deleted by the next Record
+// into any board; boards without expiry or not yet expired stay.
+func TestBoardsDropped(t *testing.T) {
+	clock := storetest.NewClock()
+	m := New()
+	m.Now = clock.Now
+	ctx := storetest.Ctx(t)
+	at := func(d time.Duration) int64 { return clock.Now().Add(d).UnixMilli() }
+	day1 := store.Board{Game: "g", Board: "b", Kind: "day/1", Expires: at(time.Hour)}
+	day2 := store.Board{Game: "g", Board: "b", Kind: "day/2", Expires: at(2 * time.Hour)}
+	always := store.Board{Game: "g", Board: "b", Kind: "all"}
+	for _, b := range []store.Board{day1, day2, always} {
+		if err := m.Record(ctx, b, store.Score{Name: "a", Value: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(90 * time.Minute)
+	if err := m.Record(ctx, always, store.Score{Name: "b", Value: 2}); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for k := range m.boards {
+		kinds = append(kinds, k.kind)
+	}
+	slices.Sort(kinds)
+	if !slices.Equal(kinds, []string{"all", "day/2"}) || len(m.expiry) != 1 {
+		t.Fatalf("boards %v, %d expiring; want all and day/2, 1 expiring", kinds, len(m.expiry))
+	}
 }
 
 func BenchmarkAppend(b *testing.B) {

@@ -174,10 +174,13 @@ func (r *Redis) keys(code string) []string {
 // touches it together with a room's keys.
 func (r *Redis) liveKey() string { return r.prefix + ":rooms" }
 
-// boardKey is a board's sorted set (Higher is not part of it: boards
-// stored before it existed are all lower-is-better).
-func (r *Redis) boardKey(b store.Board) string {
-	return r.prefix + ":lb:" + b.Game + ":" + b.Board + ":" + b.Kind
+// boardKeys are a board's sorted set of scores and its hash of names (name
+// → member). They share the hash tag {game:board:kind}, so that one script
+// can write both on Redis Cluster. Neither Higher nor Expires is part of
+// them.
+func (r *Redis) boardKeys(b store.Board) []string {
+	k := r.prefix + ":lb:{" + b.Game + ":" + b.Board + ":" + b.Kind + "}"
+	return []string{k, k + ":names"}
 }
 
 // Errors the scripts return; mapErr turns them into the sentinels.
@@ -294,7 +297,52 @@ redis.call('HSET', KEYS[4], 'ended', '1')
 for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
 return 'OK'
 `)
-	allScripts = []*redis.Script{scriptCreate, scriptOpen, scriptAppend, scriptSnapshot, scriptEnd}
+	// KEYS: the board's sorted set and names hash (Redis.boardKeys). ARGV:
+	// sorted-set score, member, name, LeaderboardSize, expiry in ms since
+	// the epoch (0: leave it). A member's first 16 characters are its At,
+	// in hex; from the 25th it is the JSON score. Returns 1 when the score
+	// was kept, 0 when the name's older score is as good.
+	scriptRecord = redis.NewScript(`
+local score = tonumber(ARGV[1])
+local member = ARGV[2]
+local function at(m) -- a member's At, as two numbers: 64 bits do not fit in one
+  return tonumber(string.sub(m, 1, 8), 16), tonumber(string.sub(m, 9, 16), 16)
+end
+local keep = true
+local old = redis.call('HGET', KEYS[2], ARGV[3])
+local oldScore = old and redis.call('ZSCORE', KEYS[1], old)
+if oldScore then
+  oldScore = tonumber(oldScore)
+  if score == oldScore then
+    local a1, a2 = at(member)
+    local b1, b2 = at(old)
+    keep = a1 < b1 or (a1 == b1 and a2 < b2)
+  else
+    keep = score < oldScore
+  end
+  if keep then redis.call('ZREM', KEYS[1], old) end
+end
+if keep then
+  redis.call('ZADD', KEYS[1], ARGV[1], member)
+  redis.call('HSET', KEYS[2], ARGV[3], member)
+  local size = tonumber(ARGV[4])
+  local gone = redis.call('ZRANGE', KEYS[1], size, -1)
+  for i = 1, #gone do
+    local ok, s = pcall(cjson.decode, string.sub(gone[i], 25))
+    if ok and type(s) == 'table' and type(s.name) == 'string' and redis.call('HGET', KEYS[2], s.name) == gone[i] then
+      redis.call('HDEL', KEYS[2], s.name)
+    end
+  end
+  if #gone > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], size, -1) end
+end
+if ARGV[5] ~= '0' then
+  redis.call('PEXPIREAT', KEYS[1], ARGV[5])
+  redis.call('PEXPIREAT', KEYS[2], ARGV[5])
+end
+if keep then return 1 end
+return 0
+`)
+	allScripts = []*redis.Script{scriptCreate, scriptOpen, scriptAppend, scriptSnapshot, scriptEnd, scriptRecord}
 )
 
 // mapErr turns the scripts' refusals and a closed client into the
@@ -616,6 +664,8 @@ func (r *Redis) Close() error {
 // higher ranks first, so that ZRANGE always lists the best first.
 const memberHead = 24
 
+// Record runs scriptRecord: one script keeps the sorted set and the hash of
+// names in step, and sets the expiry of both keys.
 func (r *Redis) Record(ctx context.Context, b store.Board, s store.Score) error {
 	const op = "record score"
 	if err := r.check(op); err != nil {
@@ -624,23 +674,23 @@ func (r *Redis) Record(ctx context.Context, b store.Board, s store.Score) error 
 	if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
 		return fmt.Errorf("%s: value %v is not a finite number", op, s.Value)
 	}
+	if b.Expires < 0 {
+		return fmt.Errorf("%s: expiry %d is before the epoch", op, b.Expires)
+	}
 	data, err := json.Marshal(s)
 	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	var back store.Score // the name as the script reads it from a member
+	if err := json.Unmarshal(data, &back); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	var suffix [4]byte
 	_, _ = rand.Read(suffix[:])
 	member := fmt.Sprintf("%016x%s%s", sortable.Int(s.At), hex.EncodeToString(suffix[:]), data)
-	key := r.boardKey(b)
-	_, err = r.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.ZAdd(ctx, key, redis.Z{Score: sortable.Ranked(s.Value, b.Higher), Member: member})
-		p.ZRemRangeByRank(ctx, key, int64(r.opts.LeaderboardSize), -1)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("%s: %w", op, mapErr(err))
-	}
-	return nil
+	score := strconv.FormatFloat(sortable.Ranked(s.Value, b.Higher), 'g', -1, 64)
+	_, err = r.run(ctx, op, scriptRecord, r.boardKeys(b), score, member, back.Name, r.opts.LeaderboardSize, b.Expires)
+	return err
 }
 
 func (r *Redis) Top(ctx context.Context, b store.Board, limit int) ([]store.Score, error) {
@@ -652,7 +702,7 @@ func (r *Redis) Top(ctx context.Context, b store.Board, limit int) ([]store.Scor
 	if limit <= 0 {
 		stop = -1
 	}
-	members, err := r.c.ZRange(ctx, r.boardKey(b), 0, stop).Result()
+	members, err := r.c.ZRange(ctx, r.boardKeys(b)[0], 0, stop).Result()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, mapErr(err))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -55,7 +56,10 @@ func TestRedisConformance(t *testing.T) {
 	srv := testredis.Start(t)
 	storetest.Run(t, func(t *testing.T) *storetest.Subject {
 		prefix := uniquePrefix()
-		sub := &storetest.Subject{S: openRedis(t, srv.URL(), RedisOptions{Prefix: prefix})}
+		sub := &storetest.Subject{S: openRedis(t, srv.URL(), RedisOptions{Prefix: prefix}),
+			Boards: func(t *testing.T, size int) store.Leaderboards {
+				return openRedis(t, srv.URL(), RedisOptions{LeaderboardSize: size})
+			}}
 		sub.Reopen = func(t *testing.T) store.Backend {
 			if err := sub.S.Close(); err != nil {
 				t.Fatal(err)
@@ -96,19 +100,118 @@ func TestRedisKeyLayout(t *testing.T) {
 	if c.SIsMember(ctx, "lay:rooms", "K7QXMP").Val() {
 		t.Error("an ended room is still in lay:rooms")
 	}
-	if err := r.Record(ctx, store.Board{Game: "mines", Board: "expert", Kind: store.KindHost}, store.Score{Name: "a", Value: 5}); err != nil {
+	// A board is a sorted set and a hash of names, with one hash tag.
+	expert := store.Board{Game: "mines", Board: "expert", Kind: store.KindHost}
+	if err := r.Record(ctx, expert, store.Score{Name: "a", Value: 5}); err != nil {
 		t.Fatal(err)
 	}
-	if n := c.ZCard(ctx, "lay:lb:mines:expert:host").Val(); n != 1 {
+	if n := c.ZCard(ctx, "lay:lb:{mines:expert:host}").Val(); n != 1 {
 		t.Errorf("leaderboard has %d members, want 1", n)
+	}
+	if m := c.HGetAll(ctx, "lay:lb:{mines:expert:host}:names").Val(); len(m) != 1 || len(m["a"]) <= memberHead {
+		t.Errorf("names = %v, want a → its member", m)
+	}
+	if ttl := c.PTTL(ctx, "lay:lb:{mines:expert:host}").Val(); ttl != -1 {
+		t.Errorf("a board without Expires has TTL %v", ttl)
 	}
 	// A higher-is-better board has the same key shape; its sorted-set
 	// scores are the values negated.
 	if err := r.Record(ctx, store.Board{Game: "nim", Board: "points", Kind: store.KindClient, Higher: true}, store.Score{Name: "a", Value: 7}); err != nil {
 		t.Fatal(err)
 	}
-	if zs := c.ZRangeWithScores(ctx, "lay:lb:nim:points:client", 0, -1).Val(); len(zs) != 1 || zs[0].Score != -7 {
+	if zs := c.ZRangeWithScores(ctx, "lay:lb:{nim:points:client}", 0, -1).Val(); len(zs) != 1 || zs[0].Score != -7 {
 		t.Errorf("higher-is-better board = %+v, want one member with score -7", zs)
+	}
+	// Expires is the expiry of both keys, set by each Record that has it
+	// (kept or not), left by one without it.
+	daily := store.Board{Game: "mines", Board: "expert", Kind: "solo/day/2026-12-01", Expires: time.Now().Add(time.Hour).UnixMilli()}
+	keys := []string{"lay:lb:{mines:expert:solo/day/2026-12-01}", "lay:lb:{mines:expert:solo/day/2026-12-01}:names"}
+	wantExpiry := func(what string, at int64) {
+		t.Helper()
+		for _, k := range keys {
+			if got := c.PExpireTime(ctx, k).Val(); got != time.Duration(at)*time.Millisecond {
+				t.Errorf("%s: %s expires at %v, want %d ms", what, k, got, at)
+			}
+		}
+	}
+	if err := r.Record(ctx, daily, store.Score{Name: "a", Value: 5}); err != nil {
+		t.Fatal(err)
+	}
+	wantExpiry("first record", daily.Expires)
+	daily.Expires += 1000
+	if err := r.Record(ctx, daily, store.Score{Name: "a", Value: 6}); err != nil { // not kept
+		t.Fatal(err)
+	}
+	wantExpiry("a later Expires", daily.Expires)
+	if err := r.Record(ctx, store.Board{Game: "mines", Board: "expert", Kind: "solo/day/2026-12-01"}, store.Score{Name: "b", Value: 6}); err != nil {
+		t.Fatal(err)
+	}
+	wantExpiry("a record without Expires", daily.Expires)
+	daily.Expires = time.Now().Add(-time.Second).UnixMilli()
+	if err := r.Record(ctx, daily, store.Score{Name: "a", Value: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.Exists(ctx, keys...).Val(); n != 0 {
+		t.Errorf("%d keys of a board past its expiry are still stored", n)
+	}
+}
+
+// TestRedisNamesIndex: after scores are replaced, ignored and trimmed, the
+// hash of names holds exactly the name of each member, pointing at it.
+func TestRedisNamesIndex(t *testing.T) {
+	srv := testredis.Start(t)
+	r := openRedis(t, srv.URL(), RedisOptions{Prefix: "idx", LeaderboardSize: 5})
+	c := inspect(t, srv)
+	ctx := storetest.Ctx(t)
+	b := store.Board{Game: "g", Board: "b", Kind: "k"}
+	var wg sync.WaitGroup
+	for i := range 200 {
+		wg.Go(func() {
+			s := store.Score{Name: fmt.Sprint("p", i%9), Value: float64((i * 37) % 100), At: int64(i)}
+			if err := r.Record(ctx, b, s); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	members := c.ZRange(ctx, "idx:lb:{g:b:k}", 0, -1).Val()
+	names := c.HGetAll(ctx, "idx:lb:{g:b:k}:names").Val()
+	if len(members) != 5 || len(names) != 5 {
+		t.Fatalf("%d members, %d names; want 5 of each", len(members), len(names))
+	}
+	for _, m := range members {
+		var s store.Score
+		if err := json.Unmarshal([]byte(m[memberHead:]), &s); err != nil {
+			t.Fatal(err)
+		}
+		if names[s.Name] != m {
+			t.Errorf("name %s → %q, want its member %q", s.Name, names[s.Name], m)
+		}
+	}
+}
+
+// TestRedisOldBoardKeys: a board stored by an earlier version under the
+// key without a hash tag is neither read nor changed.
+func TestRedisOldBoardKeys(t *testing.T) {
+	srv := testredis.Start(t)
+	r := openRedis(t, srv.URL(), RedisOptions{Prefix: "old"})
+	c := inspect(t, srv)
+	ctx := storetest.Ctx(t)
+	b := store.Board{Game: "minesweeper", Board: "beginner", Kind: store.KindHost}
+	old := fmt.Sprintf("%016x%s%s", sortable.Int(3), "0badc0de", `{"name":"Old","time":12.5,"room":"K7QXMP","match":1,"at":3}`)
+	if err := c.ZAdd(ctx, "old:lb:minesweeper:beginner:host", redis.Z{Score: 12.5, Member: old}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Record(ctx, b, store.Score{Name: "New", Value: 20, At: 4}); err != nil {
+		t.Fatal(err)
+	}
+	top, err := r.Top(ctx, b, 10)
+	want := []store.Score{{Name: "New", Value: 20, At: 4}}
+	if err != nil || !slices.Equal(top, want) {
+		t.Fatalf("top = %+v, %v; want %+v", top, err, want)
+	}
+	if got := c.ZRange(ctx, "old:lb:minesweeper:beginner:host", 0, -1).Val(); !slices.Equal(got, []string{old}) {
+		t.Fatalf("the old key holds %q", got)
 	}
 }
 
@@ -377,27 +480,5 @@ func TestRedisLostData(t *testing.T) {
 	storetest.WantErr(t, "open after the data was lost", err, store.ErrNotFound)
 	if got, err := r.List(ctx); err != nil || len(got) != 0 {
 		t.Fatalf("list = %v, %v", got, err)
-	}
-}
-
-// TestRedisLegacyScore: a score stored by an earlier version (its value in
-// "time") is read into Value.
-func TestRedisLegacyScore(t *testing.T) {
-	srv := testredis.Start(t)
-	r := openRedis(t, srv.URL(), RedisOptions{Prefix: "old"})
-	c := inspect(t, srv)
-	ctx := storetest.Ctx(t)
-	b := store.Board{Game: "minesweeper", Board: "beginner", Kind: store.KindHost}
-	old := fmt.Sprintf("%016x%s%s", sortable.Int(3), "0badc0de", `{"name":"Old","time":12.5,"room":"K7QXMP","match":1,"at":3}`)
-	if err := c.ZAdd(ctx, "old:lb:minesweeper:beginner:host", redis.Z{Score: 12.5, Member: old}).Err(); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Record(ctx, b, store.Score{Name: "New", Value: 20, At: 4}); err != nil {
-		t.Fatal(err)
-	}
-	top, err := r.Top(ctx, b, 10)
-	want := []store.Score{{Name: "Old", Value: 12.5, Room: "K7QXMP", Match: 1, At: 3}, {Name: "New", Value: 20, At: 4}}
-	if err != nil || !slices.Equal(top, want) {
-		t.Fatalf("top = %+v, %v; want %+v", top, err, want)
 	}
 }

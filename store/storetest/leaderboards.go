@@ -7,12 +7,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/roomd/roomd/store"
 )
 
 // testLeaderboards: a lower-is-better board (times) lists the lowest value
-// first, equal values earliest first; kinds and boards are apart.
+// first, equal values earliest first; a result recorded twice is kept once;
+// kinds and boards are apart.
 func testLeaderboards(t *testing.T, sub *Subject) {
 	s, ctx := sub.S, Ctx(t)
 	expert := store.Board{Game: "mines", Board: "expert", Kind: store.KindHost}
@@ -26,7 +28,7 @@ func testLeaderboards(t *testing.T, sub *Subject) {
 		{Name: "c", Value: 200.5, At: 1},
 		{Name: "d", Value: 100, At: 3},
 		{Name: "e", Value: 400, At: 2},
-		{Name: "b", Value: 100, At: 9, Room: "K7QXMP", Match: 2}, // the same result twice is kept twice
+		{Name: "b", Value: 100, At: 9, Room: "K7QXMP", Match: 2}, // the same result twice is kept once
 	}
 	for _, sc := range scores {
 		if err := s.Record(ctx, expert, sc); err != nil {
@@ -45,13 +47,13 @@ func testLeaderboards(t *testing.T, sub *Subject) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []store.Score{scores[3], scores[1], scores[1], scores[2]}
+	want := []store.Score{scores[3], scores[1], scores[2], scores[0]}
 	if !slices.Equal(top, want) {
 		t.Fatalf("top 4 = %+v, want %+v", top, want)
 	}
 	all, err := s.Top(ctx, expert, 0)
-	if err != nil || len(all) != len(scores) {
-		t.Fatalf("top without limit = %d scores, %v; want %d", len(all), err, len(scores))
+	if err != nil || len(all) != len(scores)-1 {
+		t.Fatalf("top without limit = %d scores, %v; want %d", len(all), err, len(scores)-1)
 	}
 	if all[len(all)-1] != scores[4] {
 		t.Fatalf("last = %+v, want %+v", all[len(all)-1], scores[4])
@@ -149,6 +151,261 @@ func testLeaderboardSize(t *testing.T, sub *Subject) {
 			}
 		}
 	}
+}
+
+// testOnePerName: a board keeps one score per name: a new score replaces
+// the name's score only when it ranks before it (Board.Before), in either
+// direction; other names stay as they are.
+func testOnePerName(t *testing.T, sub *Subject) {
+	s := sub.S
+	old := store.Score{Name: "x", Value: 10, At: 2, Room: "OLDOLD", Match: 1}
+	with := func(v float64, at int64) store.Score {
+		return store.Score{Name: "x", Value: v, At: at, Room: "NEWNEW", Match: 2}
+	}
+	for _, tc := range []struct {
+		name    string
+		higher  bool
+		next    store.Score
+		replace bool
+	}{
+		{"better replaces", false, with(9.5, 3), true},
+		{"worse is ignored", false, with(10.5, 1), false},
+		{"equal keeps the older", false, with(10, 3), false},
+		{"equal at the same time keeps the first", false, with(10, 2), false},
+		{"equal and earlier replaces", false, with(10, 1), true},
+		{"higher: better replaces", true, with(10.5, 3), true},
+		{"higher: worse is ignored", true, with(9.5, 1), false},
+		{"higher: equal keeps the older", true, with(10, 3), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := Ctx(t)
+			b := store.Board{Game: "name", Board: tc.name, Kind: store.KindHost, Higher: tc.higher}
+			other := store.Score{Name: "y", Value: 10.25, At: 1}
+			for _, sc := range []store.Score{old, other, tc.next} {
+				if err := s.Record(ctx, b, sc); err != nil {
+					t.Fatalf("record %+v: %v", sc, err)
+				}
+			}
+			kept := old
+			if tc.replace {
+				kept = tc.next
+			}
+			want := []store.Score{kept, other}
+			if b.Before(other, kept) {
+				want = []store.Score{other, kept}
+			}
+			top, err := s.Top(ctx, b, 0)
+			if err != nil || !slices.Equal(top, want) {
+				t.Fatalf("after %+v then %+v: top = %+v, %v; want %+v", old, tc.next, top, err, want)
+			}
+		})
+	}
+}
+
+// testOneNameFloods: 1,000 results under one name leave one entry, the
+// best, and push no other name off the board.
+func testOneNameFloods(t *testing.T, sub *Subject) {
+	const floods, others = 1000, 5
+	s := sub.S
+	b := store.Board{Game: "flood", Board: "b", Kind: store.KindHost}
+	var want []store.Score
+	for i := range others { // worse than every flood
+		sc := store.Score{Name: fmt.Sprint("other", i), Value: float64(5000 + i), At: int64(i)}
+		if err := s.Record(Ctx(t), b, sc); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, sc)
+	}
+	recordAll(t, s, b, floods, func(i int) store.Score {
+		return store.Score{Name: "flood", Value: float64(floods - i), At: int64(i)}
+	})
+	want = append([]store.Score{{Name: "flood", Value: 1, At: floods - 1}}, want...)
+	top, err := s.Top(Ctx(t), b, 0)
+	if err != nil || !slices.Equal(top, want) {
+		t.Fatalf("top = %d scores %s, %v; want %+v", len(top), trimmed(top), err, want)
+	}
+}
+
+// testTrimFreesName: a score dropped off a full board frees its name: the
+// name enters again, and the board still holds its size. With a small
+// board when the store can make one, else the default 1,000.
+func testTrimFreesName(t *testing.T, sub *Subject) {
+	size := 3
+	var s store.Leaderboards
+	if sub.Boards != nil {
+		s = sub.Boards(t, size)
+	} else {
+		s, size = sub.S, 1000
+	}
+	ctx := Ctx(t)
+	b := store.Board{Game: "trim", Board: "b", Kind: store.KindHost}
+	if err := s.Record(ctx, b, store.Score{Name: "x", Value: 100, At: 1}); err != nil {
+		t.Fatal(err)
+	}
+	recordAll(t, s, b, size, func(i int) store.Score { // each better than x
+		return store.Score{Name: fmt.Sprint("p", i), Value: float64(i), At: int64(i)}
+	})
+	top, err := s.Top(ctx, b, 0)
+	if err != nil || len(top) != size || slices.ContainsFunc(top, func(sc store.Score) bool { return sc.Name == "x" }) {
+		t.Fatalf("after %d better scores: %d scores %s, %v; want %d without x", size, len(top), trimmed(top), err, size)
+	}
+	back := store.Score{Name: "x", Value: 0.5, At: 9}
+	if err := s.Record(ctx, b, back); err != nil {
+		t.Fatal(err)
+	}
+	top, err = s.Top(ctx, b, 0)
+	if err != nil || len(top) != size || len(top) < 2 || top[1] != back {
+		t.Fatalf("after x came back: %d scores %s, %v; want %d with x second", len(top), trimmed(top), err, size)
+	}
+	// The board keeps its size as names come and go.
+	for i, sc := range []store.Score{{Name: "x", Value: 0.25, At: 10}, {Name: "q", Value: -1, At: 11}, {Name: "x", Value: 50, At: 12}} {
+		if err := s.Record(ctx, b, sc); err != nil {
+			t.Fatal(err)
+		}
+		top, err := s.Top(ctx, b, 0)
+		if err != nil || len(top) != size {
+			t.Fatalf("record %d (%+v): %d scores %s, %v; want %d", i, sc, len(top), trimmed(top), err, size)
+		}
+	}
+	if top, _ := s.Top(ctx, b, 3); names(top) != "q p0 x" || top[2].Value != 0.25 {
+		t.Fatalf("top 3 = %+v, want q, p0, then x at 0.25", top)
+	}
+}
+
+// testConcurrentNames: many results under a few names recorded at once
+// (bolt and redis group or pipeline them) leave exactly one score per
+// name, its best, in either direction.
+func testConcurrentNames(t *testing.T, sub *Subject) {
+	const players, each = 5, 100
+	s := sub.S
+	for _, higher := range []bool{false, true} {
+		b := store.Board{Game: "crowd", Board: fmt.Sprint(higher), Kind: store.KindHost, Higher: higher}
+		score := func(i int) store.Score {
+			p, n := i%players, i/players
+			// Per player a permutation of 0..each-1: the best comes at a
+			// different time for each.
+			return store.Score{Name: fmt.Sprint("p", p), Value: float64((n*37 + p*11) % each), At: int64(n), Match: i}
+		}
+		best := map[string]store.Score{}
+		for i := range players * each {
+			sc := score(i)
+			if cur, ok := best[sc.Name]; !ok || b.Before(sc, cur) {
+				best[sc.Name] = sc
+			}
+		}
+		var want []store.Score
+		for _, sc := range best {
+			want = append(want, sc)
+		}
+		slices.SortFunc(want, func(x, y store.Score) int {
+			if b.Before(x, y) {
+				return -1
+			}
+			return 1
+		})
+		recordAll(t, s, b, players*each, score)
+		top, err := s.Top(Ctx(t), b, 0)
+		if err != nil || !slices.Equal(top, want) {
+			t.Fatalf("higher=%v: top = %+v, %v; want %+v", higher, top, err, want)
+		}
+	}
+}
+
+// testBoardExpires: a board with Expires lists its scores until then and
+// none after, whatever later Records without Expires say; a Record with a
+// later Expires extends a board; boards without Expires stay; a Record
+// after the expiry starts the board afresh.
+func testBoardExpires(t *testing.T, sub *Subject) {
+	s, ctx := sub.S, Ctx(t)
+	soon := sub.now().Add(300 * time.Millisecond).UnixMilli()
+	daily := store.Board{Game: "mines", Board: "expert", Kind: "solo/day/2026-12-01", Expires: soon}
+	weekly := store.Board{Game: "mines", Board: "expert", Kind: "solo/week/2026-49", Expires: soon}
+	always := store.Board{Game: "mines", Board: "expert", Kind: "solo"}
+	a := store.Score{Name: "a", Value: 10, At: 1}
+	b := store.Score{Name: "b", Value: 20, At: 2}
+	later := weekly
+	later.Expires = sub.now().Add(time.Hour).UnixMilli()
+	unset := daily
+	unset.Expires = 0 // leaves the expiry as it is
+	for _, r := range []struct {
+		board store.Board
+		score store.Score
+	}{{daily, a}, {unset, b}, {weekly, a}, {later, b}, {always, a}} {
+		if err := s.Record(ctx, r.board, r.score); err != nil {
+			t.Fatal(err)
+		}
+	}
+	top := func(b store.Board) string {
+		t.Helper()
+		b.Expires = 0 // not part of the board's name
+		top, err := s.Top(ctx, b, 0)
+		if err != nil {
+			t.Fatalf("top of %s: %v", b.Kind, err)
+		}
+		return names(top)
+	}
+	before := []string{top(daily), top(weekly)}
+	if sub.Advance == nil && time.Now().UnixMilli() >= soon {
+		t.Skip("the boards expired before they were read: the machine is too slow for this test")
+	}
+	for i, b := range []store.Board{daily, weekly} {
+		if before[i] != "a b" {
+			t.Fatalf("%s before it expires: %q, want %q", b.Kind, before[i], "a b")
+		}
+	}
+	if sub.Advance != nil {
+		sub.Advance(time.Second)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for top(daily) != "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s still lists %q 5s after it expired", daily.Kind, top(daily))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := top(weekly); got != "a b" {
+		t.Fatalf("the extended board lists %q after its first expiry, want %q", got, "a b")
+	}
+	if got := top(always); got != "a" {
+		t.Fatalf("the board without expiry lists %q, want %q", got, "a")
+	}
+	again := daily
+	again.Expires = sub.now().Add(time.Hour).UnixMilli()
+	c := store.Score{Name: "c", Value: 30, At: 3}
+	if err := s.Record(ctx, again, c); err != nil {
+		t.Fatal(err)
+	}
+	if got := top(daily); got != "c" {
+		t.Fatalf("a Record after the expiry: %q, want a fresh board %q", got, "c")
+	}
+	if err := s.Record(ctx, store.Board{Game: "mines", Board: "x", Kind: "k", Expires: -1}, a); err == nil {
+		t.Fatal("a Record with a negative Expires succeeded")
+	}
+}
+
+// recordAll records score(0..n-1) on b all at once and fails on an error.
+func recordAll(t *testing.T, s store.Leaderboards, b store.Board, n int, score func(i int) store.Score) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() { errs <- s.Record(Ctx(t), b, score(i)) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// trimmed is names(scores), cut to its first 20.
+func trimmed(scores []store.Score) string {
+	if len(scores) > 20 {
+		return names(scores[:20]) + " ..."
+	}
+	return names(scores)
 }
 
 // names lists the scores' names, space-separated.

@@ -214,7 +214,7 @@ func testReopen(t *testing.T, sub *Subject) {
 		t.Fatal(err)
 	}
 	for i, v := range []float64{5, 50, -5} {
-		if err := s.Record(ctx, points, store.Score{Name: "bob", Value: v, At: int64(i)}); err != nil {
+		if err := s.Record(ctx, points, store.Score{Name: fmt.Sprint("bob", i), Value: v, At: int64(i)}); err != nil {
 			t.Fatal(err)
 		}
 	}

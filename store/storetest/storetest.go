@@ -30,6 +30,21 @@ type Subject struct {
 	// process, a new client), which it also puts in S; nil when nothing
 	// persists.
 	Reopen func(t *testing.T) store.Backend
+	// Now is the store's clock, for the times tests give it (a board's
+	// Expires); nil means time.Now.
+	Now func() time.Time
+	// Boards returns another fresh store of the same kind, on the same
+	// clock, whose boards keep size scores (its LeaderboardSize); nil when
+	// the store has no such option.
+	Boards func(t *testing.T, size int) store.Leaderboards
+}
+
+// now reads the store's clock.
+func (sub *Subject) now() time.Time {
+	if sub.Now != nil {
+		return sub.Now()
+	}
+	return time.Now()
 }
 
 // Factory makes a fresh subject for one test; it registers the store's
@@ -60,6 +75,11 @@ func Run(t *testing.T, newSubject Factory) {
 		{"Leaderboards", testLeaderboards},
 		{"LeaderboardsHigher", testLeaderboardsHigher},
 		{"LeaderboardSize", testLeaderboardSize},
+		{"OnePerName", testOnePerName},
+		{"OneNameFloods", testOneNameFloods},
+		{"TrimFreesName", testTrimFreesName},
+		{"ConcurrentNames", testConcurrentNames},
+		{"BoardExpires", testBoardExpires},
 		{"DataRoundTrip", testDataRoundTrip},
 		{"Closed", testClosed},
 	}
