@@ -167,7 +167,8 @@ type Update struct {
 	// when one is removed in the lobby).
 	Seat *int `json:"seat,omitempty"`
 	// View is the recipient's new view when a match started, so that a
-	// client never has to compute one.
+	// client never has to compute one, and on the update that ends a match,
+	// with whatever the match hid until then (a race's boards).
 	View any `json:"view,omitempty"`
 	// Result is set on the update that ends a match.
 	Result *Result `json:"result,omitempty"`
@@ -266,6 +267,11 @@ type Room struct {
 	// watching a locked room needs its invite.
 	Access      string `json:"access" jsonschema:"enum=public,enum=unlisted,enum=locked"`
 	WatchLocked bool   `json:"watchLocked,omitempty"`
+	// Commitment is the hex SHA-256 of the secret the running (or last)
+	// match draws its hidden state from: published when the match starts,
+	// checked against result.seed once it is over (PROTOCOL.md, "Fair
+	// play").
+	Commitment string `json:"commitment,omitempty"`
 }
 
 // SeatInfo is one seat's public information.
@@ -291,13 +297,19 @@ type Clocks struct {
 // moves, comes only with the update that ends the match; snapshots leave it
 // out (GET /api/rooms/{code}/replay serves it).
 type Result struct {
-	Match   int             `json:"match"`
-	Status  string          `json:"status"`
-	TimeMs  float64         `json:"time"`
-	Winners []int           `json:"winners"`
-	Seed    int64           `json:"seed"`
-	Config  json.RawMessage `json:"config"`
-	Log     json.RawMessage `json:"log,omitempty"`
+	Match   int     `json:"match"`
+	Status  string  `json:"status"`
+	TimeMs  float64 `json:"time"`
+	Winners []int   `json:"winners"`
+	// Seed is the match's secret, disclosed now that it is over: 64 hex
+	// digits (ChaCha8's key), or an integer for a match that used the
+	// reference generator (mulberry32: matches stored before secrets).
+	Seed json.RawMessage `json:"seed" jsonschema:"oneof_type=integer;string"`
+	// Commitment is the hex SHA-256 of the secret's 32 bytes, as published
+	// in room.commitment when the match started (none for an integer seed).
+	Commitment string          `json:"commitment,omitempty"`
+	Config     json.RawMessage `json:"config"`
+	Log        json.RawMessage `json:"log,omitempty"`
 }
 
 // Replay is a room's last finished match as GET /api/rooms/{code}/replay
@@ -306,7 +318,7 @@ type Result struct {
 type Replay struct {
 	Game         string          `json:"game"`
 	RulesVersion string          `json:"rulesVersion"`
-	Seed         int64           `json:"seed"`
+	Seed         json.RawMessage `json:"seed" jsonschema:"oneof_type=integer;string"`
 	Config       json.RawMessage `json:"config"`
 	Seats        int             `json:"seats"`
 	Log          json.RawMessage `json:"log"`

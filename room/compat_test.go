@@ -108,6 +108,15 @@ func TestStoredV1RoomsLoad(t *testing.T) {
 				for _, fr := range fx.Rooms {
 					checkFixtureRoom(t, m, fr, pass)
 				}
+				// The lists of earlier versions mixed modes and held
+				// AI-assisted matches ("Cat & AI 2"): they are retired, and
+				// no list this version serves shows them.
+				for _, mode := range []string{"solo", "coop", "race"} {
+					b, err := m.Leaderboard(context.Background(), "minesweeper", "beginner", mode, PeriodAll, 100)
+					if err != nil || len(b.Scores) != 0 {
+						t.Fatalf("%s list after loading old rooms: %+v, %v", mode, b.Scores, err)
+					}
+				}
 				for _, code := range fx.Closed {
 					if _, err := m.Get(context.Background(), code); err != ErrNoRoom {
 						t.Fatalf("closed room %s: %v, want ErrNoRoom", code, err)
@@ -118,10 +127,6 @@ func TestStoredV1RoomsLoad(t *testing.T) {
 					t.Fatal(err)
 				}
 				cancel()
-			}
-			top, err := st.Top(context.Background(), store.Board{Game: "minesweeper", Board: "beginner", Kind: store.KindHost}, 10)
-			if err != nil || len(top) != len(fx.Scores) || top[0].Name != fx.Scores[0].Name || top[0].Value != fx.Scores[0].Time {
-				t.Fatalf("leaderboard %+v (%v), want %+v", top, err, fx.Scores)
 			}
 		})
 	}
@@ -158,8 +163,8 @@ func checkFixtureRoom(t *testing.T, m *Manager, fr fixtureRoom, pass int) {
 	if want, _ := protocol.DecodeServer(fr.Frames["spectator"]); want.Snapshot != nil && want.Snapshot.Result != nil {
 		rp, err := r.Replay(context.Background())
 		w := want.Snapshot.Result
-		if err != nil || !bytes.Equal(compactJSON(rp.Log), compactJSON(w.Log)) || rp.Seed != w.Seed || rp.Result.Status != w.Status {
-			t.Fatalf("%s: replay %v, %s seed %d log %s\nwant %s seed %d log %s", fr.Code, err, rp.Result.Status, rp.Seed, rp.Log, w.Status, w.Seed, w.Log)
+		if err != nil || !bytes.Equal(compactJSON(rp.Log), compactJSON(w.Log)) || !bytes.Equal(rp.Seed, w.Seed) || rp.Result.Status != w.Status {
+			t.Fatalf("%s: replay %v, %s seed %s log %s\nwant %s seed %s log %s", fr.Code, err, rp.Result.Status, rp.Seed, rp.Log, w.Status, w.Seed, w.Log)
 		}
 	}
 	if pass == 0 && fr.Frames["0"] != nil {
@@ -202,7 +207,7 @@ func compareSnapshots(t *testing.T, fr fixtureRoom, seat string, want, got *prot
 	if !moved {
 		wv, _ := json.Marshal(want.View)
 		gv, _ := json.Marshal(got.View)
-		if !bytes.Equal(wv, gv) {
+		if !bytes.Equal(wv, gv) && !sameRace(t, wv, gv) {
 			t.Fatalf("%s: view\n%s\nwant\n%s", where, gv, wv)
 		}
 	}
@@ -225,12 +230,46 @@ func compareSnapshots(t *testing.T, fr fixtureRoom, seat string, want, got *prot
 	if w, g := want.Result, got.Result; w != nil {
 		// The result's log is no longer in snapshots: the room's replay
 		// serves it (checked in checkFixtureRoom).
-		if g.Status != w.Status || g.TimeMs != w.TimeMs || g.Seed != w.Seed || g.Match != w.Match || len(g.Log) != 0 ||
+		if g.Status != w.Status || g.TimeMs != w.TimeMs || !bytes.Equal(g.Seed, w.Seed) || g.Match != w.Match || len(g.Log) != 0 ||
 			!bytes.Equal(compactJSON(g.Config), compactJSON(w.Config)) {
-			t.Fatalf("%s: result %s %v %d match %d log %d bytes, config %s\nwant %s %v %d match %d, config %s", where,
+			t.Fatalf("%s: result %s %v %s match %d log %d bytes, config %s\nwant %s %v %s match %d, config %s", where,
 				g.Status, g.TimeMs, g.Seed, g.Match, len(g.Log), g.Config, w.Status, w.TimeMs, w.Seed, w.Match, w.Config)
 		}
 	}
+}
+
+// sameRace reports whether two Minesweeper race views show the same match,
+// where got is projected as this build does: every board's progress is the
+// same, a board whose cells got shows has the same cells in want, and its
+// flags count is want's flags. Earlier versions showed a spectator every
+// board during a race, and sent no flags count.
+func sameRace(t *testing.T, want, got []byte) bool {
+	t.Helper()
+	var w, g minesweeper.View
+	if json.Unmarshal(want, &w) != nil || json.Unmarshal(got, &g) != nil || !w.Race || !g.Race || len(w.Boards) != len(g.Boards) || w.Phase != g.Phase {
+		return false
+	}
+	for i, gb := range g.Boards {
+		wb := w.Boards[i]
+		if gb.Seat != wb.Seat || gb.Phase != wb.Phase || gb.Revealed != wb.Revealed || gb.Safe != wb.Safe {
+			return false
+		}
+		if !gb.Visible {
+			continue
+		}
+		wc, _ := json.Marshal(wb.Cells)
+		gc, _ := json.Marshal(gb.Cells)
+		flags := 0
+		for _, c := range wb.Cells {
+			if c.Status == minesweeper.Flagged {
+				flags++
+			}
+		}
+		if !wb.Visible || !bytes.Equal(wc, gc) || gb.Flags != flags {
+			return false
+		}
+	}
+	return true
 }
 
 // hiddenFlag is a flag on the first cell a Minesweeper view shows nothing

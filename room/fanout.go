@@ -59,7 +59,10 @@ func (r *Room) fanout(e *entry, eff effect) {
 			if moved {
 				u.Seat = seatPtr(seat)
 			}
-			if eff.started {
+			if eff.started || (eff.ended && r.st.sess != nil) {
+				// A match that starts needs everyone's view; one that ends
+				// discloses what it hid (a race's boards, the mines): the
+				// update that ends it carries each audience's whole view.
 				u.View = r.st.sess.Match().View(seat)
 			}
 			if key.invited {

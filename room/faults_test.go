@@ -79,6 +79,10 @@ func TestAIPanic(t *testing.T) {
 		sendAct(t, r, c, "ai", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlFillWithAI})
 		sendAct(t, r, c, "go", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlStart})
 		synctest.Wait()
+		if n := testutil.ToFloat64(mt.panics.WithLabelValues("boom")); n != 0 {
+			t.Fatalf("the AI was asked %v times before the human's first move", n)
+		}
+		sendAct(t, r, c, "first", protocol.TypeCommand, json.RawMessage(`{}`), nil)
 		if n := testutil.ToFloat64(mt.panics.WithLabelValues("boom")); n != maxAIFailures {
 			t.Fatalf("the AI was asked %v times, want %d", n, maxAIFailures)
 		}

@@ -34,6 +34,8 @@ type Manager struct {
 	scoresQuit chan struct{} // closed by Shutdown
 	scoresDone chan struct{} // closed when the writer has stopped
 	stopScores sync.Once
+
+	replaySlots chan struct{} // a token per replay being validated (SubmitReplay)
 }
 
 // NewManager validates cfg and returns a manager with no rooms loaded.
@@ -42,7 +44,7 @@ func NewManager(cfg Config) (*Manager, error) {
 		return nil, err
 	}
 	m := &Manager{cfg: cfg, rooms: map[string]*Room{}, loading: map[string]chan struct{}{},
-		scoresQuit: make(chan struct{}), scoresDone: make(chan struct{})}
+		scoresQuit: make(chan struct{}), scoresDone: make(chan struct{}), replaySlots: make(chan struct{}, maxReplaysAtOnce)}
 	if cfg.Leaderboards != nil {
 		m.scores = make(chan finished, 1024)
 		go m.writeScores()

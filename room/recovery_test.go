@@ -4,12 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math"
 	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/roomd/roomd/core/minesweeper"
 	"github.com/roomd/roomd/core/nim"
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
@@ -201,77 +198,3 @@ func TestClientAheadOfRestoredRoom(t *testing.T) {
 	}
 }
 
-// TestLeaderboardRecordsHostTime: won solo games are recorded with the
-// host's time and the player's name; lost ones are not.
-func TestLeaderboardRecordsHostTime(t *testing.T) {
-	st := memstore.New()
-	var clock atomic.Int64
-	clock.Store(1_750_000_000_000)
-	m, err := NewManager(Config{Games: session.NewRegistry(minesweeper.Game), Store: st, Leaderboards: st,
-		Now: func() time.Time { return time.UnixMilli(clock.Load()) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	var won []protocol.Result
-	for game := 0; len(won) < 2 && game < 30; game++ {
-		created, err := m.Create(ctx, CreateRequest{Game: "minesweeper", Name: "Ann",
-			Settings: json.RawMessage(`{"mode":"solo","level":"custom","rows":3,"cols":3,"mines":1}`)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, _ := m.Get(ctx, created.Room)
-		c := newFake("ann")
-		r.Hello(c, &protocol.Hello{Room: r.Code(), Token: created.Token})
-		act(t, r, c, "start", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlStart})
-		if res := finishByResult(t, r, c, &clock); res.Status == "won" {
-			won = append(won, res)
-		}
-	}
-	if len(won) < 2 {
-		t.Fatalf("only %d wins in 30 games", len(won))
-	}
-	if err := m.Shutdown(ctx); err != nil { // waits for the leaderboard writer
-		t.Fatal(err)
-	}
-	top, err := st.Top(ctx, store.Board{Game: "minesweeper", Board: "custom-3x3x1", Kind: store.KindHost}, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(top) != len(won) {
-		t.Fatalf("%d scores recorded for %d wins (losses must not count): %+v", len(top), len(won), top)
-	}
-	for _, s := range top {
-		if s.Name != "Ann" || s.Value < 0 || math.Mod(s.Value, 1000) != 0 {
-			t.Fatalf("score %+v: want Ann with a whole number of the host's seconds", s)
-		}
-	}
-}
-
-// finishByResult plays a 3×3 one-mine board to its end by trying cells in
-// order, each a second later, and returns the result.
-func finishByResult(t *testing.T, r *Room, c *fakeClient, clock *atomic.Int64) protocol.Result {
-	t.Helper()
-	for i := 0; i < 9 && r.Info().Phase == protocol.PhaseRunning; i++ {
-		clock.Add(1000)
-		cmd := json.RawMessage(`{"type":"reveal","r":` + string(rune('0'+i/3)) + `,"c":` + string(rune('0'+i%3)) + `}`)
-		a := &protocol.Action{Type: protocol.TypeCommand, ID: "cell" + string(rune('0'+i)), Rev: currentRev(t, c), Command: cmd}
-		if err := r.Act(c, a); err != nil {
-			t.Fatal(err)
-		}
-		c.receipt(t, a.ID)
-	}
-	var res *protocol.Result
-	waitFor(t, "the result", func() bool {
-		for _, msg := range c.messages(t) {
-			if msg.Update != nil && msg.Update.Result != nil {
-				res = msg.Update.Result
-			}
-		}
-		return res != nil
-	})
-	if res.Status != "won" && res.Status != "lost" {
-		t.Fatalf("status %s", res.Status)
-	}
-	return *res
-}

@@ -526,9 +526,10 @@ func (r *Room) onTimer() {
 	}
 }
 
-// aiSeat returns a pending seat played by the AI, or -1.
+// aiSeat returns a pending seat played by the AI, or -1. The AI waits for
+// a human's first move of the match (state.awaitsHuman).
 func (r *Room) aiSeat() int {
-	if r.st.Phase != phaseRunning || r.st.sess == nil {
+	if r.st.Phase != phaseRunning || r.st.sess == nil || r.st.awaitsHuman() {
 		return -1
 	}
 	pending := r.st.sess.Match().Pending()

@@ -2,15 +2,15 @@ package room
 
 import (
 	"crypto/rand"
-	"encoding/binary"
 
 	"github.com/roomd/roomd/core/session"
 )
 
-// newSeed returns a random reference seed in [0, 2^31-1), like the
-// reference client's seeds.
+// newSeed returns a new match's secret: 32 bytes from crypto/rand keying
+// ChaCha8. Only the store and this process know it until the match is over
+// (PROTOCOL.md, "Fair play").
 func newSeed() session.Seed {
-	var b [8]byte
-	rand.Read(b[:])
-	return session.IntSeed(int64(binary.LittleEndian.Uint64(b[:]) % 0x7fffffff))
+	var key [session.SeedBytes]byte
+	_, _ = rand.Read(key[:]) // crypto/rand.Read never fails (Go ≥ 1.24)
+	return session.SecretSeed(key)
 }

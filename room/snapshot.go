@@ -57,6 +57,12 @@ type storedMatch struct {
 	// Checkpoint is the game's saved state at the snapshot, when the game
 	// keeps checkpoints: a restore replays only the moves after it.
 	Checkpoint *session.Checkpoint `json:"checkpoint,omitempty"`
+	// Movers are the seats whose human player has moved this match, and
+	// Assisted says the AI has held a seat of it (state.movers,
+	// state.assisted). A snapshot written before they existed has neither:
+	// they are then worked out from the log and the players (trackLegacy).
+	Movers   []int `json:"movers,omitempty"`
+	Assisted bool  `json:"assisted,omitempty"`
 }
 
 // encode returns the room's snapshot and the first revision whose entry the
@@ -72,7 +78,12 @@ func (s *state) encode() (data []byte, keep uint64, err error) {
 			return nil, 0, fmt.Errorf("room %s: %w", s.Code, err)
 		}
 		snap.Session = &storedMatch{Header: s.sess.Header(), Roster: s.roster, LogFrom: s.logFrom,
-			Prefix: s.sess.Log()[:s.prefix], Checkpoint: cp}
+			Prefix: s.sess.Log()[:s.prefix], Checkpoint: cp, Assisted: s.assisted}
+		for seat, moved := range s.movers {
+			if moved {
+				snap.Session.Movers = append(snap.Session.Movers, seat)
+			}
+		}
 		keep = s.logFrom
 	}
 	data, err = json.Marshal(snap)
@@ -157,6 +168,15 @@ func decodeSnapshot(games *session.Registry, data []byte, entries []store.Entry)
 			return nil, fmt.Errorf("room snapshot %s: %w", snap.Code, err)
 		default:
 			s.sess, s.roster, s.logFrom, s.prefix = sess, m.Roster, m.LogFrom, len(m.Prefix)
+			s.movers, s.assisted = make([]bool, len(m.Roster)), m.Assisted
+			for _, seat := range m.Movers {
+				if seat >= 0 && seat < len(s.movers) {
+					s.movers[seat] = true
+				}
+			}
+			if len(m.Movers) == 0 && !m.Assisted {
+				s.trackLegacy()
+			}
 		}
 	}
 	return s, nil
@@ -196,6 +216,22 @@ func matchLog(m *storedMatch, rev uint64, entries []store.Entry) ([]session.Entr
 		return nil, fmt.Errorf("the store keeps the match's entries only up to %d of %d", next-1, rev)
 	}
 	return log, nil
+}
+
+// trackLegacy works out movers and assisted for a match stored before they
+// were kept: a seat that moved and is not the AI's now was moved by its
+// human, and a match with an AI seat now was assisted. (A player who left
+// after moving counts as the AI's: the match is not ranked, which is the
+// safe side.)
+func (s *state) trackLegacy() {
+	for _, p := range s.Players {
+		s.assisted = s.assisted || p.AI
+	}
+	for _, e := range s.sess.Log() {
+		if e.Seat >= 0 && e.Seat < len(s.movers) && e.Seat < len(s.Players) && !s.Players[e.Seat].AI {
+			s.movers[e.Seat] = true
+		}
+	}
 }
 
 // oldRulesLoaded handles a stored match of rules this build does not run:
@@ -261,6 +297,8 @@ func decodeV1(games *session.Registry, data []byte) (*state, error) {
 		for _, p := range s.Players {
 			s.roster = append(s.roster, p.ID)
 		}
+		s.movers = make([]bool, len(s.roster))
+		s.trackLegacy()
 	}
 	return s, nil
 }

@@ -92,6 +92,13 @@ type state struct {
 	// oldRules: the current match was played under rules this build does
 	// not run; it was ended on loading, and its stored moves are skipped.
 	oldRules bool
+	// movers marks, by seat, the seats whose human player made an
+	// effective move this match; assisted is true once the AI has held a
+	// seat of the match (from its start, or for a player who left). They
+	// decide what a match may rank and under whose names (leaderboard.go),
+	// and when the AI may first move.
+	movers   []bool
+	assisted bool
 }
 
 // effect says what an applied entry changed, for fan-out.
@@ -416,8 +423,10 @@ func (s *state) start(e *entry) (effect, error) {
 	s.Players = players
 	s.sess, s.logFrom, s.prefix = sess, e.Rev+1, 0
 	s.roster = make([]string, len(players))
+	s.movers, s.assisted = make([]bool, len(players)), false
 	for i, p := range players {
 		s.roster[i] = p.ID
+		s.assisted = s.assisted || p.AI
 	}
 	s.Phase = phaseRunning
 	s.Match++
@@ -448,6 +457,9 @@ func (s *state) command(e *entry) (effect, error) {
 		return effect{}, refuse(protocol.CodeInvalidCommand, err.Error())
 	}
 	e.Move = step.Move() // stored and echoed: the canonical form, not the client's bytes
+	if !s.Players[seat].AI && seat < len(s.movers) {
+		s.movers[seat] = true
+	}
 	eff := effect{step: step}
 	if _, started := s.sess.Started(); started && !wasStarted {
 		eff.clock = true
@@ -458,6 +470,25 @@ func (s *state) command(e *entry) (effect, error) {
 		eff.meta, eff.ended = true, true
 	}
 	return eff, nil
+}
+
+// humanMoved reports whether a human player has made a move this match.
+func (s *state) humanMoved() bool { return slices.Contains(s.movers, true) }
+
+// awaitsHuman reports whether the running match waits for its first human
+// move: the AI never moves before a human has (it would open the board for
+// them, or race ahead while they are still loading the page). A match with
+// no human left does not wait.
+func (s *state) awaitsHuman() bool {
+	if s.Phase != phaseRunning || s.humanMoved() {
+		return false
+	}
+	for _, p := range s.Players {
+		if !p.AI {
+			return true
+		}
+	}
+	return false
 }
 
 // endOldRules ends a match played under rules version rv, which this build
@@ -517,6 +548,7 @@ func (s *state) leave(e *entry) (effect, error) {
 		p.Gone, p.TokenHash = true, ""
 		if s.setup.Mode.AI {
 			p.AI = true // the game's AI plays the seat to the end of the match
+			s.assisted = true
 		} else {
 			s.endMatch(e.T, "resigned", others(len(s.Players), i))
 			eff.ended = true

@@ -23,6 +23,9 @@ func (r *Room) roomInfo() protocol.Room {
 	if st.Closed {
 		info.Phase = "closed"
 	}
+	if st.sess != nil {
+		info.Commitment = st.sess.Seed().Commitment()
+	}
 	if h := st.seatOf(st.Host); h >= 0 {
 		info.Host = &h
 	}
@@ -60,8 +63,9 @@ func (st *state) resultWire(withLog bool) *protocol.Result {
 	if res == nil {
 		return nil
 	}
-	out := &protocol.Result{Match: res.Match, Status: res.Status, TimeMs: res.TimeMs, Winners: res.Winners, Config: res.Config}
-	out.Seed, _ = res.Seed.Int()
+	out := &protocol.Result{Match: res.Match, Status: res.Status, TimeMs: res.TimeMs, Winners: res.Winners, Config: res.Config,
+		Commitment: res.Seed.Commitment()}
+	out.Seed, _ = res.Seed.MarshalJSON()
 	if withLog {
 		out.Log = st.logWire()
 	}

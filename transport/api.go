@@ -224,7 +224,8 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 	limit := 10
-	if v := r.URL.Query().Get("limit"); v != "" {
+	q := r.URL.Query()
+	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 100 {
 			httpjson.Error(w, http.StatusBadRequest, "limit must be an integer from 1 to 100")
@@ -232,9 +233,9 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	b, err := s.cfg.Rooms.Leaderboard(r.Context(), r.PathValue("game"), r.PathValue("board"), limit)
+	b, err := s.cfg.Rooms.Leaderboard(r.Context(), r.PathValue("game"), r.PathValue("board"), q.Get("mode"), q.Get("period"), limit)
 	switch {
-	case errors.Is(err, room.ErrUnknownGame):
+	case errors.Is(err, room.ErrUnknownGame), errors.Is(err, room.ErrNoList):
 		httpjson.Error(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, room.ErrNoLeaderboards):
 		httpjson.Error(w, http.StatusNotFound, "this server keeps no leaderboards")
@@ -245,25 +246,56 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// submitReplay validates an offline game {game, name, seed, config, log}
-// by replay and lists a valid ranked result as client-timed.
+// submitReplay validates an offline game {game, seed, config, log} by
+// replay and says whether a human could have played it. It ranks nothing.
 func (s *Server) submitReplay(w http.ResponseWriter, r *http.Request) {
-	if !requireJSON(w, r) || !s.quota(w, r, qReplays) {
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, room.MaxReplayBytes)
-	data, err := io.ReadAll(r.Body)
-	if err != nil {
-		httpjson.Error(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("a replay is at most %d bytes", room.MaxReplayBytes))
+	data, ok := s.readRecord(w, r)
+	if !ok {
 		return
 	}
 	v, err := s.cfg.Rooms.SubmitReplay(r.Context(), data)
 	switch {
 	case errors.Is(err, room.ErrBadReplay), errors.Is(err, room.ErrUnknownGame):
 		httpjson.Error(w, http.StatusBadRequest, err.Error())
+	case err != nil && r.Context().Err() != nil:
+		return // the client has gone
 	case err != nil:
 		roomError(w, "", err)
 	default:
 		httpjson.Write(w, http.StatusOK, v)
 	}
+}
+
+// verify checks a finished match's record (GET /api/rooms/{code}/replay's
+// answer, with the commitment the player saw): what `roomd verify` does,
+// for players without the binary.
+func (s *Server) verify(w http.ResponseWriter, r *http.Request) {
+	data, ok := s.readRecord(w, r)
+	if !ok {
+		return
+	}
+	v, err := room.Verify(s.cfg.Rooms.Config().Games, data)
+	switch {
+	case errors.Is(err, room.ErrBadRecord), errors.Is(err, room.ErrUnknownGame):
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
+	case err != nil:
+		roomError(w, "", err)
+	default:
+		httpjson.Write(w, http.StatusOK, v)
+	}
+}
+
+// readRecord reads a JSON request body of at most room.MaxReplayBytes,
+// within the address's replay quota; false when it answered already.
+func (s *Server) readRecord(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if !requireJSON(w, r) || !s.quota(w, r, qReplays) {
+		return nil, false
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, room.MaxReplayBytes)
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		httpjson.Error(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("a record is at most %d bytes", room.MaxReplayBytes))
+		return nil, false
+	}
+	return data, true
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -360,4 +362,23 @@ func postJSON(url string, body, out any) (int, error) {
 	}
 	defer resp.Body.Close()
 	return resp.StatusCode, json.NewDecoder(resp.Body).Decode(out)
+}
+
+// decodeSeed decodes a result's disclosed seed.
+func decodeSeed(t *testing.T, raw json.RawMessage) session.Seed {
+	t.Helper()
+	var s session.Seed
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatalf("result seed %s: %v", raw, err)
+	}
+	return s
+}
+
+// seedPattern matches a disclosed seed in a frame: a secret's hex digits in
+// either case, or a reference seed's number standing alone.
+func seedPattern(raw json.RawMessage) *regexp.Regexp {
+	if len(raw) > 0 && raw[0] == '"' {
+		return regexp.MustCompile(`(?i)` + regexp.QuoteMeta(strings.Trim(string(raw), `"`)))
+	}
+	return regexp.MustCompile(`[^0-9.]` + regexp.QuoteMeta(string(raw)) + `[^0-9]`)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
 	"testing"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
-	"github.com/roomd/roomd/store/memstore"
 	"github.com/roomd/roomd/transport/client"
 )
 
@@ -162,51 +160,3 @@ func TestIdleRoomClosed(t *testing.T) {
 
 func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
 
-func TestReplaySubmissionAndLeaderboard(t *testing.T) {
-	s := startServer(t, func(rc *room.Config, _ *Config) { rc.Leaderboards = rc.Store.(*memstore.Memory) })
-	rec, err := os.ReadFile("../testdata/replay/g01.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var body map[string]any
-	json.Unmarshal(rec, &body)
-	body["name"] = "Offline Ann"
-	var verdict struct {
-		Status string
-		Valid  bool
-	}
-	if st := s.post("/api/replays", body, &verdict); st != http.StatusBadRequest {
-		t.Fatalf("a replay without its game: %d, want 400", st)
-	}
-	body["game"] = "minesweeper"
-	var listed struct {
-		Status string
-		Time   float64
-		Valid  bool
-		Listed bool
-	}
-	if st := s.post("/api/replays", body, &listed); st != http.StatusOK || !listed.Valid || !listed.Listed || listed.Time != 34991 {
-		t.Fatalf("replay: %d %+v", st, listed)
-	}
-	body["log"] = []any{}
-	if st := s.post("/api/replays", body, &listed); st != http.StatusOK || listed.Valid || listed.Listed {
-		t.Fatalf("empty log: %d %+v", st, listed)
-	}
-	if st := s.post("/api/replays", map[string]any{"seed": 1}, &struct{}{}); st != http.StatusBadRequest {
-		t.Fatalf("a record without a log: %d", st)
-	}
-	code, raw := get(t, s.URL+"/api/leaderboards/minesweeper/beginner?limit=5", "")
-	var board room.Board
-	if err := json.Unmarshal(raw, &board); err != nil || code != http.StatusOK {
-		t.Fatalf("leaderboard: %d %s", code, raw)
-	}
-	if len(board.Client) != 1 || board.Client[0].Name != "Offline Ann" || board.Client[0].Value != 34991 || len(board.Host) != 0 {
-		t.Fatalf("leaderboard %+v", board)
-	}
-	if code, _ := get(t, s.URL+"/api/leaderboards/chess/x", ""); code != http.StatusNotFound {
-		t.Fatalf("unknown game: %d", code)
-	}
-	if code, _ := get(t, s.URL+"/api/leaderboards/minesweeper/beginner?limit=0", ""); code != http.StatusBadRequest {
-		t.Fatalf("limit 0: %d", code)
-	}
-}

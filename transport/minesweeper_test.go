@@ -8,12 +8,10 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"strconv"
 	"testing"
 
 	"github.com/roomd/roomd/core/grid"
 	"github.com/roomd/roomd/core/minesweeper"
-	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/transport/client"
 )
@@ -169,7 +167,7 @@ func waitResult(t *testing.T, ps []*msPlayer) protocol.Result {
 		res, _ := p.tr.Result()
 		if first == nil {
 			first = &res
-		} else if res.Status != first.Status || res.TimeMs != first.TimeMs || res.Seed != first.Seed {
+		} else if res.Status != first.Status || res.TimeMs != first.TimeMs || !bytes.Equal(res.Seed, first.Seed) {
 			t.Fatalf("%s result %+v differs from %+v", p.name, res, *first)
 		}
 	}
@@ -207,7 +205,7 @@ func checkHiddenBoard(t *testing.T, c *tclient, res protocol.Result) {
 			key = 0
 		}
 		if _, ok := layouts[key]; !ok {
-			l, err := minesweeper.Generate(session.IntSeed(res.Seed), cfg, mv.R, mv.C)
+			l, err := minesweeper.Generate(decodeSeed(t, res.Seed), cfg, mv.R, mv.C)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -218,7 +216,7 @@ func checkHiddenBoard(t *testing.T, c *tclient, res protocol.Result) {
 		l, ok := layouts[board]
 		return ok && r >= 0 && c >= 0 && r < l.Rows && c < l.Cols && l.Mine[r*l.Cols+c]
 	}
-	seedNum := regexp.MustCompile(`[^0-9.]` + strconv.FormatInt(res.Seed, 10) + `[^0-9]`)
+	seedNum := seedPattern(res.Seed)
 	checked := 0
 	for _, ev := range c.snapshotEvents() {
 		if ev.Raw == nil {

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -336,7 +334,7 @@ func TestNimSecretsStayHidden(t *testing.T) {
 	if len(secrets) != 2 {
 		t.Fatalf("the end did not show the secrets: %v", secrets)
 	}
-	seed := regexp.MustCompile(`[^0-9]` + strconv.FormatInt(res.Seed, 10) + `[^0-9]`)
+	seed := seedPattern(res.Seed)
 	for seat, c := range viewers {
 		if c == spec {
 			seat = -1

@@ -2,6 +2,7 @@
 //
 //	roomd [serve] [flags]     run the server (the default)
 //	roomd replay [flags] FILE validate a recorded game by replay
+//	roomd verify [flags] FILE check a finished match's secret and outcome
 //
 // Run `roomd -h` or `roomd replay -h` for the flags.
 package main
@@ -17,13 +18,15 @@ import (
 func main() {
 	args := os.Args[1:]
 	cmd := "serve"
-	if len(args) > 0 && (args[0] == "serve" || args[0] == "replay" || args[0] == "probe") {
+	if len(args) > 0 && (args[0] == "serve" || args[0] == "replay" || args[0] == "verify" || args[0] == "probe") {
 		cmd, args = args[0], args[1:]
 	}
 	var code int
 	switch cmd {
 	case "replay":
 		code = replayMain(args, os.Stdin, os.Stdout, os.Stderr)
+	case "verify":
+		code = verifyMain(args, os.Stdin, os.Stdout, os.Stderr)
 	case "probe":
 		code = probeMain(args, os.Stderr)
 	default:
@@ -38,6 +41,7 @@ func usageHeader() string {
 Usage:
   roomd [serve] [flags]       run the server (default)
   roomd replay [flags] FILE   print the verdict of a recorded game (FILE or - for stdin)
+  roomd verify FILE|URL|-     check a finished match: its secret against the commitment, its moves against its result
   roomd probe URL             exit 0 if URL answers 200 (a health check for images without curl)
 
 Every flag can also be set by the environment variable named after it.

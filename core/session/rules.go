@@ -6,6 +6,7 @@ package session
 
 import (
 	"fmt"
+	"slices"
 )
 
 // Seat numbers a player seat from 0. Spectator is the viewer without a seat.
@@ -62,6 +63,15 @@ type Ranking struct {
 	// Higher is true when a higher value ranks better (a score), false when
 	// lower does (a time).
 	Higher bool `json:"higher"`
+	// Boards lists the boards (Setup.Board) that keep leaderboards, so that
+	// a client cannot make new lists by inventing boards (a custom
+	// Minesweeper size); nil means every board the game names.
+	Boards []string `json:"boards,omitempty"`
+}
+
+// Keeps reports whether board has leaderboards.
+func (r *Ranking) Keeps(board string) bool {
+	return r != nil && board != "" && (r.Boards == nil || slices.Contains(r.Boards, board))
 }
 
 // Rejection is the typed refusal of a move. The state is unchanged when a

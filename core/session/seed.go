@@ -2,10 +2,13 @@ package session
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 )
 
@@ -21,12 +24,19 @@ const (
 	// integer: reference records, `roomd replay` and every match stored
 	// before seeds became secrets use it, bit for bit.
 	Mulberry32 Generator = iota + 1
+	// ChaCha8 is math/rand/v2's ChaCha8, a cryptographic generator, keyed
+	// with the seed's 32 bytes: the seeds of online matches (SecretSeed).
+	// Knowing some of its outputs (a board's first cells) tells nothing of
+	// the rest, and the key space cannot be searched.
+	ChaCha8
 )
 
 func (g Generator) String() string {
 	switch g {
 	case Mulberry32:
 		return "mulberry32"
+	case ChaCha8:
+		return "chacha8"
 	}
 	return fmt.Sprintf("Generator(%d)", uint8(g))
 }
@@ -47,6 +57,13 @@ func IntSeed(n int64) Seed {
 	s := Seed{gen: Mulberry32}
 	binary.LittleEndian.PutUint64(s.data[:8], uint64(n))
 	return s
+}
+
+// SecretSeed is a ChaCha8 seed keyed with key: an online match's secret,
+// which the host draws from crypto/rand (core never reads randomness
+// itself) and discloses only once the match is over.
+func SecretSeed(key [SeedBytes]byte) Seed {
+	return Seed{gen: ChaCha8, data: key}
 }
 
 // Generator returns the seed's generator; 0 for the zero Seed.
@@ -70,10 +87,30 @@ func (s Seed) Source() Source {
 	case Mulberry32:
 		n, _ := s.Int()
 		return NewRNG(n)
+	case ChaCha8:
+		return chachaSource{rand.NewChaCha8(s.data)}
 	}
 	// The zero Seed: a fixed stream, so that a forgotten seed is found by
 	// tests (every match alike) rather than by a crash.
 	return NewRNG(0)
+}
+
+// chachaSource draws 32-bit numbers from ChaCha8: the high half of each
+// 64-bit output.
+type chachaSource struct{ c *rand.ChaCha8 }
+
+func (c chachaSource) Uint32() uint32 { return uint32(c.c.Uint64() >> 32) }
+
+// Commitment is the hex SHA-256 of a secret seed's 32 bytes: published when
+// a match starts, it binds the host to the seed it discloses at the end
+// (sha256(hex-decoded result.seed) must equal it). A reference seed has
+// none ("").
+func (s Seed) Commitment() string {
+	if s.gen != ChaCha8 {
+		return ""
+	}
+	sum := sha256.Sum256(s.data[:])
+	return hex.EncodeToString(sum[:])
 }
 
 // String is the seed's JSON form without quotes.
@@ -83,12 +120,18 @@ func (s Seed) String() string {
 }
 
 // MarshalJSON encodes a reference seed as its JSON number (the form of the
-// reference's records and of every stored match).
+// reference's records and of matches stored before secret seeds) and a
+// secret seed as a string of 64 hex digits: the form says the generator.
 func (s Seed) MarshalJSON() ([]byte, error) {
 	switch s.gen {
 	case Mulberry32:
 		n, _ := s.Int()
 		return strconv.AppendInt(nil, n, 10), nil
+	case ChaCha8:
+		b := make([]byte, 0, 2+2*SeedBytes)
+		b = append(b, '"')
+		b = hex.AppendEncode(b, s.data[:])
+		return append(b, '"'), nil
 	case 0:
 		return []byte("null"), nil
 	}
@@ -96,11 +139,23 @@ func (s Seed) MarshalJSON() ([]byte, error) {
 }
 
 // ErrSeed is wrapped by every seed decoding failure.
-var ErrSeed = errors.New("seed must be an integer")
+var ErrSeed = errors.New("seed must be an integer or a string of 64 hex digits")
 
-// UnmarshalJSON decodes a JSON integer as a reference seed.
+// UnmarshalJSON decodes a JSON integer as a reference seed and a string of
+// 64 hex digits as a secret (ChaCha8) seed.
 func (s *Seed) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var key [SeedBytes]byte
+		if len(b) != 2+2*SeedBytes || b[len(b)-1] != '"' {
+			return fmt.Errorf("%w: %s", ErrSeed, clipBytes(b))
+		}
+		if _, err := hex.Decode(key[:], b[1:len(b)-1]); err != nil {
+			return fmt.Errorf("%w: %s", ErrSeed, clipBytes(b))
+		}
+		*s = SecretSeed(key)
+		return nil
+	}
 	if len(b) == 0 || (b[0] != '-' && (b[0] < '0' || b[0] > '9')) {
 		return fmt.Errorf("%w: %s", ErrSeed, clipBytes(b))
 	}

@@ -85,17 +85,21 @@ export function score(s) {
 }
 
 /**
- * The best results of a board, best first, or [] when there is no
- * leaderboard (yet). GET /api/leaderboards/{game}/{board} answers
- * {game, board, host: [...], client: [...]}; a bare list is taken too.
+ * The best results of a board in one mode (all time), best first: [] when
+ * the list is empty, null when the server keeps no such list (a custom
+ * board). GET /api/leaderboards/{game}/{board}?mode= answers
+ * {game, board, mode, period, by, higher, scores: [...]}; a bare list is
+ * taken too.
  * @param {string} game
  * @param {string} board
- * @returns {Promise<Score[]>}
+ * @param {string} [mode]
+ * @returns {Promise<Score[]|null>}
  */
-export async function leaderboard(game, board) {
+export async function leaderboard(game, board, mode) {
   try {
-    const body = await call(`/api/leaderboards/${encodeURIComponent(game)}/${encodeURIComponent(board)}?limit=10`);
-    const list = Array.isArray(body) ? body : (body?.host || body?.scores || []);
+    const q = mode ? `&mode=${encodeURIComponent(mode)}` : '';
+    const body = await call(`/api/leaderboards/${encodeURIComponent(game)}/${encodeURIComponent(board)}?limit=10${q}`);
+    const list = Array.isArray(body) ? body : (body?.scores || []);
     /** @type {Score[]} */
     const out = [];
     for (const s of list) {
@@ -103,7 +107,7 @@ export async function leaderboard(game, board) {
       if (sc) out.push(sc);
     }
     return out.slice(0, 10);
-  } catch {
-    return [];
+  } catch (e) {
+    return e instanceof APIError && e.status === 404 ? null : [];
   }
 }

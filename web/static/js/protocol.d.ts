@@ -108,7 +108,8 @@ export interface Result {
   status: string;
   time: number;
   winners: number[];
-  seed: number;
+  seed: unknown;
+  commitment?: string;
   config: unknown;
   log?: unknown;
 }
@@ -131,6 +132,7 @@ export interface Room {
   clocks: Clocks;
   access: "public" | "unlisted" | "locked";
   watchLocked?: boolean;
+  commitment?: string;
 }
 
 export interface SeatInfo {
