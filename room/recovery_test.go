@@ -197,4 +197,3 @@ func TestClientAheadOfRestoredRoom(t *testing.T) {
 		t.Fatalf("notice %+v", n)
 	}
 }
-

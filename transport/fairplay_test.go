@@ -253,4 +253,3 @@ func TestReplaysAreNeverRanked(t *testing.T) {
 		t.Fatalf("limit 0: %d", code)
 	}
 }
-

@@ -159,4 +159,3 @@ func TestIdleRoomClosed(t *testing.T) {
 }
 
 func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
-

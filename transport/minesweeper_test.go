@@ -335,11 +335,44 @@ func TestRaceWinner(t *testing.T) {
 	case wonBy < 0 && len(res.Winners) != 0:
 		t.Fatalf("nobody cleared a board, result winners %v", res.Winners)
 	}
-	// The spectator saw every board; each player saw only its own cells.
+	// While the race ran, the spectator got progress only: no frame before
+	// the end holds a cell of any board (every racer's board comes from one
+	// secret: a racer watching its own race must learn nothing). The update
+	// that ends the race carries every board.
+	before, after := 0, false
+	for _, ev := range spec.snapshotEvents() {
+		if ev.Raw == nil {
+			continue
+		}
+		if ev.Update != nil && ev.Update.Result != nil {
+			var end struct {
+				View minesweeper.View `json:"view"`
+			}
+			if err := json.Unmarshal(ev.Raw, &end); err != nil || len(end.View.Boards) != 2 {
+				t.Fatalf("the update that ends the race: %v %s", err, ev.Raw)
+			}
+			for _, b := range end.View.Boards {
+				if !b.Visible || len(b.Cells) == 0 {
+					t.Errorf("the end shows the spectator no cells of board %d: %s", b.Seat, ev.Raw)
+				}
+			}
+			after = true
+			break
+		}
+		before++
+		for _, cell := range []string{`"cells"`, `"r":`, `"mines"`, `"adjacent"`} {
+			if bytes.Contains(ev.Raw, []byte(cell)) {
+				t.Fatalf("the spectator got %s while the race ran: %s", cell, ev.Raw)
+			}
+		}
+	}
+	if !after || before < 4 {
+		t.Fatalf("spectator frames: %d before the end, end seen %v", before, after)
+	}
 	spec.follow()
 	for _, b := range spec.view.Boards {
 		if !b.Visible {
-			t.Errorf("spectator cannot see board %d", b.Seat)
+			t.Errorf("spectator cannot see board %d after the end", b.Seat)
 		}
 	}
 	for _, p := range players {

@@ -137,6 +137,9 @@ type Server struct {
 
 	mu    sync.Mutex
 	conns map[*conn]struct{}
+	// upgrading counts the upgrades between the MaxConns check and their
+	// entry in conns, so that sockets opened at once cannot pass the cap.
+	upgrading int
 	wg    sync.WaitGroup
 	ctx   context.Context
 	stop  context.CancelFunc
@@ -211,13 +214,24 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	addr := s.quotas.clientAddr(r)
 	s.mu.Lock()
-	full := len(s.conns) >= s.cfg.MaxConns
+	full := len(s.conns)+s.upgrading >= s.cfg.MaxConns
+	if !full {
+		s.upgrading++ // a slot held until the socket is in conns, or refused
+	}
 	s.mu.Unlock()
 	if full {
 		w.Header().Set("Retry-After", "5")
 		httpjson.Error(w, http.StatusServiceUnavailable, fmt.Sprintf("the server holds its %d connections; try again later", s.cfg.MaxConns))
 		return
 	}
+	reserved := true
+	defer func() {
+		if reserved {
+			s.mu.Lock()
+			s.upgrading--
+			s.mu.Unlock()
+		}
+	}()
 	if wait, ok := s.quotas.take(addr, qSockets); !ok {
 		refuseQuota(w, qSockets, wait)
 		return
@@ -246,6 +260,8 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	c := newConn(s, ws)
 	c.addr = addr
 	s.mu.Lock()
+	s.upgrading--
+	reserved = false
 	if s.closing.Load() {
 		s.mu.Unlock()
 		// A bye first, as before every 4xxx close (PROTOCOL.md §2.3).

@@ -93,10 +93,10 @@ func TestSoloMouseAndKeyboard(t *testing.T) {
 	if got := eval[string](p, `document.getElementById('result-time').textContent`); !strings.HasSuffix(got, " s") {
 		t.Errorf("result time %q", got)
 	}
-	// The win is on the board's leaderboard, host-timed.
-	p.wait("the leaderboard with this win", `document.getElementById('leaderboard').dataset.state === 'ready' && document.querySelector('#leaderboard li.score-mine')`)
-	if got := eval[string](p, `document.querySelector('#leaderboard li.score-mine .score-name').textContent`); got != "Ann" {
-		t.Errorf("leaderboard entry %q, want Ann", got)
+	// A custom board keeps no leaderboard, and the page says so.
+	p.wait("no leaderboard for a custom board", `document.getElementById('leaderboard').dataset.state === 'none'`)
+	if got := eval[string](p, `document.getElementById('leaderboard').innerText`); !strings.Contains(got, "Custom boards have no leaderboard") {
+		t.Errorf("leaderboard panel %q", got)
 	}
 
 	// Game 2: the keyboard. The face starts a new game (a rematch).
@@ -242,6 +242,122 @@ func TestCoopPlayersAndSpectator(t *testing.T) {
 	}
 }
 
+// TestRaceSpectator: while a race runs, a spectator sees one card per racer
+// with its progress (phase, revealed of safe, flags) and no board, even
+// once a racer has exploded, and no frame it receives names a cell; a
+// racer sees its rival's progress and flags, not its board. When the race
+// ends, everyone sees every board with its mines.
+func TestRaceSpectator(t *testing.T) {
+	srv := startRoomd(t)
+	ann := newUser(t, srv, "ann", desktop)
+	// 6×6 with 20 mines: past the first reveal's safe 3×3, most cells are
+	// mines, so a racer who keeps revealing soon explodes.
+	code := ann.createMinesweeper(msSettings{mode: "race", level: "custom", rows: 6, cols: 6, mines: 20}, "Ann")
+	bob := newUser(t, srv, "bob", desktop)
+	bob.open("/r/" + code)
+	bob.wait("the join form", `document.getElementById('join-player')`)
+	bob.setField("#join-name", "Bob")
+	bob.click("#join-player")
+	bob.wait("Bob's seat", `document.querySelector('#seats .seat-you[data-seat="1"]') && document.getElementById('ready')`)
+	eve := newUser(t, srv, "eve", desktop)
+	eve.open("/r/" + code)
+	eve.click("#join-watch")
+	eve.wait("the spectator's lobby", `document.getElementById('conn').dataset.connState === 'online' && document.querySelectorAll('#seats .seat[data-seat]').length === 2`)
+	bob.click("#ready")
+	ann.wait("Bob ready", `document.querySelector('#seats .seat[data-seat="1"][data-ready="true"]')`)
+	ann.click("#start")
+	for _, p := range []*page{ann, bob} {
+		p.wait("the board", `document.body.dataset.phase === 'running' && document.querySelectorAll('#board td').length === 36`)
+	}
+	const cards = `[...document.querySelectorAll('#others .race-board')]`
+	eve.wait("a progress card per racer, no board", cards+`.length === 2 && `+cards+`.every(c => c.dataset.board === 'hidden' && c.querySelector('.race-veiled')) && !document.querySelector('td')`)
+
+	ann.clickCell(2, 2, input.MouseButtonLeft)
+	ann.waitCell("#board", 2, 2, "revealed", "0")
+	eve.wait("Ann's progress", `(() => { const c = document.querySelector('.race-board[data-seat="0"]');
+		return c.dataset.phase === 'active' && Number(c.dataset.revealed) >= 9 && c.dataset.safe === '16' &&
+			c.querySelector('.race-count').textContent === c.dataset.revealed + '/16' && c.querySelector('.race-name').textContent.includes('Ann'); })()`)
+	bob.clickCell(5, 5, input.MouseButtonRight)
+	bob.waitCell("#board", 5, 5, "flagged", "")
+	eve.wait("Bob's flag on his card", `document.querySelector('.race-board[data-seat="1"]')?.dataset.flags === '1' &&
+		document.querySelector('.race-board[data-seat="1"] .race-flags').textContent === '1 flag'`)
+	ann.wait("Bob's flag on his rival card", `document.querySelector('.rival[data-seat="1"]')?.dataset.flags === '1' &&
+		document.querySelector('.rival[data-seat="1"] .race-flags').textContent === '1 flag'`)
+
+	// Ann explodes; Bob races on. Nobody else sees her board yet.
+	loseBoard(t, ann)
+	eve.wait("Ann's loss on her card", `document.querySelector('.race-board[data-seat="0"]')?.dataset.phase === 'lost'`)
+	bob.wait("Ann's loss on her rival card", `document.querySelector('.rival[data-seat="0"]')?.dataset.phase === 'lost'`)
+	if n := eval[int](eve, `document.querySelectorAll('td').length`); n != 0 {
+		t.Errorf("the spectator has %d cells while the race runs", n)
+	}
+	if n := eval[int](bob, `document.querySelectorAll('#others td').length`); n != 0 {
+		t.Errorf("Bob sees %d cells of Ann's board while the race runs", n)
+	}
+	frames := eve.wsFrames()
+	for _, f := range frames {
+		for _, leak := range []string{`"cells"`, `"r":`, `"mines":[`, `"status"`, `"flagged"`, `"adjacent"`} {
+			if strings.Contains(f, leak) {
+				t.Errorf("the spectator got %s while the race runs: %s", leak, f)
+			}
+		}
+	}
+
+	// Bob explodes too: the race is over, and every board shows, with its
+	// mines, to the spectator and to each racer.
+	bob.clickCell(2, 2, input.MouseButtonLeft)
+	bob.waitCell("#board", 2, 2, "revealed", "0")
+	loseBoard(t, bob)
+	eve.wait("every board, with its mines", `!document.getElementById('result').hidden && `+cards+`.length === 2 && `+cards+`.every(c =>
+		c.dataset.board === 'shown' && c.dataset.phase === 'lost' && c.querySelectorAll('td').length === 36 &&
+		c.querySelector('td[data-exploded]') && c.querySelectorAll('td[data-value="mine"]').length >= 19)`)
+	if got := eval[string](eve, `document.querySelector('.race-board[data-seat="1"] td[data-r="5"][data-c="5"]').dataset.status`); got != "flagged" {
+		t.Errorf("Bob's flag at (5, 5) shows %q to the spectator after the race", got)
+	}
+	ann.wait("Bob's board on his rival card", `document.querySelectorAll('.rival[data-seat="1"] table.board td').length === 36 && document.querySelector('.rival[data-seat="1"] td[data-exploded]')`)
+	bob.wait("Ann's board on her rival card", `document.querySelectorAll('.rival[data-seat="0"] table.board td').length === 36 && document.querySelector('.rival[data-seat="0"] td[data-exploded]')`)
+
+	// The update that ended the race carried the spectator's view of every
+	// board (the client also resyncs after a result, which would show them
+	// too: this checks the room sends them at once).
+	ended := false
+	for _, f := range eve.wsFrames()[len(frames):] {
+		var u struct {
+			Type   string          `json:"type"`
+			Result json.RawMessage `json:"result"`
+			View   *struct {
+				Boards []struct {
+					Cells *[]json.RawMessage `json:"cells"`
+				} `json:"boards"`
+			} `json:"view"`
+		}
+		if json.Unmarshal([]byte(f), &u) != nil || u.Type != "update" || u.Result == nil {
+			continue
+		}
+		ended = true
+		if u.View == nil || len(u.View.Boards) != 2 || u.View.Boards[0].Cells == nil || u.View.Boards[1].Cells == nil {
+			t.Errorf("the update that ended the race carries no view of every board: %s", f)
+		}
+	}
+	if !ended {
+		t.Error("the spectator got no update with the result")
+	}
+}
+
+// loseBoard reveals hidden cells of p's #board, the last first, until one
+// explodes.
+func loseBoard(t *testing.T, p *page) {
+	t.Helper()
+	for i := 0; !eval[bool](p, `!!document.querySelector('#board td[data-exploded]')`); i++ {
+		rc := eval[[]int](p, `(() => { const td = [...document.querySelectorAll('#board td[data-status="hidden"]')].pop(); return td ? [Number(td.dataset.r), Number(td.dataset.c)] : []; })()`)
+		if len(rc) != 2 || i > 40 {
+			t.Fatalf("%s: no explosion after %d reveals%s", p.name, i, p.debug())
+		}
+		p.clickCell(rc[0], rc[1], input.MouseButtonLeft)
+		p.waitCell("#board", rc[0], rc[1], "revealed", "*")
+	}
+}
+
 // checkNoSecrets reads every WebSocket frame a page received and, for
 // each finished match, rebuilds the board from the result's seed and first
 // reveal; no frame of the match before the one that ended it may show a
@@ -258,7 +374,7 @@ func checkNoSecrets(t *testing.T, p *page) int {
 			Type   string          `json:"type"`
 			View   json.RawMessage `json:"view"`
 			Result *struct {
-				Seed   int64           `json:"seed"`
+				Seed   session.Seed    `json:"seed"`
 				Config json.RawMessage `json:"config"`
 				Log    []struct {
 					Move struct {
@@ -285,7 +401,7 @@ func checkNoSecrets(t *testing.T, p *page) int {
 			t.Fatalf("%s: result %s: %v", p.name, f, err)
 		}
 		first := res.Log[0].Move
-		layout, err := minesweeper.Generate(session.IntSeed(res.Seed), cfg, first.R, first.C)
+		layout, err := minesweeper.Generate(res.Seed, cfg, first.R, first.C)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -79,7 +79,7 @@ func TestScreenshots(t *testing.T) {
 	host.click("#start")
 	host.wait("the race board", `document.body.dataset.phase === 'running' && document.querySelectorAll('#board td').length === 81`)
 	host.clickCell(4, 4, input.MouseButtonLeft)
-	spec.wait("both boards moving", `document.querySelectorAll('.race-board').length === 2 && [...document.querySelectorAll('.race-board')].every(b => b.querySelector('td[data-status="revealed"]'))`)
+	spec.wait("both racers moving", `document.querySelectorAll('.race-board').length === 2 && [...document.querySelectorAll('.race-board')].every(b => Number(b.dataset.revealed) > 0)`)
 	host.wait("the rival's progress", `Number(document.querySelector('.rival[data-seat="1"]')?.dataset.revealed) > 0`)
 	host.screenshot("race-player-desktop")
 	spec.screenshot("spectator-desktop")

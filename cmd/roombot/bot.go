@@ -490,24 +490,26 @@ func (b *bot) onUpdate(u *protocol.Update, raw []byte, now time.Time) {
 	case b.cur != nil:
 		b.cur.add(frame)
 	}
-	if frame.views != nil {
+	switch {
+	case frame.views != nil:
+		// An update's view (a match that starts, or ends) is the view
+		// after it: its beats are in it already.
 		b.fol.setDecoded(frame.views[0])
-	}
-	if !isNull(beats) {
+	case !isNull(beats):
 		if err := b.fol.applyDecoded(frame.beats); err != nil {
 			sc.viol.add(vBadFrame, "%s: beats %s: %v", b.name, clipBytes(beats, 200), err)
 		}
-		if u.By != nil {
-			if b.role != roleSpectator && *u.By == b.seat {
-				b.led.ownChange(u.To)
-			}
-			if b.role == roleSpectator {
-				sc.st.deliveries.Add(1)
-				// A slow spectator is not measured from its hold until it
-				// has reconnected.
-				if !b.slowHeld || b.slowBack {
-					b.room.arrival(u.To, now, sc.st)
-				}
+	}
+	if !isNull(beats) && u.By != nil {
+		if b.role != roleSpectator && *u.By == b.seat {
+			b.led.ownChange(u.To)
+		}
+		if b.role == roleSpectator {
+			sc.st.deliveries.Add(1)
+			// A slow spectator is not measured from its hold until it
+			// has reconnected.
+			if !b.slowHeld || b.slowBack {
+				b.room.arrival(u.To, now, sc.st)
 			}
 		}
 	}

@@ -7,9 +7,10 @@ import (
 )
 
 // follower is a bot's own picture of the match: it starts from a view the
-// server sent (a snapshot's or a match start's) and applies every beat, as
-// a client does. Players choose their moves from it. viewFollower is the
-// one implementation, over a game's adapter.
+// server sent (a snapshot's, or the update's that starts or ends a match)
+// and applies every other update's beats, as a client does. Players
+// choose their moves from it. viewFollower is the one implementation, over
+// a game's adapter.
 type follower interface {
 	// decodeView decodes a view the server sent; nil for a null view (a
 	// lobby). decodeBeats decodes one update's beats.

@@ -138,7 +138,9 @@ func (minesweeperAdapter) quirk(followed, server minesweeper.View) bool {
 
 // leaks rebuilds each board of the match from the result's seed and the
 // first reveal on it, then checks that no frame before the end showed a
-// mine that was not exploded, a hidden cell, or another race seat's cells.
+// mine that was not exploded, a hidden cell, or, in a race, the cells of a
+// board other than the viewer's own (a spectator's: of any board) in a
+// view or in a beat other than progress.
 func (minesweeperAdapter) leaks(frames []frame[minesweeper.View, minesweeper.Event], res protocol.Result, seat int) []finding {
 	var out []finding
 	cfg, err := minesweeper.DecodeConfig(res.Config)
@@ -164,10 +166,14 @@ func (minesweeperAdapter) leaks(frames []frame[minesweeper.View, minesweeper.Eve
 			key = e.Seat
 		}
 		if _, ok := layouts[key]; !ok {
-			if l, err := minesweeper.Generate(session.IntSeed(res.Seed), cfg, mv.R, mv.C); err == nil {
+			if l, err := minesweeper.Generate(resultSeed(res), cfg, mv.R, mv.C); err == nil {
 				layouts[key] = l
 			}
 		}
+	}
+	who := fmt.Sprintf("seat %d", seat)
+	if seat < 0 {
+		who = "a spectator"
 	}
 	isMine := func(board, r, c int) bool {
 		l, ok := layouts[board]
@@ -195,8 +201,8 @@ func (minesweeperAdapter) leaks(frames []frame[minesweeper.View, minesweeper.Eve
 				continue
 			}
 			for _, b := range v.Boards {
-				if b.Visible && seat >= 0 && b.Seat != seat {
-					out = append(out, finding{vLeakBoard, fmt.Sprintf("match %d: seat %d got the cells of seat %d's board", res.Match, seat, b.Seat)})
+				if b.Visible && b.Seat != seat {
+					out = append(out, finding{vLeakBoard, fmt.Sprintf("match %d: %s got the cells of seat %d's board", res.Match, who, b.Seat)})
 				}
 				if b.Visible {
 					check(b.Seat, b.Phase, b.Cells)
@@ -208,8 +214,8 @@ func (minesweeperAdapter) leaks(frames []frame[minesweeper.View, minesweeper.Eve
 			if e.Tagged {
 				board = e.Seat
 			}
-			if race && seat >= 0 && board != seat && e.Type != minesweeper.EventProgress {
-				out = append(out, finding{vLeakBoard, fmt.Sprintf("match %d: seat %d got a %v event of seat %d's board", res.Match, seat, e.Type, board)})
+			if race && board != seat && e.Type != minesweeper.EventProgress {
+				out = append(out, finding{vLeakBoard, fmt.Sprintf("match %d: %s got a %v event of seat %d's board", res.Match, who, e.Type, board)})
 			}
 			if len(e.Mines) > 0 {
 				out = append(out, finding{vLeakMine, fmt.Sprintf("match %d board %d: a %v event lists %d mines before the end", res.Match, board, e.Type, len(e.Mines))})

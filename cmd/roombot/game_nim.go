@@ -83,7 +83,7 @@ func (nimAdapter) leaks(frames []frame[nim.View, nim.Event], res protocol.Result
 	for _, frame := range frames {
 		for _, v := range frame.views {
 			if secrets == nil && v.Seats > 0 {
-				if st, err := (nim.Rules{}).Init(session.IntSeed(res.Seed), cfg, v.Seats); err == nil {
+				if st, err := (nim.Rules{}).Init(resultSeed(res), cfg, v.Seats); err == nil {
 					secrets = st.Secrets()
 				}
 			}

@@ -2,12 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"sync"
 
+	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
 )
 
@@ -361,13 +362,20 @@ type matchFrame struct {
 // seedFinder finds a match's seed in a raw frame: a "seed" key, or the
 // seed's digits as a number of their own (only for seeds of 7 digits or
 // more, which no other field of a frame equals by chance).
-func seedFinder(seed int64) func(frame []byte) string {
+func seedFinder(seed json.RawMessage) func(frame []byte) string {
 	key := []byte(`"seed"`)
-	digits := []byte(strconv.FormatInt(seed, 10))
+	digits := bytes.Trim(seed, `"`) // an integer's digits, or a secret's hex
+	secret := len(seed) > 0 && seed[0] == '"'
 	isNum := func(c byte) bool { return c >= '0' && c <= '9' || c == '.' }
 	return func(frame []byte) string {
 		if bytes.Contains(frame, key) {
 			return "a \"seed\" key"
+		}
+		if secret {
+			if bytes.Contains(bytes.ToLower(frame), digits) {
+				return "the secret's hex digits"
+			}
+			return ""
 		}
 		if len(digits) < 7 {
 			return ""
@@ -385,4 +393,12 @@ func seedFinder(seed int64) func(frame []byte) string {
 			off = i + 1
 		}
 	}
+}
+
+// resultSeed is a finished match's disclosed seed; the zero Seed when it
+// does not decode (the checks that use it then find the board wrong).
+func resultSeed(res protocol.Result) session.Seed {
+	var s session.Seed
+	_ = json.Unmarshal(res.Seed, &s)
+	return s
 }

@@ -11,7 +11,8 @@ import (
 // A checkpoint is the state as JSON: per board its phase, whether its mines
 // are placed, its revealed-safe counter and its cells as a string of one
 // character per cell (row-major) from cellAlphabet, at index
-// status·20 + mine·10 + adjacency. An expert board is 480 characters.
+// status·20 + mine·10 + adjacency. An expert board is 480 characters. A
+// board's flag count is not stored: Resume counts its flagged cells.
 const cellAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 type checkpoint struct {
@@ -75,6 +76,9 @@ func (Rules) Resume(seed session.Seed, c Config, seats int, data []byte) (*State
 				return nil, fmt.Errorf("minesweeper checkpoint: board %d cell %d is %q", i, k, bc.Cells[k])
 			}
 			cells[k] = cell{st: CellStatus(v / 20), mine: v%20 >= 10, adj: uint8(v % 10)}
+			if cells[k].st == Flagged {
+				b.flags++
+			}
 		}
 		b.phase, b.placed, b.revealed = bc.Phase, bc.Placed, bc.Revealed
 	}

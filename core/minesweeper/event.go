@@ -59,7 +59,10 @@ type Pos struct {
 //	{"type":"reveal","seat":1,"cells":[…]}
 //	{"type":"explode","seat":1,"r":1,"c":2}             (mines omitted while the match runs)
 //	{"type":"end","seat":1,"mines":[{"r":0,"c":3},…]}  (the match ended; this board lost)
-//	{"type":"progress","seat":1,"phase":"active","revealed":12,"safe":71}
+//	{"type":"progress","seat":1,"phase":"active","revealed":12,"safe":71,"flags":2}
+//
+// A progress event stands for the events of a board the viewer may not see
+// while the race runs (see Rules.ProjectEvents).
 type Event struct {
 	Type EventType
 	// Seat is the board's seat; Tagged says it is set (race events only).
@@ -74,10 +77,11 @@ type Event struct {
 	// Mines: explode and end, every mine row-major. Nil on a race's explode
 	// while the match runs (omitted from JSON).
 	Mines []Pos
-	// Phase, Revealed and Safe: progress.
+	// Phase, Revealed, Safe and Flags: progress.
 	Phase    Phase
 	Revealed int
 	Safe     int
+	Flags    int
 }
 
 // MarshalJSON writes the event in the reference's key order.
@@ -123,6 +127,7 @@ func (e Event) AppendJSON(b []byte) []byte {
 		b = append(append(append(b, `,"phase":"`...), phaseNames[e.Phase%4]...), '"')
 		b = appendInt(append(b, `,"revealed":`...), e.Revealed)
 		b = appendInt(append(b, `,"safe":`...), e.Safe)
+		b = appendInt(append(b, `,"flags":`...), e.Flags)
 	}
 	return append(b, '}')
 }
@@ -164,6 +169,7 @@ type wireEvent struct {
 	Phase    *Phase      `json:"phase"`
 	Revealed *int        `json:"revealed"`
 	Safe     *int        `json:"safe"`
+	Flags    *int        `json:"flags"`
 }
 
 // UnmarshalJSON decodes any form MarshalJSON writes, checking that each
@@ -227,10 +233,10 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 			}
 		}
 	case EventProgress:
-		if w.Seat == nil || w.Phase == nil || w.Revealed == nil || w.Safe == nil {
-			return missing("seat, phase, revealed and safe")
+		if w.Seat == nil || w.Phase == nil || w.Revealed == nil || w.Safe == nil || w.Flags == nil {
+			return missing("seat, phase, revealed, safe and flags")
 		}
-		out.Phase, out.Revealed, out.Safe = *w.Phase, *w.Revealed, *w.Safe
+		out.Phase, out.Revealed, out.Safe, out.Flags = *w.Phase, *w.Revealed, *w.Safe, *w.Flags
 	}
 	if (out.Type == EventEnd) && !out.Tagged {
 		return missing("seat")

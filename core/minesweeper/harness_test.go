@@ -26,7 +26,7 @@ type randomGame struct {
 type played struct {
 	seat   session.Seat
 	move   Move
-	events []Event
+	events []Event // every event of the move, as its seat sees them
 	step   session.Step
 	before *State // a deep copy of the state before the move
 }
@@ -148,7 +148,9 @@ func (g *randomGame) play(t *rapid.T, maxMoves int, each func(p played)) {
 		if err := json.Unmarshal(raw, &m); err != nil {
 			t.Fatal(err)
 		}
-		each(played{seat: seat, move: m, events: stepEvents(t, step, session.Spectator), step: step, before: before})
+		// The mover sees every event of its move: a race's other boards
+		// change only when it ends, and then everyone sees everything.
+		each(played{seat: seat, move: m, events: stepEvents(t, step, seat), step: step, before: before})
 	}
 }
 

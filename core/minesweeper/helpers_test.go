@@ -80,7 +80,7 @@ func fingerprint(s *State) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "seed=%d seats=%d race=%v over=%v winner=%d cfg=%s|", s.seed, s.seats, s.race, s.over, s.winner, s.cfg.Raw())
 	for i, b := range s.boards {
-		fmt.Fprintf(&sb, "b%d %v placed=%v revealed=%d ", i, b.phase, b.placed, b.revealed)
+		fmt.Fprintf(&sb, "b%d %v placed=%v revealed=%d flags=%d ", i, b.phase, b.placed, b.revealed, b.flags)
 		for _, c := range b.g.Cells() {
 			m := byte('.')
 			if c.mine {

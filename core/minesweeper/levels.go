@@ -178,6 +178,15 @@ func (c Config) ModeOrSolo() Mode {
 
 // Board names the leaderboard: the preset id when the dimensions equal a
 // preset's, else "custom-RxCxM".
+// levelIDs lists the ids of Levels: the boards with leaderboards.
+func levelIDs() []string {
+	out := make([]string, len(Levels))
+	for i, l := range Levels {
+		out[i] = l.ID
+	}
+	return out
+}
+
 func (c Config) Board() string {
 	for _, l := range Levels {
 		if l.Rows == c.Rows && l.Cols == c.Cols && l.Mines == c.Mines {

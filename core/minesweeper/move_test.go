@@ -115,7 +115,7 @@ func TestEventJSONRoundTrip(t *testing.T) {
 		`{"type":"explode","seat":0,"r":1,"c":2,"mines":[{"r":1,"c":2}]}`,
 		`{"type":"win","seat":2}`,
 		`{"type":"end","seat":3,"mines":[]}`,
-		`{"type":"progress","seat":1,"phase":"active","revealed":12,"safe":71}`,
+		`{"type":"progress","seat":1,"phase":"active","revealed":12,"safe":71,"flags":3}`,
 	}
 	for _, in := range tests {
 		t.Run(in, func(t *testing.T) {
@@ -129,7 +129,8 @@ func TestEventJSONRoundTrip(t *testing.T) {
 		})
 	}
 	bad := []string{`{"type":"boom"}`, `{"type":"flag","r":1}`, `{"type":"explode","r":1,"c":1}`,
-		`{"type":"end","mines":[]}`, `{"type":"progress","seat":1}`, `{"type":"reveal"}`, `null`, `[]`}
+		`{"type":"end","mines":[]}`, `{"type":"progress","seat":1}`,
+		`{"type":"progress","seat":1,"phase":"active","revealed":12,"safe":71}`, `{"type":"reveal"}`, `null`, `[]`}
 	for _, in := range bad {
 		t.Run("bad "+in, func(t *testing.T) {
 			var e Event
@@ -144,7 +145,8 @@ func TestViewJSONRoundTrip(t *testing.T) {
 	tests := []string{
 		`{"config":{"rows":2,"cols":2,"mines":1},"phase":"fresh","cells":[]}`,
 		`{"config":{"rows":2,"cols":2,"mines":1,"id":"x"},"phase":"lost","cells":[{"r":0,"c":0,"status":"revealed","adjacent":1,"mine":false},{"r":0,"c":1,"status":"flagged"},{"r":1,"c":1,"status":"hidden","mine":true}]}`,
-		`{"config":{"level":"beginner","mode":"race"},"phase":"active","mode":"race","boards":[{"seat":0,"phase":"active","revealed":3,"safe":71,"cells":[{"r":0,"c":0,"status":"revealed","adjacent":1,"mine":false}]},{"seat":1,"phase":"fresh","revealed":0,"safe":71}]}`,
+		`{"config":{"level":"beginner","mode":"race"},"phase":"active","mode":"race","boards":[{"seat":0,"phase":"active","revealed":3,"safe":71,"flags":1,"cells":[{"r":0,"c":0,"status":"revealed","adjacent":1,"mine":false},{"r":0,"c":1,"status":"flagged"}]},{"seat":1,"phase":"fresh","revealed":0,"safe":71,"flags":0}]}`,
+		`{"config":{"level":"beginner","mode":"race"},"phase":"active","mode":"race","boards":[{"seat":0,"phase":"active","revealed":3,"safe":71,"flags":1},{"seat":1,"phase":"fresh","revealed":0,"safe":71,"flags":0}]}`,
 	}
 	for _, in := range tests {
 		t.Run(in, func(t *testing.T) {

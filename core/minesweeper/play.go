@@ -40,8 +40,10 @@ func (s *State) apply(seat session.Seat, m Move) ([]Event, error) {
 		flagged := cells[k].st == Hidden
 		if flagged {
 			cells[k].st = Flagged
+			b.flags++
 		} else {
 			cells[k].st = Hidden
+			b.flags--
 		}
 		events = []Event{{Type: EventFlag, R: m.R, C: m.C, Flagged: flagged}}
 	case Chord:

@@ -13,8 +13,9 @@ import (
 // TestPropertyRules checks, after every move of random games in every mode:
 // no board shows a mine revealed other than one that exploded; a board is
 // won exactly when every safe cell is revealed (see the quirk below); the
-// first reveal of a board never loses; and no viewer's projection or
-// events give away an unrevealed mine while the match runs.
+// first reveal of a board never loses; no viewer's projection or events
+// give away an unrevealed mine while the match runs, nor, in a race,
+// another board's cells; and viewers of one audience get the same bytes.
 func TestPropertyRules(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g := drawGame(t)
@@ -29,10 +30,18 @@ func TestPropertyRules(t *testing.T) {
 			for i := range s.boards {
 				checkBoard(t, s, i)
 			}
-			for v := session.Spectator; v < g.seats; v++ {
+			audiences := map[int]string{}
+			for v := session.Spectator; v <= g.seats; v++ { // g.seats: a viewer that is no seat
 				typed := g.sess.Match().View(v).(View)
 				raw := mustJSON(t, typed)
-				checkNoLeak(t, s, v, raw, mustJSON(t, p.step.Beats(v)))
+				beats := mustJSON(t, p.step.Beats(v))
+				checkNoLeak(t, s, v, raw, beats)
+				checkAudience(t, s, v, g.sess.Match().Audience(v))
+				seen := string(raw) + string(beats)
+				if other, ok := audiences[g.sess.Match().Audience(v)]; ok && other != seen {
+					t.Fatalf("viewer %d shares audience %d but sees\n%s\nnot\n%s", v, g.sess.Match().Audience(v), seen, other)
+				}
+				audiences[g.sess.Match().Audience(v)] = seen
 				// The typed view (what AIMove's solver gets) holds no more
 				// than its JSON.
 				var back View
@@ -70,6 +79,33 @@ func checkBoard(t *rapid.T, s *State, i int) {
 	if b.placed && hiddenSafe == 0 && b.phase != PhaseWon && b.phase != PhaseLost {
 		t.Fatalf("board %d has every safe cell open but is %v", i, b.phase)
 	}
+	if n := flagsOn(b); b.flags != n {
+		t.Fatalf("board %d counts %d flags but has %d", i, b.flags, n)
+	}
+}
+
+// flagsOn counts b's flagged cells.
+func flagsOn(b *board) int {
+	n := 0
+	for _, cl := range b.g.Cells() {
+		if cl.st == Flagged {
+			n++
+		}
+	}
+	return n
+}
+
+// checkAudience checks the audience keys: 0 for everyone in solo and coop
+// and in a race that is over; while a race runs, 0 for a viewer that is no
+// seat and seat+1 for a seat.
+func checkAudience(t *rapid.T, s *State, viewer session.Seat, got int) {
+	want := 0
+	if s.race && !s.over && viewer >= 0 && viewer < s.seats {
+		want = viewer + 1
+	}
+	if got != want {
+		t.Fatalf("viewer %d: audience %d, want %d (race=%v over=%v)", viewer, got, want, s.race, s.over)
+	}
 }
 
 // exploded reports whether a lost board lost by a mine (in a race it may
@@ -93,20 +129,28 @@ func b2i(b bool) int {
 // checkNoLeak reads a view and events as a client would (plain JSON) and
 // checks each cell they name against the state: revealed cells are safe
 // unless it is the mine that exploded, hidden cells (mines) appear only
-// once the match is over, flagged cells say nothing more, and race seats
-// hear of other boards only through progress.
+// once the match is over, flagged cells say nothing more, and while a race
+// runs a seat hears of other boards, and a spectator of every board, only
+// through progress (which is the board's); once it is over, everyone sees
+// every board.
 func checkNoLeak(t *rapid.T, s *State, viewer session.Seat, viewJSON, eventsJSON []byte) {
 	var view struct {
 		Cells  []map[string]any `json:"cells"`
 		Boards []struct {
-			Seat  int              `json:"seat"`
-			Cells []map[string]any `json:"cells"`
+			Seat     int              `json:"seat"`
+			Phase    string           `json:"phase"`
+			Revealed int              `json:"revealed"`
+			Flags    *int             `json:"flags"`
+			Cells    []map[string]any `json:"cells"`
 		} `json:"boards"`
 	}
 	if err := json.Unmarshal(viewJSON, &view); err != nil {
 		t.Fatal(err)
 	}
-	seatOnly := s.race && viewer >= 0 && viewer < s.seats
+	racing := s.race && !s.over
+	if s.race && len(view.Boards) != s.seats {
+		t.Fatalf("viewer %d sees %d boards of %d", viewer, len(view.Boards), s.seats)
+	}
 	checkCell := func(board int, c map[string]any, where string) {
 		r, cc := int(c["r"].(float64)), int(c["c"].(float64))
 		b := &s.boards[board]
@@ -133,8 +177,15 @@ func checkNoLeak(t *rapid.T, s *State, viewer session.Seat, viewJSON, eventsJSON
 		checkCell(0, c, "view")
 	}
 	for _, bv := range view.Boards {
-		if seatOnly && bv.Seat != viewer && bv.Cells != nil {
-			t.Fatalf("seat %d sees the cells of seat %d's board", viewer, bv.Seat)
+		b := &s.boards[bv.Seat]
+		if bv.Phase != b.phase.String() || bv.Revealed != b.revealed || bv.Flags == nil || *bv.Flags != flagsOn(b) {
+			t.Fatalf("viewer %d sees board %d as %+v: state %v, %d revealed, %d flags", viewer, bv.Seat, bv, b.phase, b.revealed, flagsOn(b))
+		}
+		switch {
+		case racing && bv.Seat != viewer && bv.Cells != nil:
+			t.Fatalf("viewer %d sees the cells of seat %d's board while the race runs", viewer, bv.Seat)
+		case (!racing || bv.Seat == viewer) && bv.Cells == nil:
+			t.Fatalf("viewer %d does not see the cells of seat %d's board (over=%v)", viewer, bv.Seat, s.over)
 		}
 		for _, c := range bv.Cells {
 			checkCell(bv.Seat, c, "view")
@@ -149,8 +200,8 @@ func checkNoLeak(t *rapid.T, s *State, viewer session.Seat, viewJSON, eventsJSON
 		if seat, ok := e["seat"]; ok {
 			board = int(seat.(float64))
 		}
-		if seatOnly && board != viewer && e["type"] != "progress" {
-			t.Fatalf("seat %d hears %v of seat %d's board", viewer, e, board)
+		if racing && board != viewer && e["type"] != "progress" {
+			t.Fatalf("viewer %d hears %v of seat %d's board while the race runs", viewer, e, board)
 		}
 		switch e["type"] {
 		case "reveal":
@@ -168,8 +219,10 @@ func checkNoLeak(t *rapid.T, s *State, viewer session.Seat, viewJSON, eventsJSON
 				t.Fatalf("end event while the match runs")
 			}
 		case "progress":
-			if len(e) != 5 || board == viewer {
-				t.Fatalf("progress event %v to viewer %d", e, viewer)
+			b := &s.boards[board]
+			if len(e) != 6 || board == viewer || !racing || e["phase"] != b.phase.String() ||
+				e["revealed"] != float64(b.revealed) || e["flags"] != float64(b.flags) || e["safe"] != float64(s.cfg.Safe()) {
+				t.Fatalf("progress event %v to viewer %d (racing=%v): board %v, %d revealed, %d flags", e, viewer, racing, b.phase, b.revealed, b.flags)
 			}
 		}
 	}
@@ -207,11 +260,16 @@ func TestPropertyReplay(t *testing.T) {
 
 // TestPropertyReducer: a client that starts from any snapshot view and
 // applies the events of every later update holds the server's projection,
-// for every viewer in every mode. The one exception is the partial-chord
-// quirk (spec §6.4): the reference's events do not report the cells a
-// losing chord's earlier floods opened, so the client lacks exactly those
-// cells; the test checks that the difference is exactly them, then
-// resyncs, as a client would after a loss.
+// for every viewer in every mode. There are two exceptions. The
+// partial-chord quirk (spec §6.4): the reference's events do not report the
+// cells a losing chord's earlier floods opened, so the client lacks exactly
+// those cells; the test checks that the difference is exactly them, then
+// resyncs, as a client would after a loss. And the end of a race: every
+// board becomes visible, and a board the viewer saw as progress has no
+// cells to apply the last events to, so the client holds its progress
+// only (the test checks it is the server's) and takes the view the ending
+// update carries. And an update's events change nothing in the view after
+// them, so a client that gets both in one update may apply the events.
 func TestPropertyReducer(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g := drawGame(t)
@@ -248,15 +306,36 @@ func TestPropertyReducer(t *testing.T) {
 				if err := view.Apply(events); err != nil {
 					t.Fatalf("viewer %d apply %v: %v", v, events, err)
 				}
-				got, want := mustJSON(t, view), mustJSON(t, g.sess.Match().View(v))
+				projected := g.sess.Match().View(v).(View)
+				want := mustJSON(t, projected)
+				// The events change nothing more in the view after them (a
+				// client may get both in one update).
+				var after View
+				if err := json.Unmarshal(want, &after); err != nil {
+					t.Fatal(err)
+				}
+				if err := after.Apply(events); err != nil {
+					t.Fatalf("viewer %d apply %v to the view after them: %v", v, events, err)
+				}
+				if got := mustJSON(t, after); !bytes.Equal(got, want) {
+					t.Fatalf("viewer %d: %v applied to the view after them:\n%s\nnot\n%s", v, events, got, want)
+				}
+				reduced := view
+				if s.race && s.over && !p.before.over {
+					reduced = endOfRace(t, v, view, projected)
+				}
+				got := mustJSON(t, reduced)
 				if bytes.Equal(got, want) {
+					if reduced != view {
+						resync(v) // the view the ending update carries
+					}
 					continue
 				}
 				partial := partialChordCells(p, s)
 				if len(partial) == 0 {
 					t.Fatalf("viewer %d after %+v by %d:\nreduced %s\nproject %s", v, p.move, p.seat, got, want)
 				}
-				patched := patch(view, p.seat, partial)
+				patched := patch(reduced, p.seat, partial)
 				if got := mustJSON(t, patched); !bytes.Equal(got, want) {
 					t.Fatalf("viewer %d misses more than the partial chord's cells %v:\nreduced %s\nproject %s", v, partial, got, want)
 				}
@@ -264,6 +343,27 @@ func TestPropertyReducer(t *testing.T) {
 			}
 		})
 	})
+}
+
+// endOfRace checks a view reduced through the update that ended a race
+// against the projection after it: each board the reduced view shows
+// without cells has the projection's progress. It returns a copy of
+// reduced with those boards taken from the projection, as a client takes
+// them from the view that update carries.
+func endOfRace(t *rapid.T, viewer session.Seat, reduced *View, projected View) *View {
+	out := *reduced
+	out.Boards = append([]BoardView(nil), reduced.Boards...)
+	for i, b := range out.Boards {
+		if b.Visible {
+			continue
+		}
+		pb := projected.Boards[i]
+		if pb.Seat != b.Seat || pb.Phase != b.Phase || pb.Revealed != b.Revealed || pb.Safe != b.Safe || pb.Flags != b.Flags {
+			t.Fatalf("viewer %d: board %d reduced to %+v at the end of the race, projected %+v", viewer, b.Seat, b, pb)
+		}
+		out.Boards[i] = pb
+	}
+	return &out
 }
 
 // partialChordCells returns the cells a losing chord opened but reported in

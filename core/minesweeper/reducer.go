@@ -8,12 +8,20 @@ import (
 // projection changes, so a client that starts from a snapshot view and
 // applies every update it receives holds the server's Project.
 //
-// One case cannot be followed from events, because the reference's events
-// do not carry it (spec §6.4, the partial-chord quirk): when a chord hits a
-// mine after floods of earlier neighbours, those floods' cells are revealed
-// on the server but reported in no event. The reducer leaves them hidden;
-// the board is lost by then, so a client wanting the exact final board
-// fetches a fresh view.
+// Two cases cannot be followed from events. The reference's events do not
+// carry the partial-chord quirk (spec §6.4): when a chord hits a mine after
+// floods of earlier neighbours, those floods' cells are revealed on the
+// server but reported in no event. The reducer leaves them hidden; the
+// board is lost by then, so a client wanting the exact final board fetches
+// a fresh view. And when a race ends, every board becomes visible to
+// everyone, but a board seen as progress until then has no cells to start
+// from: the events that end the race (everyone gets them all) only move
+// its progress, and the update that ends the match carries the view the
+// client takes the boards from.
+//
+// Applying events to the view after them (Project once they happened)
+// changes nothing, so a client may apply the beats of an update that also
+// carries its view.
 func (v *View) Apply(events []Event) error {
 	if err := v.dims(); err != nil {
 		return err
@@ -24,12 +32,18 @@ func (v *View) Apply(events []Event) error {
 			if e.Type == EventProgress || e.Type == EventEnd {
 				return fmt.Errorf("minesweeper view: %v event on a single board", e.Type)
 			}
-			if err := v.applyTo(d, &v.Phase, e, true); err != nil {
+			if _, err := v.applyTo(d, &v.Phase, e, true); err != nil {
 				return err
 			}
 		}
 		v.Cells = v.sparse(d, nil)
 		return nil
+	}
+	// The events that end a race list its mines (explode, end) or a win;
+	// only they may tell of a board the viewer sees as progress.
+	ending := false
+	for _, e := range events {
+		ending = ending || e.Type == EventWin || e.Type == EventEnd || (e.Type == EventExplode && e.Mines != nil)
 	}
 	for _, e := range events {
 		if !e.Tagged {
@@ -41,20 +55,54 @@ func (v *View) Apply(events []Event) error {
 		}
 		switch {
 		case e.Type == EventProgress:
-			bv.Phase, bv.Revealed = e.Phase, e.Revealed
-		case !bv.Visible:
+			bv.Phase, bv.Revealed, bv.Safe, bv.Flags = e.Phase, e.Revealed, e.Safe, e.Flags
+		case !bv.Visible && !ending:
 			return fmt.Errorf("minesweeper view: %v event for seat %d's hidden board", e.Type, e.Seat)
-		default:
-			d := v.dense(bv.Cells)
-			if err := v.applyTo(d, &bv.Phase, e, e.Mines != nil || e.Type == EventWin); err != nil {
+		case !bv.Visible:
+			if err := progressOf(bv, e); err != nil {
 				return err
 			}
-			if e.Type == EventReveal {
-				bv.Revealed += len(e.Cells)
+		default:
+			d := v.dense(bv.Cells)
+			opened, err := v.applyTo(d, &bv.Phase, e, e.Mines != nil || e.Type == EventWin)
+			if err != nil {
+				return err
+			}
+			bv.Revealed += opened
+			bv.Flags = 0
+			for _, c := range d {
+				if c.Status == Flagged {
+					bv.Flags++
+				}
 			}
 			bv.Cells = v.sparse(d, nil)
 		}
 		v.Phase = raceOutcome(v.Boards)
+	}
+	return nil
+}
+
+// progressOf moves the progress of a board seen without its cells by one
+// of its events.
+func progressOf(bv *BoardView, e Event) error {
+	switch e.Type {
+	case EventReveal:
+		bv.Revealed += len(e.Cells)
+		if bv.Phase == PhaseFresh {
+			bv.Phase = PhaseActive
+		}
+	case EventFlag:
+		if e.Flagged {
+			bv.Flags++
+		} else if bv.Flags > 0 {
+			bv.Flags--
+		}
+	case EventExplode, EventEnd:
+		bv.Phase = PhaseLost
+	case EventWin:
+		bv.Phase = PhaseWon
+	default:
+		return fmt.Errorf("minesweeper view: cannot apply %v", e.Type)
 	}
 	return nil
 }
@@ -88,9 +136,12 @@ func (v *View) board(seat int) *BoardView {
 	return nil
 }
 
-// applyTo applies one board event to dense cells d and phase p. disclose
-// says the match is over, so a lost or won board shows its hidden mines.
-func (v *View) applyTo(d []ViewCell, p *Phase, e Event, disclose bool) error {
+// applyTo applies one board event to dense cells d and phase p, and
+// returns how many cells it revealed that were not revealed already.
+// disclose says the match is over, so a lost or won board shows its hidden
+// mines.
+func (v *View) applyTo(d []ViewCell, p *Phase, e Event, disclose bool) (int, error) {
+	opened := 0
 	at := func(r, c int) (*ViewCell, error) {
 		if r < 0 || r >= v.Rows || c < 0 || c >= v.Cols {
 			return nil, fmt.Errorf("minesweeper view: %v event at (%d, %d) off the board", e.Type, r, c)
@@ -102,7 +153,10 @@ func (v *View) applyTo(d []ViewCell, p *Phase, e Event, disclose bool) error {
 		for _, rc := range e.Cells {
 			cl, err := at(rc.R, rc.C)
 			if err != nil {
-				return err
+				return 0, err
+			}
+			if cl.Status != Revealed {
+				opened++
 			}
 			*cl = ViewCell{R: rc.R, C: rc.C, Status: Revealed, Adjacent: rc.Adjacent}
 		}
@@ -112,7 +166,7 @@ func (v *View) applyTo(d []ViewCell, p *Phase, e Event, disclose bool) error {
 	case EventFlag:
 		cl, err := at(e.R, e.C)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		cl.Status, cl.Mine, cl.Adjacent = Hidden, false, 0
 		if e.Flagged {
@@ -122,18 +176,18 @@ func (v *View) applyTo(d []ViewCell, p *Phase, e Event, disclose bool) error {
 		if e.Type == EventExplode {
 			cl, err := at(e.R, e.C)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			*cl = ViewCell{R: e.R, C: e.C, Status: Revealed, Mine: true}
 		}
 		*p = PhaseLost
 		if !disclose {
-			return nil
+			return 0, nil
 		}
 		for _, m := range e.Mines {
 			cl, err := at(m.R, m.C)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			if cl.Status == Hidden {
 				cl.Mine = true
@@ -148,9 +202,9 @@ func (v *View) applyTo(d []ViewCell, p *Phase, e Event, disclose bool) error {
 			}
 		}
 	default:
-		return fmt.Errorf("minesweeper view: cannot apply %v", e.Type)
+		return 0, fmt.Errorf("minesweeper view: cannot apply %v", e.Type)
 	}
-	return nil
+	return opened, nil
 }
 
 // dense spreads a cell list over the board; absent cells are hidden.

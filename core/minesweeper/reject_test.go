@@ -254,7 +254,7 @@ func TestRace(t *testing.T) {
 	}
 	progress := func(seat session.Seat) string {
 		b := shadow[seat].boards[0]
-		return fmt.Sprintf(`{"type":"progress","seat":%d,"phase":"%s","revealed":%d,"safe":71}`, seat, b.phase, b.revealed)
+		return fmt.Sprintf(`{"type":"progress","seat":%d,"phase":"%s","revealed":%d,"safe":71,"flags":%d}`, seat, b.phase, b.revealed, b.flags)
 	}
 	// step plays m for seat and checks what each viewer hears.
 	step := func(seat session.Seat, m Move, want func(own string) map[session.Seat]string) {
@@ -275,28 +275,35 @@ func TestRace(t *testing.T) {
 		}
 	}
 
-	// Seat 1 flags first: only it and spectators hear of it; nothing starts.
+	// Seat 1 flags first: it hears its flag, the others its progress (one
+	// flag); nothing starts.
 	step(1, Move{Flag, 8, 8}, func(own string) map[session.Seat]string {
-		return map[session.Seat]string{-1: "[" + own + "]", 0: "[]", 1: "[" + own + "]"}
+		return map[session.Seat]string{-1: "[" + progress(1) + "]", 0: "[" + progress(1) + "]", 1: "[" + own + "]", 2: "[" + progress(1) + "]"}
 	})
 	if st := s.Status(); st.Phase != "fresh" || st.Started {
 		t.Errorf("status %+v after a flag", st)
 	}
-	// Seat 0 opens at (7, 2); seat 1 learns only its progress.
+	// Seat 0 opens at (7, 2); seat 1 and spectators learn only its progress.
 	step(0, Move{Reveal, 7, 2}, func(own string) map[session.Seat]string {
-		return map[session.Seat]string{-1: "[" + own + "]", 0: "[" + own + "]", 1: "[" + progress(0) + "]"}
+		return map[session.Seat]string{-1: "[" + progress(0) + "]", 0: "[" + own + "]", 1: "[" + progress(0) + "]"}
 	})
 	if st := s.Status(); st.Phase != "active" || !st.Started {
 		t.Errorf("status %+v after a reveal", st)
 	}
 	wantView0 := `{"config":{"rows":9,"cols":9,"mines":10,"mode":"race"},"phase":"active","mode":"race","boards":[` +
-		`{"seat":0,"phase":"active","revealed":35,"safe":71,"cells":` + string(mustJSON(t, shadow[0].Project(0).Cells)) + `},` +
-		`{"seat":1,"phase":"fresh","revealed":0,"safe":71}]}`
+		`{"seat":0,"phase":"active","revealed":35,"safe":71,"flags":0,"cells":` + string(mustJSON(t, shadow[0].Project(0).Cells)) + `},` +
+		`{"seat":1,"phase":"fresh","revealed":0,"safe":71,"flags":1}]}`
 	if got := string(mustJSON(t, s.Match().View(0))); got != wantView0 {
 		t.Errorf("seat 0 view\n%s\nwant\n%s", got, wantView0)
 	}
-	if got := string(mustJSON(t, s.Match().View(-1))); !strings.Contains(got, `{"seat":1,"phase":"fresh","revealed":0,"safe":71,"cells":[{"r":8,"c":8,"status":"flagged"}]}`) {
-		t.Errorf("spectator view %s", got)
+	// A spectator sees no board while the race runs: a racer watching could
+	// copy a first click, or learn a mine from an explosion.
+	wantSpec := `{"config":{"rows":9,"cols":9,"mines":10,"mode":"race"},"phase":"active","mode":"race","boards":[` +
+		`{"seat":0,"phase":"active","revealed":35,"safe":71,"flags":0},{"seat":1,"phase":"fresh","revealed":0,"safe":71,"flags":1}]}`
+	for _, v := range []session.Seat{-1, 2} {
+		if got := string(mustJSON(t, s.Match().View(v))); got != wantSpec {
+			t.Errorf("viewer %d's view\n%s\nwant\n%s", v, got, wantSpec)
+		}
 	}
 	for v, want := range map[session.Seat]int{-1: 0, 0: 1, 1: 2, 7: 0} {
 		if got := s.Match().Audience(v); got != want {
@@ -310,7 +317,7 @@ func TestRace(t *testing.T) {
 	mine := l0.MineCoords()[0]
 	step(0, Move{Reveal, mine[0], mine[1]}, func(string) map[session.Seat]string {
 		explode := fmt.Sprintf(`[{"type":"explode","seat":0,"r":%d,"c":%d}]`, mine[0], mine[1])
-		return map[session.Seat]string{-1: explode, 0: explode, 1: "[" + progress(0) + "]"}
+		return map[session.Seat]string{-1: "[" + progress(0) + "]", 0: explode, 1: "[" + progress(0) + "]"}
 	})
 	if st := s.Status(); st.Phase != "active" || st.Over || fmt.Sprint(s.Match().Pending()) != "[1]" {
 		t.Errorf("after seat 0 lost: %+v pending %v", st, s.Match().Pending())
@@ -330,22 +337,29 @@ func TestRace(t *testing.T) {
 	}
 	var last Move
 	_ = json.Unmarshal([]byte(plays[len(plays)-1].move), &last)
+	// The winning move ends the race: everyone hears all of it, one audience.
 	end0 := `{"type":"end","seat":0,"mines":` + string(mustJSON(t, toPos(l0.MineCoords()))) + `}`
 	step(1, last, func(own string) map[session.Seat]string {
-		shadow[0].boards[0].phase = PhaseLost // beaten
-		return map[session.Seat]string{
-			-1: "[" + own + "," + end0 + "]",
-			0:  "[" + progress(1) + "," + end0 + "]",
-			1:  "[" + own + "," + progress(0) + "]",
-		}
+		all := "[" + own + "," + end0 + "]"
+		return map[session.Seat]string{-1: all, 0: all, 1: all, 2: all}
 	})
 	st := s.Status()
 	if st.Phase != "won" || !st.Over || fmt.Sprint(st.Outcome.Winners) != "[1]" || s.Match().Pending() != nil {
 		t.Errorf("after the win: %+v pending %v", st, s.Match().Pending())
 	}
-	// The match is over: seat 0 sees its board's unflagged mines.
+	// The match is over: everyone sees both boards, seat 0's with its
+	// unflagged mines.
+	final := mustJSON(t, s.Match().View(0))
+	for _, v := range []session.Seat{-1, 1, 2} {
+		if got := mustJSON(t, s.Match().View(v)); !bytes.Equal(got, final) {
+			t.Errorf("viewer %d's final view\n%s\nseat 0's\n%s", v, got, final)
+		}
+		if a := s.Match().Audience(v); a != 0 {
+			t.Errorf("viewer %d's audience after the race is %d", v, a)
+		}
+	}
 	var v0 View
-	if err := json.Unmarshal(mustJSON(t, s.Match().View(0)), &v0); err != nil {
+	if err := json.Unmarshal(final, &v0); err != nil {
 		t.Fatal(err)
 	}
 	hiddenMines := 0
@@ -354,8 +368,8 @@ func TestRace(t *testing.T) {
 			hiddenMines++
 		}
 	}
-	if hiddenMines != 9 || v0.Boards[0].Phase != PhaseLost || v0.Boards[1].Visible || v0.Phase != PhaseWon {
-		t.Errorf("seat 0's final view: %d hidden mines, %+v", hiddenMines, v0)
+	if hiddenMines != 9 || v0.Boards[0].Phase != PhaseLost || !v0.Boards[1].Visible || v0.Boards[1].Revealed != 71 || v0.Phase != PhaseWon {
+		t.Errorf("the final view: %d hidden mines, %+v", hiddenMines, v0)
 	}
 	s.now++
 	if _, err := s.Apply(0, moveJSON(Reveal, 8, 8)); rejection(t, err).Code != session.CodeGameOver {
@@ -371,15 +385,13 @@ func TestRaceAllLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The last board standing is lost: the race is over, and everyone hears
+	// every board's mines.
 	mines := `[{"r":0,"c":4},{"r":1,"c":4},{"r":2,"c":5},{"r":2,"c":7},{"r":5,"c":4},{"r":6,"c":2},{"r":6,"c":5},{"r":7,"c":0},{"r":7,"c":4},{"r":7,"c":6}]`
-	want := map[session.Seat]string{
-		-1: `[{"type":"explode","seat":1,"r":1,"c":4,"mines":` + mines + `},{"type":"end","seat":0,"mines":` + mines + `}]`,
-		0:  `[{"type":"progress","seat":1,"phase":"lost","revealed":29,"safe":71},{"type":"end","seat":0,"mines":` + mines + `}]`,
-		1:  `[{"type":"explode","seat":1,"r":1,"c":4,"mines":` + mines + `},{"type":"progress","seat":0,"phase":"lost","revealed":29,"safe":71}]`,
-	}
-	for v, w := range want {
-		if got := string(mustJSON(t, st.Beats(v))); got != w {
-			t.Errorf("viewer %d got\n%s\nwant\n%s", v, got, w)
+	want := `[{"type":"explode","seat":1,"r":1,"c":4,"mines":` + mines + `},{"type":"end","seat":0,"mines":` + mines + `}]`
+	for v := session.Spectator; v < 2; v++ {
+		if got := string(mustJSON(t, st.Beats(v))); got != want {
+			t.Errorf("viewer %d got\n%s\nwant\n%s", v, got, want)
 		}
 	}
 	status := s.Status()

@@ -28,8 +28,9 @@ var Info = session.Info{
 	Name:         "Minesweeper",
 	RulesVersion: "minesweeper/1",
 	Modes:        modes,
-	// Leaderboards rank cleared boards by the host's time, lower first.
-	Ranking:       &session.Ranking{By: session.RankTime},
+	// Leaderboards rank cleared boards by the host's time, lower first;
+	// only the standard levels have lists (a custom board has none).
+	Ranking:       &session.Ranking{By: session.RankTime, Boards: levelIDs()},
 	ConfigSchema:  []byte(ConfigSchema),
 	CommandSchema: []byte(CommandSchema),
 }
@@ -108,10 +109,13 @@ func (Rules) Pending(s *State) []session.Seat {
 func (Rules) Project(s *State, viewer session.Seat) View { return s.Project(viewer) }
 
 // ProjectEvents returns the events viewer may see. Solo and coop events
-// are for everyone. In a race a seat gets its own board's events and, for
-// each other board that changed, one progress event; a spectator gets all.
+// are for everyone. While a race runs, a seat gets its own board's events
+// and, for each other board that changed (a flag included), one progress
+// event; a spectator gets one progress event for each board that changed.
+// The events that end a race are everyone's, unchanged: every board is
+// public from then on (see Project).
 func (Rules) ProjectEvents(s *State, events []Event, viewer session.Seat) []Event {
-	if !s.race || viewer < 0 || viewer >= s.seats {
+	if !s.race || s.over {
 		return events
 	}
 	out := make([]Event, 0, len(events))
@@ -120,21 +124,26 @@ func (Rules) ProjectEvents(s *State, events []Event, viewer session.Seat) []Even
 		switch {
 		case e.Seat == viewer:
 			out = append(out, e)
-		case e.Type == EventFlag || told[e.Seat]:
+		case e.Seat < 0 || e.Seat >= len(s.boards) || told[e.Seat]:
 		default:
 			told[e.Seat] = true
-			b := &s.boards[e.Seat]
-			out = append(out, Event{Type: EventProgress, Seat: e.Seat, Tagged: true,
-				Phase: b.phase, Revealed: b.revealed, Safe: s.cfg.Safe()})
+			out = append(out, s.progress(e.Seat))
 		}
 	}
 	return out
 }
 
-// Audience is 0 for every viewer of a solo or coop match; in a race it is 0
+// progress is seat's board as a progress event.
+func (s *State) progress(seat session.Seat) Event {
+	b := &s.boards[seat]
+	return Event{Type: EventProgress, Seat: seat, Tagged: true, Phase: b.phase, Revealed: b.revealed, Safe: s.cfg.Safe(), Flags: b.flags}
+}
+
+// Audience is 0 for every viewer of a solo or coop match, and of a race
+// once it is over (everyone sees every board); while a race runs it is 0
 // for spectators and seat+1 for a seat.
 func (Rules) Audience(s *State, viewer session.Seat) int {
-	if !s.race || viewer < 0 || viewer >= s.seats {
+	if !s.race || s.over || viewer < 0 || viewer >= s.seats {
 		return 0
 	}
 	return viewer + 1

@@ -102,6 +102,7 @@ type board struct {
 	phase    Phase
 	placed   bool
 	revealed int // the reference's revealedSafe counter
+	flags    int // flagged cells: a race's progress shows it
 }
 
 // State is a match: one board, or one per seat in a race. Apply updates it

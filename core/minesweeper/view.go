@@ -18,14 +18,17 @@ type ViewCell struct {
 	Mine     bool // revealed cells (the exploded mine) and finished boards' hidden mines
 }
 
-// BoardView is one race board as a viewer sees it.
+// BoardView is one race board as a viewer sees it: its progress always,
+// its cells when Visible.
 type BoardView struct {
 	Seat     int
 	Phase    Phase
 	Revealed int // the board's revealedSafe
 	Safe     int // rows*cols − mines
-	// Visible is true when the viewer may see the cells: its own board, or
-	// any board for a spectator. Cells is then set (possibly empty).
+	Flags    int // flags placed on the board now
+	// Visible is true when the viewer may see the cells: a seat's own board
+	// while the race runs, every board for everyone once it is over (a
+	// spectator sees none before). Cells is then set (possibly empty).
 	Visible bool
 	Cells   []ViewCell
 }
@@ -41,11 +44,14 @@ type BoardView struct {
 // and in a race:
 //
 //	{"config":{…},"phase":"active","mode":"race","boards":[
-//	  {"seat":0,"phase":"active","revealed":12,"safe":71,"cells":[…]},
-//	  {"seat":1,"phase":"fresh","revealed":0,"safe":71}]}
+//	  {"seat":0,"phase":"active","revealed":12,"safe":71,"flags":2,"cells":[…]},
+//	  {"seat":1,"phase":"fresh","revealed":0,"safe":71,"flags":0}]}
 //
-// where a seat sees the cells of its own board only and a spectator sees
-// every board's. A race board's mines are shown once the match is over.
+// where, while the race runs, a seat sees the cells of its own board only
+// and a spectator sees no board's cells: every board races from the same
+// seed, so another's cells (its first click, where it exploded) would tell
+// a racer where the mines are. Once the match is over every viewer sees
+// every board, with its mines.
 type View struct {
 	Config json.RawMessage
 	Phase  Phase
@@ -81,8 +87,9 @@ func (s *State) project(b *board, disclose bool) []ViewCell {
 }
 
 // Project returns what viewer sees. Solo and coop viewers all see the same
-// board; in a race a seat sees its own board and the others' progress, and
-// a spectator (or any viewer that is not a seat) sees every board.
+// board. In a race that runs, a seat sees its own board and the others'
+// progress, and a spectator (or any viewer that is not a seat) every
+// board's progress only; once it is over, everyone sees every board.
 func (s *State) Project(viewer session.Seat) View {
 	v := View{Config: s.cfg.Raw(), Phase: s.Phase(), Rows: s.cfg.Rows, Cols: s.cfg.Cols, Mines: s.cfg.Mines}
 	if !s.race {
@@ -91,10 +98,9 @@ func (s *State) Project(viewer session.Seat) View {
 	}
 	v.Race = true
 	v.Boards = make([]BoardView, len(s.boards))
-	spectator := viewer < 0 || viewer >= s.seats
 	for i := range s.boards {
 		b := &s.boards[i]
-		bv := BoardView{Seat: i, Phase: b.phase, Revealed: b.revealed, Safe: s.cfg.Safe(), Visible: spectator || viewer == i}
+		bv := BoardView{Seat: i, Phase: b.phase, Revealed: b.revealed, Safe: s.cfg.Safe(), Flags: b.flags, Visible: s.over || viewer == i}
 		if bv.Visible {
 			bv.Cells = s.project(b, s.over)
 		}
@@ -127,6 +133,7 @@ func (v View) AppendJSON(b []byte) []byte {
 		b = append(append(append(b, `,"phase":"`...), phaseNames[bv.Phase%4]...), '"')
 		b = appendInt(append(b, `,"revealed":`...), bv.Revealed)
 		b = appendInt(append(b, `,"safe":`...), bv.Safe)
+		b = appendInt(append(b, `,"flags":`...), bv.Flags)
 		if bv.Visible {
 			b = appendCells(b, bv.Cells)
 		}
@@ -198,6 +205,7 @@ type wireBoard struct {
 	Phase    *Phase          `json:"phase"`
 	Revealed int             `json:"revealed"`
 	Safe     int             `json:"safe"`
+	Flags    int             `json:"flags"`
 	Cells    *[]wireViewCell `json:"cells"`
 }
 
@@ -248,7 +256,7 @@ func (v *View) UnmarshalJSON(data []byte) error {
 			if wb.Seat == nil || wb.Phase == nil {
 				return errors.New("minesweeper view: a board needs seat and phase")
 			}
-			bv := BoardView{Seat: *wb.Seat, Phase: *wb.Phase, Revealed: wb.Revealed, Safe: wb.Safe}
+			bv := BoardView{Seat: *wb.Seat, Phase: *wb.Phase, Revealed: wb.Revealed, Safe: wb.Safe, Flags: wb.Flags}
 			if wb.Cells != nil {
 				bv.Visible = true
 				if bv.Cells, err = cells(*wb.Cells); err != nil {

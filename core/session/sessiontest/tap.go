@@ -88,7 +88,7 @@ func (tapRules) Pending(s *TapState) []session.Seat {
 	}
 	return out
 }
-func (tapRules) Project(s *TapState, _ session.Seat) TapState   { return *s }
+func (tapRules) Project(s *TapState, _ session.Seat) TapState    { return *s }
 func (tapRules) ProjectEvents(_ *TapState, e []int, _ int) []int { return e }
 func (tapRules) Audience(*TapState, session.Seat) int            { return 0 }
 func (tapRules) Choose(TapState, session.Seat) (tapMove, bool)   { return tapMove{Tap: true}, true }

@@ -103,16 +103,22 @@ class Board {
    */
   apply(e, flash) {
     switch (e.type) {
-      case 'reveal':
+      case 'reveal': {
+        // Only cells not open yet count: the update that ends a race
+        // carries the view after its beats, and the beats then change
+        // nothing.
+        let opened = 0;
         for (const rc of e.cells || []) {
           const k = this.at(rc.r, rc.c);
           if (k < 0) continue;
+          if (this.cells[k].s !== 'revealed') opened++;
           this.cells[k] = { s: 'revealed', v: rc.adjacent | 0, x: false };
           this.paint(k, flash);
         }
-        if (this.seat >= 0) this.revealed += (e.cells || []).length;
+        if (this.seat >= 0) this.revealed += opened;
         if (this.phase === 'fresh') this.phase = 'active';
         return true;
+      }
       case 'flag': {
         const k = this.at(e.r, e.c);
         if (k >= 0) {
@@ -413,7 +419,8 @@ export function create(ctx) {
   let main = null;             // the viewer's board (the only one in solo and co-op)
   /** @type {Map<number, Board>} */
   let race = new Map();        // race boards with cells, by seat
-  /** @type {Map<number, {seat: number, phase: string, revealed: number, safe: number}>} */
+  /** @typedef {{seat: number, phase: string, revealed: number, safe: number, flags: number}} Progress */
+  /** @type {Map<number, Progress>} */
   let progress = new Map();    // race boards' progress, by seat
   let isRace = false;
   let mines = 0;
@@ -479,7 +486,7 @@ export function create(ctx) {
     } else {
       progress = new Map();
       for (const bv of view.boards || []) {
-        progress.set(bv.seat, { seat: bv.seat, phase: bv.phase, revealed: bv.revealed, safe: bv.safe });
+        progress.set(bv.seat, { seat: bv.seat, phase: bv.phase, revealed: bv.revealed, safe: bv.safe, flags: bv.flags | 0 });
         const board = race.get(bv.seat);
         if (board) {
           board.phase = bv.phase;
@@ -511,7 +518,9 @@ export function create(ctx) {
       return;
     }
     for (const bv of view.boards || []) {
-      if (!bv.cells) continue; // another player's board: progress only
+      // A board without cells is seen as progress only: another player's
+      // while the race runs, and every board for a spectator until it ends.
+      if (!bv.cells) continue;
       const mine = bv.seat === seat;
       const board = new Board(dims.rows, dims.cols, bv.seat, mine);
       race.set(bv.seat, board);
@@ -522,16 +531,22 @@ export function create(ctx) {
       }
     }
     if (seat == null) {
-      // A spectator: every board, side by side, and the match's time.
+      // A spectator: a card per racer, side by side, and the match's time.
+      // While the race runs a card shows the racer's progress only (a
+      // racer watching could copy a first click or learn a mine); once it
+      // is over, the board too.
       el.dataset.spectator = 'true';
       frame.hidden = true;
       specHead.hidden = false;
       specHead.append(timer);
-      for (const [s, board] of race) {
-        others.append(h('div', { class: 'race-board', dataset: { seat: String(s) } },
+      for (const bv of view.boards || []) {
+        const board = race.get(bv.seat);
+        others.append(h('div', { class: 'race-board', dataset: { seat: String(bv.seat), board: board ? 'shown' : 'hidden' } },
           h('div', { class: 'race-board-head' }, h('span', { class: 'race-name' }), h('span', { class: 'race-phase' })),
-          h('div', { class: 'race-progress' }, h('progress', { max: '1', value: '0' }), h('span', { class: 'race-count' })),
-          h('div', { class: 'ms-scroll ms-scroll-small' }, board.table)));
+          h('div', { class: 'race-progress' }, h('progress', { max: '1', value: '0' }), h('span', { class: 'race-count' }), h('span', { class: 'race-flags' })),
+          board
+            ? h('div', { class: 'ms-scroll ms-scroll-small' }, board.table)
+            : h('p', { class: 'race-veiled', text: 'The board shows when the race ends.' })));
       }
       main = null;
     }
@@ -573,13 +588,39 @@ export function create(ctx) {
       if (typeof s !== 'number') continue;
       const board = race.get(s);
       if (board) board.apply(e, flash && s !== seat);
-      const p = progress.get(s) || { seat: s, phase: 'fresh', revealed: 0, safe: 0 };
-      if (e.type === 'progress') Object.assign(p, { phase: e.phase, revealed: e.revealed, safe: e.safe });
-      else if (board) Object.assign(p, { phase: board.phase, revealed: board.revealed });
+      const p = progress.get(s) || { seat: s, phase: 'fresh', revealed: 0, safe: 0, flags: 0 };
+      if (e.type === 'progress') Object.assign(p, { phase: e.phase, revealed: e.revealed, safe: e.safe, flags: e.flags | 0 });
+      else if (board) Object.assign(p, { phase: board.phase, revealed: board.revealed, flags: board.flags() });
+      else track(p, e);
       progress.set(s, p);
     }
     if (main) el.dataset.phase = main.phase;
     refresh();
+  }
+
+  /**
+   * Moves the progress of a board seen without its cells by one of its
+   * beats: the beats that end a race are everyone's, and the view that
+   * comes with them (or the resync after) brings the board itself.
+   * @param {Progress} p
+   * @param {any} e
+   */
+  function track(p, e) {
+    switch (e.type) {
+      case 'reveal':
+        p.revealed += (e.cells || []).length;
+        if (p.phase === 'fresh') p.phase = 'active';
+        break;
+      case 'flag':
+        p.flags = Math.max(0, p.flags + (e.flagged ? 1 : -1));
+        break;
+      case 'explode': case 'end':
+        p.phase = 'lost';
+        break;
+      case 'win':
+        p.phase = 'won';
+        break;
+    }
   }
 
   /**
@@ -655,7 +696,8 @@ export function create(ctx) {
     const touch = matchMedia('(pointer: coarse)').matches;
     let text;
     if (!room) text = '';
-    else if (seat == null) text = isRace ? 'Watching the race live.' : 'Watching live.';
+    else if (seat == null && isRace) text = room.phase === 'running' ? 'Watching the race live: the boards show when it ends.' : 'Watching the race.';
+    else if (seat == null) text = 'Watching live.';
     else if (room.phase === 'ended') text = '';
     else if (main && (main.phase === 'lost')) text = isRace ? 'Your board is lost — the others race on.' : '';
     else if (main && main.phase === 'won') text = isRace ? 'You cleared your board!' : '';
@@ -672,28 +714,32 @@ export function create(ctx) {
     }
     others.hidden = false;
     if (seat == null) {
-      for (const [s, board] of race) {
-        const card = others.querySelector(`.race-board[data-seat="${s}"]`);
-        if (!card) continue;
-        const p = progress.get(s) || { phase: board.phase, revealed: board.revealed, safe: board.safe };
-        /** @type {HTMLElement} */ (card).dataset.phase = p.phase;
+      for (const card of /** @type {NodeListOf<HTMLElement>} */ (others.querySelectorAll('.race-board[data-seat]'))) {
+        const s = Number(card.dataset.seat);
+        const p = progress.get(s) || { seat: s, phase: 'fresh', revealed: 0, safe: 0, flags: 0 };
+        Object.assign(card.dataset, { phase: p.phase, revealed: String(p.revealed), safe: String(p.safe), flags: String(p.flags) });
         const text = (/** @type {string} */ sel, /** @type {string} */ v) => { const e = card.querySelector(sel); if (e) e.textContent = v; };
         text('.race-name', ctx.seatName(s));
         text('.race-phase', phaseLabel(p.phase));
         text('.race-count', `${p.revealed}/${p.safe}`);
+        text('.race-flags', flagsLabel(p.flags));
         const bar = /** @type {HTMLProgressElement} */ (card.querySelector('progress'));
         bar.max = p.safe || 1;
         bar.value = p.revealed;
+        bar.setAttribute('aria-label', `${ctx.seatName(s)}: ${p.revealed} of ${p.safe} cells`);
       }
       return;
     }
     clear(others).append(h('h3', { text: 'Rivals' }));
     for (const p of [...progress.values()].sort((a, b) => a.seat - b.seat)) {
       if (p.seat === seat) continue;
-      others.append(h('div', { class: 'rival', dataset: { seat: String(p.seat), phase: p.phase, revealed: String(p.revealed), safe: String(p.safe) } },
+      const board = race.get(p.seat); // once the race is over, every board shows
+      others.append(h('div', { class: 'rival', dataset: { seat: String(p.seat), phase: p.phase, revealed: String(p.revealed), safe: String(p.safe), flags: String(p.flags) } },
         h('div', { class: 'rival-head' }, h('span', { class: 'race-name', text: ctx.seatName(p.seat) }), h('span', { class: 'race-phase', text: phaseLabel(p.phase) })),
         h('progress', { max: String(p.safe || 1), value: String(p.revealed), 'aria-label': `${ctx.seatName(p.seat)}: ${p.revealed} of ${p.safe} cells` }),
-        h('span', { class: 'race-count', text: `${p.revealed}/${p.safe}` })));
+        h('span', { class: 'race-count', text: `${p.revealed}/${p.safe}` }),
+        h('span', { class: 'race-flags', text: flagsLabel(p.flags) }),
+        board ? h('div', { class: 'ms-scroll ms-scroll-small rival-board' }, board.table) : null));
     }
   }
 
@@ -733,16 +779,28 @@ export function create(ctx) {
     leaderboard.hidden = false;
     leaderboard.dataset.state = 'loading';
     clear(leaderboard).append(h('h3', { text: `Best times · ${label}` }), h('p', { class: 'muted', text: 'Loading…' }));
+    const mode = room?.mode || 'solo';
+    const modeName = { solo: 'Solo', coop: 'Co-op', race: 'Race' }[mode] || mode;
+    const title = `Best times · ${label} · ${modeName}`;
     const ours = (/** @type {api.Score} */ s) => s.room === room?.code && s.match === r.match;
-    let list = await api.leaderboard(id, name);
+    // Matches where the AI held a seat are not ranked.
+    const assisted = (room?.seats || []).some((/** @type {any} */ s) => s.ai);
+    let list = await api.leaderboard(id, name, mode);
     // A win is listed a moment after the match ends: look once more.
-    if (r.status === 'won' && !isRace && !list.some(ours)) {
+    if (list && r.status === 'won' && r.winners.length && !assisted && !list.some(ours)) {
       await new Promise((ok) => setTimeout(ok, 800));
-      list = await api.leaderboard(id, name);
+      list = await api.leaderboard(id, name, mode);
     }
     if (!done || done.match !== r.match) return;
+    if (!list) {
+      leaderboard.dataset.state = 'none';
+      clear(leaderboard).append(h('h3', { text: `Best times · ${label}` }),
+        h('p', { class: 'muted', text: 'Custom boards have no leaderboard: play a standard level to be ranked.' }));
+      return;
+    }
     leaderboard.dataset.state = list.length ? 'ready' : 'empty';
-    clear(leaderboard).append(h('h3', { text: `Best times · ${label}` }),
+    clear(leaderboard).append(h('h3', { text: title }),
+      ...(assisted ? [h('p', { class: 'muted', id: 'unranked', text: 'The AI played in this match: it is not ranked.' })] : []),
       list.length
         ? h('ol', { class: 'scores' }, ...list.map((s) => h('li', { class: ours(s) ? 'score-mine' : '' },
           h('span', { class: 'score-name', text: s.name }), h('span', { class: 'score-time', text: formatTime(s.value) }))))
@@ -762,6 +820,11 @@ export function create(ctx) {
       el.remove();
     },
   };
+}
+
+/** @param {number} n */
+function flagsLabel(n) {
+  return n === 1 ? '1 flag' : `${n} flags`;
 }
 
 /** @param {string} phase */
