@@ -140,9 +140,9 @@ type Server struct {
 	// upgrading counts the upgrades between the MaxConns check and their
 	// entry in conns, so that sockets opened at once cannot pass the cap.
 	upgrading int
-	wg    sync.WaitGroup
-	ctx   context.Context
-	stop  context.CancelFunc
+	wg        sync.WaitGroup
+	ctx       context.Context
+	stop      context.CancelFunc
 }
 
 // NewServer validates cfg and builds the routes.
