@@ -670,6 +670,25 @@ func (p *page) createMinesweeper(s msSettings, name string) string {
 	return p.roomCode()
 }
 
+// joinAsPlayer opens room code's page and takes a seat under name, as a
+// second player does from an invite link.
+func (p *page) joinAsPlayer(code, name string) {
+	p.t.Helper()
+	p.open("/r/" + code)
+	p.wait("the join form", `document.getElementById('join-player')`)
+	p.setField("#join-name", name)
+	p.click("#join-player")
+}
+
+// watchRoom opens room code's page and watches it with seats of players
+// seated: the spectator's lobby.
+func (p *page) watchRoom(code string, players int) {
+	p.t.Helper()
+	p.open("/r/" + code)
+	p.click("#join-watch")
+	p.wait("the spectator's lobby", fmt.Sprintf(`document.getElementById('conn').dataset.connState === 'online' && document.querySelectorAll('#seats .seat[data-seat]').length === %d`, players))
+}
+
 // cellBox returns the centre of cell (r, c) of the board sel, in CSS
 // pixels of the viewport, after scrolling it into view.
 func (p *page) cellXY(board string, r, c int) (float64, float64) {

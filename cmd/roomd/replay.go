@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/roomd/roomd/core/session"
 )
@@ -14,11 +13,9 @@ import (
 // invalid one, 2 when the input cannot be read or parsed.
 func replayMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	game := fs.String("game", "minesweeper", "the game the record belongs to ("+gameIDs()+")")
 	view := fs.Bool("view", false, "also print the final projected view (spectator projection) as \"view\"")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: roomd replay [--game ID] [--view] FILE
+	name, ok := parseFileArg(fs, args, stderr, `Usage: roomd replay [--game ID] [--view] FILE|URL|-
 
 Replays a recorded game {seed, config, log} (the JSON form of the reference
 vectors; "-" reads standard input) and prints one JSON line
@@ -27,13 +24,7 @@ Exit status: 0 valid, 1 invalid, 2 unreadable input.
 
 Flags:
 `)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
+	if !ok {
 		return 2
 	}
 	g, ok := registry().Lookup(*game)
@@ -41,14 +32,7 @@ Flags:
 		fmt.Fprintf(stderr, "roomd replay: unknown game %q (known: %s)\n", *game, gameIDs())
 		return 2
 	}
-	name := fs.Arg(0)
-	var data []byte
-	var err error
-	if name == "-" {
-		data, err = io.ReadAll(io.LimitReader(stdin, session.MaxRecordBytes+1))
-	} else {
-		data, err = os.ReadFile(name)
-	}
+	data, err := readRecord(name, stdin, session.MaxRecordBytes)
 	if err != nil {
 		fmt.Fprintf(stderr, "roomd replay: %v\n", err)
 		return 2
@@ -76,6 +60,25 @@ Flags:
 		return 1
 	}
 	return 0
+}
+
+// parseFileArg parses a subcommand's flags, after which one argument must
+// remain (a file, a URL or "-"); false when it does not or the flags do not
+// parse (the usage or the error is printed).
+func parseFileArg(fs *flag.FlagSet, args []string, stderr io.Writer, usage string) (string, bool) {
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return "", false
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return "", false
+	}
+	return fs.Arg(0), true
 }
 
 func displayName(name string) string {

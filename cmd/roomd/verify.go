@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -18,10 +17,8 @@ import (
 // 1 when it does not, 2 when the record cannot be read.
 func verifyMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	commitment := fs.String("commitment", "", "the commitment you saw when the match started (room.commitment), in hex")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: roomd verify [--commitment HEX] FILE|URL|-
+	name, ok := parseFileArg(fs, args, stderr, `Usage: roomd verify [--commitment HEX] FILE|URL|-
 
 Checks a finished match without trusting the server that hosted it. The
 record is what GET /api/rooms/{code}/replay serves ({game, seed, config,
@@ -34,16 +31,10 @@ Exit status: 0 fair, 1 not, 2 unreadable input.
 
 Flags:
 `)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if !ok {
 		return 2
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return 2
-	}
-	data, err := readRecord(fs.Arg(0), stdin)
+	data, err := readRecord(name, stdin, room.MaxReplayBytes)
 	if err != nil {
 		fmt.Fprintf(stderr, "roomd verify: %v\n", err)
 		return 2
@@ -51,7 +42,7 @@ Flags:
 	if *commitment != "" {
 		var rec map[string]json.RawMessage
 		if err := json.Unmarshal(data, &rec); err != nil {
-			fmt.Fprintf(stderr, "roomd verify: %s: %v\n", displayName(fs.Arg(0)), err)
+			fmt.Fprintf(stderr, "roomd verify: %s: %v\n", displayName(name), err)
 			return 2
 		}
 		rec["commitment"], _ = json.Marshal(strings.ToLower(*commitment))
@@ -59,7 +50,7 @@ Flags:
 	}
 	v, err := room.Verify(registry(), data)
 	if err != nil {
-		fmt.Fprintf(stderr, "roomd verify: %s: %v\n", displayName(fs.Arg(0)), err)
+		fmt.Fprintf(stderr, "roomd verify: %s: %v\n", displayName(name), err)
 		return 2
 	}
 	line, _ := json.Marshal(v)
@@ -70,9 +61,9 @@ Flags:
 	return 0
 }
 
-// readRecord reads a record from a file, an http(s) URL or stdin ("-"),
-// at most room.MaxReplayBytes.
-func readRecord(name string, stdin io.Reader) ([]byte, error) {
+// readRecord reads a record from a file, an http(s) URL or stdin ("-"), of
+// at most limit bytes.
+func readRecord(name string, stdin io.Reader, limit int) ([]byte, error) {
 	var r io.Reader
 	switch {
 	case name == "-":
@@ -96,9 +87,9 @@ func readRecord(name string, stdin io.Reader) ([]byte, error) {
 		defer f.Close()
 		r = f
 	}
-	data, err := io.ReadAll(io.LimitReader(r, room.MaxReplayBytes+1))
-	if err == nil && len(data) > room.MaxReplayBytes {
-		err = errors.New("the record is larger than a match's record can be")
+	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err == nil && len(data) > limit {
+		err = fmt.Errorf("%s is larger than %d bytes", displayName(name), limit)
 	}
 	return data, err
 }

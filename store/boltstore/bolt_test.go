@@ -65,13 +65,21 @@ func TestBoltConformance(t *testing.T) {
 	t.Run("nosync", func(t *testing.T) { storetest.Run(t, boltFactory(true)) })
 }
 
-func TestBoltSweep(t *testing.T) {
+// openSwept opens a store on a fake clock whose sweep runs only when a
+// test calls it; it is closed when the test ends.
+func openSwept(t *testing.T) (*Bolt, *storetest.Clock) {
+	t.Helper()
 	clock := storetest.NewClock()
 	b, err := Open(t.TempDir(), BoltOptions{Now: clock.Now, SweepInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
+	t.Cleanup(func() { b.Close() })
+	return b, clock
+}
+
+func TestBoltSweep(t *testing.T) {
+	b, clock := openSwept(t)
 	ctx := storetest.Ctx(t)
 	a := storetest.MustCreate(t, b, "SWEEPA", store.Snapshot{})
 	storetest.MustAppend(t, b, a, storetest.Entries("SWEEPA", 1, 3))
@@ -90,7 +98,7 @@ func TestBoltSweep(t *testing.T) {
 	if n, err := b.sweep(ctx); err != nil || n != 1 {
 		t.Fatalf("sweep: %d, %v; want 1", n, err)
 	}
-	err = b.db.View(func(tx *bbolt.Tx) error {
+	err := b.db.View(func(tx *bbolt.Tx) error {
 		if tx.Bucket(bRooms).Get([]byte("SWEEPA")) != nil || tx.Bucket(bSnaps).Get([]byte("SWEEPA")) != nil {
 			t.Error("the expired room is still stored")
 		}
@@ -438,12 +446,7 @@ func TestBoltNamesIndex(t *testing.T) {
 // and key of it, by the next Record into any board and by the sweep;
 // boards without expiry or not yet expired stay.
 func TestBoltBoardsDropped(t *testing.T) {
-	clock := storetest.NewClock()
-	b, err := Open(t.TempDir(), BoltOptions{Now: clock.Now, SweepInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b, clock := openSwept(t)
 	ctx := storetest.Ctx(t)
 	at := func(d time.Duration) int64 { return clock.Now().Add(d).UnixMilli() }
 	day1 := store.Board{Game: "g", Board: "b", Kind: "day/1", Expires: at(time.Hour)}
