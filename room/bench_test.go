@@ -12,6 +12,7 @@ import (
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/store/boltstore"
+	"github.com/roomd/roomd/store/memstore"
 )
 
 // BenchmarkRestore10k measures restoring 10,000 rooms from the embedded
@@ -112,4 +113,33 @@ func (f *fakeClient) hasReceipt(id string) bool {
 		}
 	}
 	return false
+}
+
+// BenchmarkSubmitReplayLongest: what the longest replay POST /api/replays
+// takes costs — 10,000 moves (a match's bound), 30 ms apart, on an expert
+// board — decoded, replayed and judged.
+//
+//	go test -run '^$' -bench SubmitReplayLongest -benchmem ./room
+func BenchmarkSubmitReplayLongest(b *testing.B) {
+	m, err := NewManager(Config{Games: session.NewRegistry(minesweeper.Game), Store: memstore.New()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Shutdown(context.Background())
+	log := make([]map[string]any, 10_000)
+	for i := range log {
+		log[i] = map[string]any{"move": map[string]any{"type": "flag", "r": 0, "c": i % 30}, "t": 30 * i}
+	}
+	body, _ := json.Marshal(map[string]any{"game": "minesweeper", "seed": 7, "config": map[string]any{"level": "expert"}, "log": log})
+	if len(body) > MaxReplayBytes {
+		b.Fatalf("%d bytes, more than a replay may have", len(body))
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		v, err := m.SubmitReplay(context.Background(), body)
+		if err != nil || v.Reason == nil {
+			b.Fatalf("%+v %v", v, err)
+		}
+	}
 }
