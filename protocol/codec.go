@@ -40,6 +40,15 @@ type clientWire struct {
 // the problem; an unknown type is reported with Type set, so the server can
 // answer unknown-type rather than invalid-message.
 func DecodeClient(data []byte) (Inbound, error) {
+	if in, ok := decodeCommand(data); ok {
+		return in, nil
+	}
+	return decodeWire(data)
+}
+
+// decodeWire is DecodeClient through encoding/json: every message, and
+// every error named.
+func decodeWire(data []byte) (Inbound, error) {
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return Inbound{}, fmt.Errorf("%w: not a JSON object", ErrInvalid)

@@ -22,6 +22,9 @@ type audienceFrame struct {
 // (PROTOCOL.md: `seat` only when the recipient's seat number changed). A
 // member whose seat is gone gets the shared one: its 4002 close follows.
 func (r *Room) fanout(e *entry, eff effect) {
+	if e.Kind != kindCommand || eff.meta || eff.clock || eff.started || eff.ended {
+		r.infoStale = true
+	}
 	var info *protocol.Room
 	if eff.meta || eff.clock {
 		ri := r.roomInfo()
@@ -124,5 +127,9 @@ func (r *Room) flush() {
 		}
 	}
 	r.b.reset()
-	r.publishInfo()
+	if r.infoStale || r.presence {
+		r.publishInfo()
+	} else {
+		r.rev.Store(r.st.Rev) // a move changes no public information but the revision
+	}
 }

@@ -168,6 +168,11 @@ type Room struct {
 	done chan struct{}
 	info atomic.Pointer[protocol.Room]
 	stat atomic.Pointer[Stats]
+	// rev is the revision of the last batch; infoStale says info and stat
+	// need publishing (publishInfo): a change to anything but the game's
+	// state, or a connection that came or went. A plain move only moves rev.
+	rev       atomic.Uint64
+	infoStale bool
 
 	// Everything below is owned by the actor goroutine.
 	st       *state

@@ -202,6 +202,8 @@ type Stats struct {
 // publishInfo stores the room's public information and operator view for
 // readers outside the actor (HTTP, metrics, the admin page).
 func (r *Room) publishInfo() {
+	r.infoStale = false
+	r.rev.Store(r.st.Rev)
 	info := r.roomInfo()
 	r.info.Store(&info)
 	r.stat.Store(&Stats{Code: r.code, ID: r.id, Game: r.st.Game, Mode: info.Mode, Phase: info.Phase, Seats: info.Seats,
@@ -209,4 +211,8 @@ func (r *Room) publishInfo() {
 }
 
 // Stats returns the room's operator view as of its last batch.
-func (r *Room) Stats() Stats { return *r.stat.Load() }
+func (r *Room) Stats() Stats {
+	s := *r.stat.Load()
+	s.Rev = r.rev.Load()
+	return s
+}
