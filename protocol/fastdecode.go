@@ -19,10 +19,10 @@ func decodeCommand(data []byte) (in Inbound, ok bool) {
 		return Inbound{}, false
 	}
 	var (
-		typ, id     []byte
-		rev         uint64
-		cmd         []byte
-		seen        [4]bool
+		typ, id      []byte
+		rev          uint64
+		cmd          []byte
+		seen         [4]bool
 		gotRev, more bool
 	)
 	for {
