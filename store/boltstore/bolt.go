@@ -25,6 +25,11 @@ import (
 )
 
 // BoltOptions configures a Bolt store. The zero value works.
+// DefaultCommitInterval is BoltOptions.CommitInterval's default: at most
+// about 1,000 commits a second, and at most a millisecond more per write
+// under load (BENCHMARKS.md, "The embedded store under load").
+const DefaultCommitInterval = time.Millisecond
+
 type BoltOptions struct {
 	// NoSync skips the fsync at the end of each commit. Writes then reach
 	// the operating system's page cache only: they survive a crash (kill -9)
@@ -37,6 +42,13 @@ type BoltOptions struct {
 	// MaxBatch bounds how many operations one transaction carries. Zero
 	// means 1000.
 	MaxBatch int
+	// CommitInterval is the least time from one commit's start to the
+	// next's while commits follow each other: under load, the operations
+	// that arrive in between share one transaction — one pair of fsyncs —
+	// instead of one each (a commit's fsyncs cost CPU as well as time). An
+	// operation that finds the store idle is committed at once. Zero means
+	// DefaultCommitInterval; a negative value commits back to back.
+	CommitInterval time.Duration
 	// SweepInterval is how often expired rooms and boards are deleted. Zero
 	// means one minute; a negative value disables the sweep (expired rooms
 	// are still deleted when touched, expired boards by the next Record).
@@ -54,6 +66,9 @@ func (o *BoltOptions) init() {
 	}
 	if o.MaxBatch <= 0 {
 		o.MaxBatch = 1000
+	}
+	if o.CommitInterval == 0 {
+		o.CommitInterval = DefaultCommitInterval
 	}
 	if o.SweepInterval == 0 {
 		o.SweepInterval = time.Minute
@@ -219,6 +234,9 @@ func (b *Bolt) do(ctx context.Context, op string, fn func(tx *bbolt.Tx) error) e
 // transactions of up to MaxBatch operations, until the queue is empty.
 func (b *Bolt) commitLoop() {
 	defer b.wg.Done()
+	var last time.Time // when the last commit started
+	gather := time.NewTimer(0)
+	<-gather.C
 	for {
 		select {
 		case <-b.queue.Signal():
@@ -226,10 +244,21 @@ func (b *Bolt) commitLoop() {
 			return
 		}
 		for {
+			// Back to back under load: wait out CommitInterval since the
+			// last commit started, gathering what arrives meanwhile.
+			if wait := b.opts.CommitInterval - time.Since(last); wait > 0 && b.queue.Len() < b.opts.MaxBatch {
+				gather.Reset(wait)
+				select {
+				case <-gather.C:
+				case <-b.quit:
+					return
+				}
+			}
 			ops := b.queue.Take(b.opts.MaxBatch)
 			if len(ops) == 0 {
 				break
 			}
+			last = time.Now()
 			b.commit(ops)
 		}
 	}

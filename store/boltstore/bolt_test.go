@@ -147,6 +147,39 @@ func TestBoltGroupCommit(t *testing.T) {
 	}
 }
 
+// TestBoltCommitInterval: writes that arrive one after another, each after
+// the last one's answer, share transactions when commits follow each other
+// closer than CommitInterval; back to back (a negative interval) each gets
+// its own.
+func TestBoltCommitInterval(t *testing.T) {
+	perTx := func(interval time.Duration) float64 {
+		b, err := Open(t.TempDir(), BoltOptions{NoSync: true, CommitInterval: interval})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		const rooms = 8
+		var wg sync.WaitGroup
+		for i := range rooms {
+			wg.Go(func() {
+				code := fmt.Sprintf("I%05d", i)
+				l := storetest.MustCreate(t, b, code, store.Snapshot{})
+				for rev := uint64(1); rev <= 10; rev++ {
+					storetest.MustAppend(t, b, l, []store.Entry{storetest.Entry(code, rev)})
+				}
+			})
+		}
+		wg.Wait()
+		st := b.Stats()
+		return float64(st.Ops) / float64(st.Transactions)
+	}
+	gathered, apart := perTx(20*time.Millisecond), perTx(-1)
+	t.Logf("ops per transaction: %.1f with a 20 ms interval, %.1f back to back", gathered, apart)
+	if gathered < 4 {
+		t.Fatalf("%.1f ops per transaction with a 20 ms interval: the writes of 8 rooms should share commits", gathered)
+	}
+}
+
 // blockCommitter queues an operation that holds the committer inside its
 // transaction until the returned function is called, and waits until it
 // runs: writes queued meanwhile wait for the next transaction.

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/coder/websocket"
+)
+
+// loader holds a run's clients.
+type loader struct {
+	cfg   config
+	rest  *http.Client // the API and /metrics
+	ws    *http.Client // socket upgrades, kept apart from the API's pool
+	wsURL string
+	st    *stats
+}
+
+// stats are a run's measurements. Counters count moves sent in the window.
+type stats struct {
+	t0               time.Time
+	winStart, winEnd time.Duration // the window, since t0
+	closing          atomic.Bool   // sockets are being closed on purpose
+
+	sent, receipts, updates atomic.Int64
+	done                    atomic.Int64 // receipted and updated, or refused
+	frames                  atomic.Int64 // frames received inside the window
+	lost, behind            atomic.Int64
+
+	mu                    sync.Mutex
+	receiptLat, updateLat *hdrhistogram.Histogram // µs
+	refusals              map[string]int64
+}
+
+func (s *stats) record(h **hdrhistogram.Histogram, d time.Duration) {
+	s.mu.Lock()
+	_ = (*h).RecordValue(max(1, min(d.Microseconds(), histMax)))
+	s.mu.Unlock()
+}
+
+func (s *stats) refusal(code string) {
+	s.mu.Lock()
+	s.refusals[code]++
+	s.mu.Unlock()
+}
+
+const histMax = 60_000_000 // µs
+
+func newStats() *stats {
+	return &stats{receiptLat: hdrhistogram.New(1, histMax, 3), updateLat: hdrhistogram.New(1, histMax, 3),
+		refusals: map[string]int64{}}
+}
+
+// load sets every room up, runs the open loop through the warm-up and the
+// window, waits for the window's answers, and closes everything.
+func load(ctx context.Context, cfg config) (*result, error) {
+	l := &loader{cfg: cfg,
+		rest:  &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: cfg.Parallel}},
+		ws:    &http.Client{Transport: &http.Transport{}},
+		wsURL: "ws" + strings.TrimPrefix(cfg.URL, "http") + "/ws",
+		st:    newStats()}
+	defer l.rest.CloseIdleConnections()
+	defer l.ws.CloseIdleConnections()
+	setupStart := time.Now()
+	players, err := l.setupRooms(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("setting up: %w", err)
+	}
+	setup := time.Since(setupStart)
+	defer closeAll(players)
+
+	st := l.st
+	st.t0 = time.Now()
+	st.winStart, st.winEnd = cfg.Warmup, cfg.Warmup+cfg.Duration
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var senders sync.WaitGroup
+	for _, p := range players {
+		p.readDone = make(chan struct{})
+		go func() {
+			defer close(p.readDone)
+			p.readLoop()
+		}()
+		senders.Add(1)
+		go func() {
+			defer senders.Done()
+			p.sendLoop(runCtx, cfg.Rate)
+		}()
+	}
+	defer senders.Wait()
+	defer stop()
+
+	sleepUntil(ctx, st.t0.Add(st.winStart))
+	cpu0, err0 := scrapeCPU(ctx, l.rest, cfg.URL+"/metrics")
+	tool0 := processCPU()
+	sleepUntil(ctx, st.t0.Add(st.winEnd))
+	cpu1, err1 := scrapeCPU(ctx, l.rest, cfg.URL+"/metrics")
+	tool1 := processCPU()
+	if err := errors.Join(err0, err1, ctx.Err()); err != nil {
+		return nil, fmt.Errorf("server CPU from /metrics: %w", err)
+	}
+	senders.Wait()
+	for deadline := time.Now().Add(cfg.Drain); st.done.Load() < st.sent.Load() && time.Now().Before(deadline); {
+		sleepUntil(ctx, time.Now().Add(10*time.Millisecond))
+	}
+	return l.result(len(players), setup, cpu1-cpu0, tool1-tool0), nil
+}
+
+// closeAll closes every socket and waits for its reader to stop.
+func closeAll(players []*player) {
+	if len(players) > 0 {
+		players[0].st.closing.Store(true)
+	}
+	var wg sync.WaitGroup
+	for _, p := range players {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.ws.Close(websocket.StatusNormalClosure, "")
+			if p.readDone != nil {
+				<-p.readDone
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func sleepUntil(ctx context.Context, t time.Time) {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+}
+
+// scrapeCPU reads process_cpu_seconds_total from a Prometheus text endpoint.
+func scrapeCPU(ctx context.Context, client *http.Client, url string) (float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("%s answered %s", url, resp.Status)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		name, value, ok := strings.Cut(sc.Text(), " ")
+		if ok && (name == "process_cpu_seconds_total" || strings.HasPrefix(name, "process_cpu_seconds_total{")) {
+			value, _, _ = strings.Cut(strings.TrimSpace(value), " ")
+			return strconv.ParseFloat(value, 64)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	return 0, fmt.Errorf("%s has no process_cpu_seconds_total", url)
+}

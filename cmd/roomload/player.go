@@ -1,0 +1,276 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// cellTails are the ends of every flag command of an expert board (16×30),
+// encoded once: a move is its id and revision, then one of these.
+var cellTails = func() [][]byte {
+	var out [][]byte
+	for r := range 16 {
+		for c := range 30 {
+			out = append(out, []byte(`,"command":{"type":"flag","r":`+strconv.Itoa(r)+`,"c":`+strconv.Itoa(c)+`}}`))
+		}
+	}
+	return out
+}()
+
+// A move's state bits.
+const (
+	inWindow = 1 << iota // sent inside the measured window
+	receipted
+	updated // its own update came
+	refused
+)
+
+type move struct {
+	sent  time.Duration // since the run's start
+	state uint8
+}
+
+// player is one seat with its socket: a sender goroutine (the open loop)
+// and a reader goroutine that scans frames.
+type player struct {
+	st          *stats
+	code, token string
+	seat        int
+	ws          *websocket.Conn
+	rev         atomic.Uint64 // the newest revision seen
+	cell        int           // the next cell to flag
+	readDone    chan struct{} // closed when readLoop returns
+
+	mu      sync.Mutex
+	moves   []move // by sequence number: the id is "m" and the number
+	nextUpd int    // the oldest move that may still get its own update
+}
+
+// sendLoop sends flag toggles at rate per second with exponential think
+// times until the window ends.
+func (p *player) sendLoop(ctx context.Context, rate float64) {
+	st := p.st
+	mean := float64(time.Second) / rate
+	next := time.Duration(rand.ExpFloat64() * mean)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	buf := make([]byte, 0, 128)
+	for {
+		now := time.Since(st.t0)
+		if next > now {
+			timer.Reset(next - now)
+			select {
+			case <-ctx.Done():
+				return
+			case <-timer.C:
+			}
+			now = time.Since(st.t0)
+		}
+		if now >= st.winEnd {
+			return
+		}
+		m := move{sent: now}
+		if now >= st.winStart {
+			m.state = inWindow
+			st.sent.Add(1)
+		}
+		p.mu.Lock()
+		seq := len(p.moves)
+		p.moves = append(p.moves, m)
+		p.mu.Unlock()
+		buf = append(buf[:0], `{"type":"command","id":"m`...)
+		buf = strconv.AppendInt(buf, int64(seq), 10)
+		buf = append(buf, `","rev":`...)
+		buf = strconv.AppendUint(buf, p.rev.Load(), 10)
+		buf = append(buf, cellTails[p.cell]...)
+		p.cell = (p.cell + 1) % len(cellTails)
+		if err := p.ws.Write(context.Background(), websocket.MessageText, buf); err != nil {
+			if !st.closing.Load() {
+				st.lost.Add(1)
+			}
+			return
+		}
+		next += time.Duration(rand.ExpFloat64() * mean)
+		if next < now-time.Second {
+			st.behind.Add(1)
+			next = now
+		}
+	}
+}
+
+// readLoop reads and scans frames until the socket ends.
+func (p *player) readLoop() {
+	buf := make([]byte, 0, 4096)
+	for {
+		_, r, err := p.ws.Reader(context.Background())
+		if err == nil {
+			buf, err = readAll(r, buf[:0])
+		}
+		if err != nil {
+			if !p.st.closing.Load() {
+				p.st.lost.Add(1)
+			}
+			return
+		}
+		p.scan(buf, time.Since(p.st.t0))
+	}
+}
+
+// readAll reads r to its end into buf, which it reuses.
+func readAll(r io.Reader, buf []byte) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+var (
+	typeKey    = []byte(`"type":"`)
+	receiptTag = []byte(`receipt"`)
+	updateTag  = []byte(`update"`)
+	okKey      = []byte(`"ok":`)
+)
+
+// scan finds the receipts and updates of a frame (one message or an array)
+// without decoding it: roomd and roomfloor both write "type" first.
+func (p *player) scan(b []byte, now time.Duration) {
+	st := p.st
+	if now >= st.winStart && now < st.winEnd {
+		st.frames.Add(1)
+	}
+	for {
+		i := bytes.Index(b, typeKey)
+		if i < 0 {
+			return
+		}
+		b = b[i+len(typeKey):]
+		switch {
+		case bytes.HasPrefix(b, receiptTag):
+			p.receipt(b, now)
+		case bytes.HasPrefix(b, updateTag):
+			if to, ok := scanUint(b, `"to":`); ok {
+				p.rev.Store(to)
+			}
+			if by, ok := scanUint(b, `"by":`); ok && int(by) == p.seat {
+				p.ownUpdate(now)
+			}
+		}
+	}
+}
+
+func (p *player) receipt(b []byte, now time.Duration) {
+	id := scanString(b, `"id":"`)
+	if len(id) < 2 || id[0] != 'm' {
+		return
+	}
+	seq, err := strconv.Atoi(string(id[1:]))
+	if err != nil {
+		return
+	}
+	i := bytes.Index(b, okKey)
+	ok := i >= 0 && bytes.HasPrefix(b[i+len(okKey):], []byte("true"))
+	if ok {
+		rev, _ := scanUint(b, `"rev":`)
+		p.rev.Store(rev)
+	}
+	p.mu.Lock()
+	if seq >= len(p.moves) || p.moves[seq].state&receipted != 0 {
+		p.mu.Unlock()
+		return
+	}
+	m := &p.moves[seq]
+	m.state |= receipted
+	if !ok {
+		m.state |= refused
+	}
+	state, sent := m.state, m.sent
+	p.mu.Unlock()
+	if state&inWindow == 0 {
+		return
+	}
+	p.st.receipts.Add(1)
+	if ok {
+		p.st.record(&p.st.receiptLat, now-sent)
+	} else {
+		p.st.refusal(string(scanString(b, `"code":"`)))
+	}
+	if !ok || state&updated != 0 {
+		p.st.done.Add(1)
+	}
+}
+
+// ownUpdate matches an update this seat caused with its oldest move still
+// without one: a seat's moves are answered in the order it sent them.
+func (p *player) ownUpdate(now time.Duration) {
+	p.mu.Lock()
+	for p.nextUpd < len(p.moves) && p.moves[p.nextUpd].state&refused != 0 {
+		p.nextUpd++
+	}
+	if p.nextUpd >= len(p.moves) {
+		p.mu.Unlock()
+		return
+	}
+	m := &p.moves[p.nextUpd]
+	p.nextUpd++
+	m.state |= updated
+	state, sent := m.state, m.sent
+	p.mu.Unlock()
+	if state&inWindow == 0 {
+		return
+	}
+	p.st.updates.Add(1)
+	p.st.record(&p.st.updateLat, now-sent)
+	if state&receipted != 0 {
+		p.st.done.Add(1)
+	}
+}
+
+// scanString returns the JSON string after key (ids and codes have no
+// escapes).
+func scanString(b []byte, key string) []byte {
+	i := bytes.Index(b, []byte(key))
+	if i < 0 {
+		return nil
+	}
+	b = b[i+len(key):]
+	if j := bytes.IndexByte(b, '"'); j >= 0 {
+		return b[:j]
+	}
+	return nil
+}
+
+// scanUint returns the unsigned integer after key; false when there is
+// none (a missing key, or null).
+func scanUint(b []byte, key string) (uint64, bool) {
+	i := bytes.Index(b, []byte(key))
+	if i < 0 {
+		return 0, false
+	}
+	var n uint64
+	digits := 0
+	for _, ch := range b[i+len(key):] {
+		if ch < '0' || ch > '9' {
+			break
+		}
+		n = n*10 + uint64(ch-'0')
+		digits++
+	}
+	return n, digits > 0
+}
