@@ -29,6 +29,9 @@ type conn struct {
 
 	out     chan []byte
 	held    atomic.Int64 // bytes waiting in out
+	// heard is when the peer last sent a frame (Unix ns): a peer heard
+	// within a heartbeat is alive, and is not pinged.
+	heard atomic.Int64
 	closing chan struct{}
 	once    sync.Once
 	req     closeReq // set once, before closing is closed
@@ -191,6 +194,9 @@ func (c *conn) writer(ctx context.Context) {
 				return
 			}
 		case <-ping.C:
+			if time.Since(time.Unix(0, c.heard.Load())) < c.srv.heartbeat() {
+				continue // it spoke within the heartbeat: alive
+			}
 			pctx, cancel := context.WithTimeout(ctx, c.srv.heartbeat())
 			err := c.ws.Ping(pctx)
 			cancel()
@@ -326,6 +332,7 @@ func (c *conn) reader(ctx context.Context) {
 		if err != nil {
 			return
 		}
+		c.heard.Store(time.Now().UnixNano())
 		select {
 		case <-c.closing:
 			continue // closing: ignore what the client still sends

@@ -33,6 +33,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/roomd/roomd/internal/profile"
 )
 
 func main() {
@@ -70,6 +72,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.Parallel, "parallel", 64, "rooms set up at once")
 	fs.DurationVar(&cfg.SetupTimeout, "setup-timeout", 2*time.Minute, "how long creating, joining, connecting and starting every room may take")
 	jsonPath := fs.String("json", "", "also write the result as JSON to this file")
+	cpuprofile := fs.String("cpuprofile", "", "write a pprof CPU profile of the tool to this file")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -82,6 +85,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if perRoom := cfg.Rate * float64(cfg.Players) * (cfg.Warmup + cfg.Duration).Seconds(); perRoom > 9000 {
 		fmt.Fprintf(stderr, "roomload: warning: about %.0f moves per room; roomd refuses a match's moves after 10,000 (match-full)\n", perRoom)
+	}
+	if *cpuprofile != "" {
+		stop, err := profile.StartCPU(*cpuprofile)
+		if err != nil {
+			fmt.Fprintf(stderr, "roomload: %v\n", err)
+			return 2
+		}
+		defer stop()
 	}
 	res, err := load(ctx, cfg)
 	if err != nil {
