@@ -27,11 +27,11 @@ type conn struct {
 	ws   *websocket.Conn
 	addr netip.Addr // the client's, for its quotas
 
-	out     chan []byte
-	held    atomic.Int64 // bytes waiting in out
+	out  chan []byte
+	held atomic.Int64 // bytes waiting in out
 	// heard is when the peer last sent a frame (Unix ns): a peer heard
 	// within a heartbeat is alive, and is not pinged.
-	heard atomic.Int64
+	heard   atomic.Int64
 	closing chan struct{}
 	once    sync.Once
 	req     closeReq // set once, before closing is closed
