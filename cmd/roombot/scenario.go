@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/roomd/roomd/internal/profile"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/transport/client"
 	"golang.org/x/time/rate"
@@ -329,7 +330,7 @@ type measure struct {
 }
 
 func (sc *scenario) measure(ctx context.Context) measure {
-	m := measure{at: time.Now(), moves: sc.st.moves.Load(), sent: sc.st.sent.Load(), botCPU: processCPU()}
+	m := measure{at: time.Now(), moves: sc.st.moves.Load(), sent: sc.st.sent.Load(), botCPU: profile.ProcessCPU()}
 	if u := sc.cfg.metricsURL(); u != "" {
 		m.serverCPU, m.serverErr = scrapeCPU(ctx, sc.rest, u)
 	} else {

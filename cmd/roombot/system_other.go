@@ -10,5 +10,3 @@ import (
 func dialer(int) *net.Dialer {
 	return &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 }
-
-func processCPU() float64 { return 0 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/coder/websocket"
+
+	"github.com/roomd/roomd/internal/profile"
 )
 
 // loader holds a run's clients.
@@ -101,10 +103,10 @@ func load(ctx context.Context, cfg config) (*result, error) {
 
 	sleepUntil(ctx, st.t0.Add(st.winStart))
 	cpu0, err0 := scrapeCPU(ctx, l.rest, cfg.URL+"/metrics")
-	tool0 := processCPU()
+	tool0 := profile.ProcessCPU()
 	sleepUntil(ctx, st.t0.Add(st.winEnd))
 	cpu1, err1 := scrapeCPU(ctx, l.rest, cfg.URL+"/metrics")
-	tool1 := processCPU()
+	tool1 := profile.ProcessCPU()
 	if err := errors.Join(err0, err1, ctx.Err()); err != nil {
 		return nil, fmt.Errorf("server CPU from /metrics: %w", err)
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/roomd/roomd/internal/rawscan"
 )
 
 // cellTails are the ends of every flag command of an expert board (16×30),
@@ -165,10 +167,10 @@ func (p *player) scan(b []byte, now time.Duration) {
 		case bytes.HasPrefix(b, receiptTag):
 			p.receipt(b, now)
 		case bytes.HasPrefix(b, updateTag):
-			if to, ok := scanUint(b, `"to":`); ok {
+			if to, ok := rawscan.Uint(b, `"to":`); ok {
 				p.rev.Store(to)
 			}
-			if by, ok := scanUint(b, `"by":`); ok && int(by) == p.seat {
+			if by, ok := rawscan.Uint(b, `"by":`); ok && int(by) == p.seat {
 				p.ownUpdate(now)
 			}
 		}
@@ -176,7 +178,7 @@ func (p *player) scan(b []byte, now time.Duration) {
 }
 
 func (p *player) receipt(b []byte, now time.Duration) {
-	id := scanString(b, `"id":"`)
+	id := rawscan.String(b, `"id":"`)
 	if len(id) < 2 || id[0] != 'm' {
 		return
 	}
@@ -187,7 +189,7 @@ func (p *player) receipt(b []byte, now time.Duration) {
 	i := bytes.Index(b, okKey)
 	ok := i >= 0 && bytes.HasPrefix(b[i+len(okKey):], []byte("true"))
 	if ok {
-		rev, _ := scanUint(b, `"rev":`)
+		rev, _ := rawscan.Uint(b, `"rev":`)
 		p.rev.Store(rev)
 	}
 	p.mu.Lock()
@@ -209,7 +211,7 @@ func (p *player) receipt(b []byte, now time.Duration) {
 	if ok {
 		p.st.record(&p.st.receiptLat, now-sent)
 	} else {
-		p.st.refusal(string(scanString(b, `"code":"`)))
+		p.st.refusal(string(rawscan.String(b, `"code":"`)))
 	}
 	if !ok || state&updated != 0 {
 		p.st.done.Add(1)
@@ -240,37 +242,4 @@ func (p *player) ownUpdate(now time.Duration) {
 	if state&receipted != 0 {
 		p.st.done.Add(1)
 	}
-}
-
-// scanString returns the JSON string after key (ids and codes have no
-// escapes).
-func scanString(b []byte, key string) []byte {
-	i := bytes.Index(b, []byte(key))
-	if i < 0 {
-		return nil
-	}
-	b = b[i+len(key):]
-	if j := bytes.IndexByte(b, '"'); j >= 0 {
-		return b[:j]
-	}
-	return nil
-}
-
-// scanUint returns the unsigned integer after key; false when there is
-// none (a missing key, or null).
-func scanUint(b []byte, key string) (uint64, bool) {
-	i := bytes.Index(b, []byte(key))
-	if i < 0 {
-		return 0, false
-	}
-	var n uint64
-	digits := 0
-	for _, ch := range b[i+len(key):] {
-		if ch < '0' || ch > '9' {
-			break
-		}
-		n = n*10 + uint64(ch-'0')
-		digits++
-	}
-	return n, digits > 0
 }

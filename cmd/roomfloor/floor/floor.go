@@ -21,6 +21,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/roomd/roomd/internal/rawscan"
 )
 
 // Canned frames, copied from PROTOCOL.md §4 so that their sizes are those
@@ -178,10 +180,12 @@ func (rm *floorRoom) leave(ws *websocket.Conn) {
 // relay answers one action: a receipt to its sender and an update to every
 // member, the sender included. buf is the sender's reusable frame buffer.
 func (f *Floor) relay(rm *floorRoom, from *websocket.Conn, seat int, action, buf []byte) []byte {
-	id := scanString(action, `"id":"`)
+	id := rawscan.String(action, `"id":"`)
 	r, c := 0, 0
 	if i := bytes.Index(action, []byte(`"command":`)); i >= 0 {
-		r, c = scanInt(action[i:], `"r":`), scanInt(action[i:], `"c":`)
+		r64, _ := rawscan.Uint(action[i:], `"r":`)
+		c64, _ := rawscan.Uint(action[i:], `"c":`)
+		r, c = int(r64), int(c64)
 	}
 	rm.mu.Lock()
 	rm.rev++
@@ -230,33 +234,4 @@ func (f *Floor) Close() {
 	for ws := range f.conns {
 		ws.CloseNow()
 	}
-}
-
-// scanString returns the JSON string after key (no escapes are expected).
-func scanString(b []byte, key string) []byte {
-	i := bytes.Index(b, []byte(key))
-	if i < 0 {
-		return nil
-	}
-	b = b[i+len(key):]
-	if j := bytes.IndexByte(b, '"'); j >= 0 {
-		return b[:j]
-	}
-	return nil
-}
-
-// scanInt returns the non-negative integer after key, or 0.
-func scanInt(b []byte, key string) int {
-	i := bytes.Index(b, []byte(key))
-	if i < 0 {
-		return 0
-	}
-	n := 0
-	for _, ch := range b[i+len(key):] {
-		if ch < '0' || ch > '9' {
-			break
-		}
-		n = n*10 + int(ch-'0')
-	}
-	return n
 }

@@ -1,12 +1,12 @@
 //go:build unix
 
-package main
+package profile
 
 import "syscall"
 
-// processCPU returns the CPU time (user + system) this process used so far,
+// ProcessCPU returns the CPU time (user + system) this process used so far,
 // in seconds.
-func processCPU() float64 {
+func ProcessCPU() float64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
