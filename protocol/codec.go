@@ -142,6 +142,15 @@ type (
 // DecodeServer decodes one server frame. Views and beats stay raw JSON
 // (json.RawMessage) inside Snapshot.View, Update.Beats and Update.View.
 func DecodeServer(data []byte) (ServerMessage, error) {
+	if m, ok := decodeHot(data); ok {
+		return m, nil
+	}
+	return decodeServerWire(data)
+}
+
+// decodeServerWire is DecodeServer through encoding/json: every message,
+// and every error named.
+func decodeServerWire(data []byte) (ServerMessage, error) {
 	var head struct {
 		Type string `json:"type"`
 	}
@@ -199,11 +208,15 @@ func DecodeServer(data []byte) (ServerMessage, error) {
 const MaxBatch = 64 << 10
 
 // SplitServerFrame returns the messages of one server frame: the frame itself,
-// or the elements of a batched frame (a JSON array of messages).
+// or the elements of a batched frame (a JSON array of messages). The
+// messages share data's bytes.
 func SplitServerFrame(data []byte) ([][]byte, error) {
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) == 0 || trimmed[0] != '[' {
 		return [][]byte{data}, nil
+	}
+	if out, ok := splitObjects(trimmed); ok {
+		return out, nil
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(trimmed, &raws); err != nil {

@@ -151,13 +151,176 @@ func (s *scanner) uint() (uint64, bool) {
 	return v, true
 }
 
-// object skips a JSON object (braces balanced outside strings, strings
-// skipped with their escapes) and returns its bytes; the caller checks them
-// with json.Valid.
+// object skips a JSON object and returns its bytes (see balanced); the
+// caller checks them with json.Valid.
 func (s *scanner) object() ([]byte, bool) {
 	if s.i >= len(s.b) || s.b[s.i] != '{' {
 		return nil, false
 	}
+	return s.balanced()
+}
+
+// decodeHot is DecodeServer's fast path for the messages nearly every
+// frame a client gets is: a receipt with no notice, and an update carrying
+// only beats (no room, seat, view, result or invite). Like decodeCommand it
+// answers exactly what the encoding/json path answers, or ok is false and
+// the caller decodes the general way.
+func decodeHot(data []byte) (m ServerMessage, ok bool) {
+	s := scanner{b: data}
+	s.space()
+	if !s.eat('{') {
+		return ServerMessage{}, false
+	}
+	var (
+		typ, id, epoch []byte
+		okv, gotOK     bool
+		gotBeats       bool
+		rev, from, to  uint64
+		by             *int
+		beats          []byte
+		seen           [8]bool
+		more           bool
+	)
+	for {
+		s.space()
+		if more {
+			if s.eat('}') {
+				break
+			}
+			if !s.eat(',') {
+				return ServerMessage{}, false
+			}
+			s.space()
+		} else if s.eat('}') {
+			return ServerMessage{}, false
+		}
+		more = true
+		key, good := s.plainString()
+		if !good {
+			return ServerMessage{}, false
+		}
+		s.space()
+		if !s.eat(':') {
+			return ServerMessage{}, false
+		}
+		s.space()
+		var k int
+		switch string(key) {
+		case "type":
+			k = 0
+			typ, good = s.plainString()
+		case "id":
+			k = 1
+			id, good = s.plainString()
+		case "ok":
+			k = 2
+			okv, good = s.boolean()
+			gotOK = good
+		case "rev":
+			k = 3
+			rev, good = s.uint()
+		case "epoch":
+			k = 4
+			epoch, good = s.plainString()
+		case "from":
+			k = 5
+			from, good = s.uint()
+		case "to":
+			k = 6
+			to, good = s.uint()
+		case "by":
+			k = 7
+			if s.literal("null") {
+				by, good = nil, true
+			} else {
+				var v uint64
+				v, good = s.uint()
+				if good && v <= 1<<31-1 {
+					n := int(v)
+					by = &n
+				} else {
+					good = false
+				}
+			}
+		case "beats":
+			if gotBeats {
+				return ServerMessage{}, false
+			}
+			beats, good = s.array()
+			gotBeats, k = true, -1
+		default:
+			return ServerMessage{}, false
+		}
+		if !good {
+			return ServerMessage{}, false
+		}
+		if k >= 0 {
+			if seen[k] {
+				return ServerMessage{}, false
+			}
+			seen[k] = true
+		}
+	}
+	s.space()
+	if s.i != len(s.b) {
+		return ServerMessage{}, false
+	}
+	switch string(typ) {
+	case TypeReceipt:
+		// A receipt: type, id, ok and rev only.
+		if seen[4] || seen[5] || seen[6] || seen[7] || beats != nil || !gotOK {
+			return ServerMessage{}, false
+		}
+		return ServerMessage{Type: TypeReceipt, Receipt: &Receipt{Type: TypeReceipt, ID: string(id), OK: okv, Rev: rev}}, true
+	case TypeUpdate:
+		// An update: type, epoch, from, to, by and beats only.
+		if seen[1] || seen[2] || seen[3] {
+			return ServerMessage{}, false
+		}
+		u := &Update{Type: TypeUpdate, Epoch: string(epoch), From: from, To: to, By: by}
+		if beats != nil {
+			if !json.Valid(beats) {
+				return ServerMessage{}, false
+			}
+			u.Beats = append(json.RawMessage(nil), beats...)
+		}
+		return ServerMessage{Type: TypeUpdate, Update: u}, true
+	}
+	return ServerMessage{}, false
+}
+
+// boolean reads true or false.
+func (s *scanner) boolean() (bool, bool) {
+	switch {
+	case s.literal("true"):
+		return true, true
+	case s.literal("false"):
+		return false, true
+	}
+	return false, false
+}
+
+// literal reads word (true, false, null) when it is next.
+func (s *scanner) literal(word string) bool {
+	if len(s.b)-s.i >= len(word) && string(s.b[s.i:s.i+len(word)]) == word {
+		s.i += len(word)
+		return true
+	}
+	return false
+}
+
+// array skips a JSON array like object does an object; nil when the next
+// value is not one.
+func (s *scanner) array() ([]byte, bool) {
+	if s.i >= len(s.b) || s.b[s.i] != '[' {
+		return nil, false
+	}
+	return s.balanced()
+}
+
+// balanced skips the object or array at i (brackets balanced outside
+// strings, strings skipped with their escapes) and returns its bytes.
+func (s *scanner) balanced() ([]byte, bool) {
 	start, depth := s.i, 0
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
@@ -181,4 +344,38 @@ func (s *scanner) object() ([]byte, bool) {
 		s.i++
 	}
 	return nil, false
+}
+
+// splitObjects is SplitServerFrame's fast path for a valid batched frame of
+// objects: it finds each element's bounds without decoding, after one
+// json.Valid pass over the whole frame; ok is false for anything else (the
+// caller then splits, or refuses, the general way).
+func splitObjects(batch []byte) (out [][]byte, ok bool) {
+	if !json.Valid(batch) {
+		return nil, false
+	}
+	s := scanner{b: batch}
+	if !s.eat('[') {
+		return nil, false
+	}
+	for {
+		s.space()
+		if len(out) == 0 && s.eat(']') {
+			break
+		}
+		obj, good := s.object()
+		if !good {
+			return nil, false
+		}
+		out = append(out, obj)
+		s.space()
+		if s.eat(']') {
+			break
+		}
+		if !s.eat(',') {
+			return nil, false
+		}
+	}
+	s.space()
+	return out, s.i == len(s.b)
 }

@@ -1,6 +1,8 @@
 package protocol
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -126,6 +128,178 @@ func BenchmarkDecodeCommand(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if in, err := p.decode(frame); err != nil || in.Action == nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// checkSameServer fails unless the fast path either passes data on or
+// decodes it exactly as encoding/json does.
+func checkSameServer(t interface{ Fatalf(string, ...any) }, data []byte) bool {
+	fast, ok := decodeHot(data)
+	if !ok {
+		return false
+	}
+	slow, err := decodeServerWire(data)
+	if err != nil {
+		t.Fatalf("fast path accepted what encoding/json refuses (%v): %s", err, data)
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("fast %+v %+v, encoding/json %+v %+v: %s", fast.Receipt, fast.Update, slow.Receipt, slow.Update, data)
+	}
+	return true
+}
+
+func TestDecodeHotFastPath(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		fast bool
+	}{
+		{`{"type":"receipt","id":"a1","ok":true,"rev":12}`, true},
+		{`{"type":"receipt","id":"a1","ok":false}`, true},
+		{`{"type":"receipt","id":"a1","ok":false,"notice":{"code":"stale","message":"x"}}`, false},
+		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"beats":[{"type":"flag","r":1,"c":2,"flagged":true}]}`, true},
+		{` { "beats" : [ 1 , "]" ] , "by" : null , "to" : 9 , "from" : 8 , "epoch" : "e" , "type" : "update" } `, true},
+		{`{"type":"update","epoch":"e","from":1,"to":2,"by":null}`, true},
+		{`{"type":"update","epoch":"e","from":1,"to":2,"by":-1,"beats":[]}`, false},
+		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"beats":null}`, false},
+		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"beats":[],"beats":[1]}`, false},
+		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"room":{}}`, false},
+		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"beats":[1,]}`, false},
+		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"beats":[]} x`, false},
+		{`{"type":"receipt","id":"a1","ok":true,"rev":12,"to":3}`, false},
+		{`{"type":"presence","connected":[0]}`, false},
+		{`{"type":"receipt","id":"a\u0031","ok":true}`, false},
+	} {
+		if got := checkSameServer(t, []byte(c.in)); got != c.fast {
+			t.Errorf("fast path %v, want %v: %s", got, c.fast, c.in)
+		}
+		m, err := DecodeServer([]byte(c.in))
+		slow, serr := decodeServerWire([]byte(c.in))
+		if (err == nil) != (serr == nil) || !reflect.DeepEqual(m, slow) {
+			t.Errorf("DecodeServer %+v %v, encoding/json %+v %v: %s", m, err, slow, serr, c.in)
+		}
+	}
+}
+
+// TestDecodeHotMatchesJSON: receipts and updates written every way JSON
+// allows decode on the fast path exactly as through encoding/json, or go
+// the general way.
+func TestDecodeHotMatchesJSON(t *testing.T) {
+	fast := 0
+	rapid.Check(t, func(t *rapid.T) {
+		ws := func() string { return rapid.SampledFrom([]string{"", "", "", " ", "\n"}).Draw(t, "ws") }
+		val := map[string]*rapid.Generator[string]{
+			"id":    rapid.SampledFrom([]string{`"a1"`, `"a1"`, `""`, `"a\"b"`, `"é"`}),
+			"ok":    rapid.SampledFrom([]string{`true`, `false`, `true`, `null`, `1`}),
+			"rev":   rapid.SampledFrom([]string{`0`, `12`, `7`, `1.5`, `-1`, `null`}),
+			"epoch": rapid.SampledFrom([]string{`"01JDQ"`, `"01JDQ"`, `""`, `"\u0030"`}),
+			"from":  rapid.SampledFrom([]string{`0`, `41`, `41`, `18446744073709551615`, `18446744073709551616`}),
+			"to":    rapid.SampledFrom([]string{`1`, `42`, `42`, `4.2`}),
+			"by":    rapid.SampledFrom([]string{`0`, `3`, `null`, `0`, `-1`, `2147483648`}),
+			"beats": rapid.SampledFrom([]string{`[]`, `[{"type":"flag","r":1,"c":2,"flagged":true}]`, `[{"a":1}]`, `["]",{"a":[]}]`, `null`, `[1,]`, `{}`}),
+			"room":  rapid.Just(`{"code":"K"}`),
+		}
+		var keys []string
+		if rapid.Bool().Draw(t, "receipt") {
+			keys = rapid.Permutation([]string{"type", "id", "ok", "rev"}).Draw(t, "keys")
+			val["type"] = rapid.SampledFrom([]string{`"receipt"`, `"receipt"`, `"receipt"`, `"update"`, `"Receipt"`})
+		} else {
+			keys = rapid.Permutation([]string{"type", "epoch", "from", "to", "by", "beats"}).Draw(t, "keys")
+			val["type"] = rapid.SampledFrom([]string{`"update"`, `"update"`, `"update"`, `"receipt"`, `"notice"`})
+		}
+		if rapid.IntRange(0, 4).Draw(t, "change") == 0 {
+			keys = append(keys, rapid.SampledFrom([]string{"type", "id", "ok", "rev", "epoch", "from", "to", "by", "beats", "room"}).Draw(t, "more"))
+		}
+		var b strings.Builder
+		b.WriteString(ws() + "{")
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(ws() + ",")
+			}
+			fmt.Fprintf(&b, "%s%q%s:%s%s", ws(), k, ws(), ws(), val[k].Draw(t, k))
+		}
+		b.WriteString(ws() + "}")
+		if checkSameServer(t, []byte(b.String())) {
+			fast++
+		}
+	})
+	if fast == 0 {
+		t.Fatal("no generated message took the fast path")
+	}
+}
+
+// FuzzDecodeServer: whatever the frame, DecodeServer's fast path answers
+// as encoding/json does or passes the frame on, and DecodeServer never
+// panics.
+func FuzzDecodeServer(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"receipt","id":"a1","ok":true,"rev":12}`,
+		`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"beats":[{"type":"flag","r":1,"c":2,"flagged":true}]}`,
+		`{"type":"update","epoch":"e","from":1,"to":2,"by":null,"beats":["]",{"a":"\""}]}`,
+		`{"type":"presence","connected":[0],"spectators":1}`, `[]`, `{}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkSameServer(t, data)
+		_, _ = DecodeServer(data)
+	})
+}
+
+// TestSplitObjects: a batched frame splits into the same messages on the
+// fast path as through encoding/json, and anything else goes the general
+// way.
+func TestSplitObjects(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		fast bool
+	}{
+		{`[{"type":"receipt","id":"a","ok":true,"rev":2},{"type":"update","beats":["]","}"]}]`, true},
+		{` [ {"a":1} , {"b":[{}]} ] `, true},
+		{`[]`, true},
+		{`[{"a":1},]`, false},
+		{`[{"a":1},2]`, false},
+		{`[{"a":1}`, false},
+		{`[{"a":"\"]"}]`, true},
+	} {
+		fast, ok := splitObjects(bytes.TrimLeft([]byte(c.in), " "))
+		if ok != c.fast {
+			t.Errorf("fast path %v, want %v: %s", ok, c.fast, c.in)
+		}
+		var raws []json.RawMessage
+		err := json.Unmarshal([]byte(c.in), &raws)
+		if ok && (err != nil || len(raws) != len(fast)) {
+			t.Fatalf("fast path split %q; encoding/json %d parts, %v", fast, len(raws), err)
+		}
+		for i := range fast {
+			if !bytes.Equal(fast[i], raws[i]) {
+				t.Fatalf("part %d: %s, want %s", i, fast[i], raws[i])
+			}
+		}
+		got, gerr := SplitServerFrame([]byte(c.in))
+		if (gerr == nil) != (err == nil) || (err == nil && len(got) != len(raws)) {
+			t.Errorf("SplitServerFrame %q %v; encoding/json %d parts, %v: %s", got, gerr, len(raws), err, c.in)
+		}
+	}
+}
+
+// BenchmarkDecodeUpdate: a flag toggle's update, as a client gets it,
+// through the fast path and through encoding/json, in one run.
+//
+//	go test -run '^$' -bench DecodeUpdate -benchmem ./protocol
+func BenchmarkDecodeUpdate(b *testing.B) {
+	frame := []byte(`{"type":"update","epoch":"01JDQ7Z8X9Y0A1B2C3D4E5F6G7","from":1233,"to":1234,"by":1,"beats":[{"type":"flag","r":7,"c":15,"flagged":true}]}`)
+	for _, p := range []struct {
+		name   string
+		decode func([]byte) (ServerMessage, error)
+	}{{"fast", DecodeServer}, {"encoding-json", decodeServerWire}} {
+		b.Run(p.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if m, err := p.decode(frame); err != nil || m.Update == nil {
 					b.Fatal(err)
 				}
 			}
