@@ -619,6 +619,9 @@ func (r *Room) stop() {
 	} else if !r.frozen {
 		r.maybeSnapshot(true)
 	}
+	// Out of the manager before anyone hears of the close: a client told
+	// 4004 that asks for the room finds it gone.
+	r.m.forget(r)
 	for c := range r.members {
 		c.Close(code, reason, r.m.cfg.RetryAfter)
 	}
