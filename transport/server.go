@@ -241,7 +241,12 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusTooManyRequests, fmt.Sprintf("your address holds its %d open sockets; close one first", s.cfg.Quotas.OpenSockets))
 		return
 	}
-	defer s.quotas.closed(addr)
+	handedOff := false // to the socket's own goroutine, which releases the quota
+	defer func() {
+		if !handedOff {
+			s.quotas.closed(addr)
+		}
+	}()
 	// The HTTP server's read and write timeouts are for requests; a socket
 	// lives on, bound by its own hello timeout, pings and write timer
 	// instead. Clear the deadlines the timeouts set on the connection: Go's
@@ -277,14 +282,22 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	s.wg.Add(1)
 	s.mu.Unlock()
 	s.cfg.Metrics.connOpened()
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-		s.cfg.Metrics.connClosed()
-		s.wg.Done()
+	// The socket runs on a goroutine of its own, and the HTTP handler's
+	// returns: the handler's stack, grown deep by net/http and the
+	// upgrade, is not kept for the socket's life (a fresh goroutine's stack
+	// starts small and grows only as far as reading frames needs).
+	handedOff = true
+	go func() {
+		defer func() {
+			s.mu.Lock()
+			delete(s.conns, c)
+			s.mu.Unlock()
+			s.cfg.Metrics.connClosed()
+			s.quotas.closed(addr)
+			s.wg.Done()
+		}()
+		c.serve(s.ctx)
 	}()
-	c.serve(s.ctx)
 }
 
 // Shutdown stops accepting sockets, stops every room (final snapshots, and
