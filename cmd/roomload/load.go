@@ -36,11 +36,19 @@ type stats struct {
 	sent, receipts, updates atomic.Int64
 	done                    atomic.Int64 // receipted and updated, or refused
 	frames                  atomic.Int64 // frames received inside the window
+	specUpdates             atomic.Int64 // updates spectators received inside the window
 	lost, behind            atomic.Int64
 
 	mu                    sync.Mutex
 	receiptLat, updateLat *hdrhistogram.Histogram // µs
+	specLat               *hdrhistogram.Histogram // µs, send → a spectator's copy (in the window)
 	refusals              map[string]int64
+}
+
+// delivered records a spectator's update that took d from its move's send,
+// when it came inside the window.
+func (s *stats) delivered(d time.Duration) {
+	s.record(&s.specLat, d)
 }
 
 func (s *stats) record(h **hdrhistogram.Histogram, d time.Duration) {
@@ -59,7 +67,7 @@ const histMax = 60_000_000 // µs
 
 func newStats() *stats {
 	return &stats{receiptLat: hdrhistogram.New(1, histMax, 3), updateLat: hdrhistogram.New(1, histMax, 3),
-		refusals: map[string]int64{}}
+		specLat: hdrhistogram.New(1, histMax, 3), refusals: map[string]int64{}}
 }
 
 // load sets every room up, runs the open loop through the warm-up and the
@@ -92,6 +100,9 @@ func load(ctx context.Context, cfg config) (*result, error) {
 			defer close(p.readDone)
 			p.readLoop()
 		}()
+		if p.watch {
+			continue // a spectator only reads
+		}
 		senders.Add(1)
 		go func() {
 			defer senders.Done()

@@ -49,6 +49,7 @@ type config struct {
 	URL          string
 	Rooms        int
 	Players      int
+	Spectators   int     // per room
 	Rate         float64 // moves per player per second
 	Duration     time.Duration
 	Warmup       time.Duration
@@ -65,6 +66,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "the server (roomd or roomfloor); loopback only")
 	fs.IntVar(&cfg.Rooms, "rooms", 100, "rooms")
 	fs.IntVar(&cfg.Players, "players", 2, "players per room, one socket each (co-op takes 1 to 4)")
+	fs.IntVar(&cfg.Spectators, "spectators", 0, "spectators per room, one socket each: they read, and their updates are timed from the move's send")
 	fs.Float64Var(&cfg.Rate, "rate", 1, "moves per player per second (open loop, exponential think times)")
 	fs.DurationVar(&cfg.Duration, "duration", 30*time.Second, "the measured window")
 	fs.DurationVar(&cfg.Warmup, "warmup", 5*time.Second, "moves before the window, not measured")
@@ -124,8 +126,8 @@ func (c *config) check() error {
 	}
 	c.URL = u.Scheme + "://" + u.Host
 	switch {
-	case c.Rooms < 1 || c.Players < 1 || c.Players > 4:
-		return errors.New("--rooms must be at least 1 and --players 1 to 4")
+	case c.Rooms < 1 || c.Players < 1 || c.Players > 4 || c.Spectators < 0:
+		return errors.New("--rooms must be at least 1, --players 1 to 4 and --spectators not negative")
 	case c.Rate <= 0 || c.Duration <= 0 || c.Warmup < 0 || c.Drain < 0:
 		return errors.New("--rate and --duration must be positive, --warmup and --drain not negative")
 	case c.Parallel < 1 || c.SetupTimeout <= 0:

@@ -50,6 +50,8 @@ type player struct {
 	rev         atomic.Uint64 // the newest revision seen
 	cell        int           // the next cell to flag
 	readDone    chan struct{} // closed when readLoop returns
+	watch       bool          // a spectator: it reads, times the room's updates, sends nothing
+	times       *revTimes     // the room's revisions and their moves' send times
 
 	mu      sync.Mutex
 	moves   []move // by sequence number: the id is "m" and the number
@@ -154,7 +156,8 @@ var (
 // without decoding it: roomd and roomfloor both write "type" first.
 func (p *player) scan(b []byte, now time.Duration) {
 	st := p.st
-	if now >= st.winStart && now < st.winEnd {
+	counted := now >= st.winStart && now < st.winEnd
+	if counted && !p.watch {
 		st.frames.Add(1)
 	}
 	for {
@@ -167,8 +170,16 @@ func (p *player) scan(b []byte, now time.Duration) {
 		case bytes.HasPrefix(b, receiptTag):
 			p.receipt(b, now)
 		case bytes.HasPrefix(b, updateTag):
-			if to, ok := rawscan.Uint(b, `"to":`); ok {
+			to, ok := rawscan.Uint(b, `"to":`)
+			if ok {
 				p.rev.Store(to)
+			}
+			if p.watch {
+				if ok && counted {
+					st.specUpdates.Add(1)
+					p.times.delivered(st, to, now)
+				}
+				continue
 			}
 			if by, ok := rawscan.Uint(b, `"by":`); ok && int(by) == p.seat {
 				p.ownUpdate(now)
@@ -188,8 +199,9 @@ func (p *player) receipt(b []byte, now time.Duration) {
 	}
 	i := bytes.Index(b, okKey)
 	ok := i >= 0 && bytes.HasPrefix(b[i+len(okKey):], []byte("true"))
+	var rev uint64
 	if ok {
-		rev, _ := rawscan.Uint(b, `"rev":`)
+		rev, _ = rawscan.Uint(b, `"rev":`)
 		p.rev.Store(rev)
 	}
 	p.mu.Lock()
@@ -204,6 +216,9 @@ func (p *player) receipt(b []byte, now time.Duration) {
 	}
 	state, sent := m.state, m.sent
 	p.mu.Unlock()
+	if ok && p.times != nil {
+		p.times.moved(p.st, rev, sent)
+	}
 	if state&inWindow == 0 {
 		return
 	}

@@ -34,8 +34,13 @@ type result struct {
 	ToolCPUS           float64 `json:"toolCpuSeconds"`
 	ToolCPUPerMoveUs   float64 `json:"toolCpuPerMoveUs"`
 
-	Receipt  latency          `json:"receiptLatency"` // send → own receipt (accepted moves)
-	Update   latency          `json:"updateLatency"`  // send → own update
+	Spectators             int     `json:"spectators"`             // per room
+	SpecDeliveries         int64   `json:"spectatorDeliveries"`    // updates spectators received in the window
+	ServerCPUPerDeliveryUs float64 `json:"serverCpuPerDeliveryUs"` // server CPU per update delivered to anyone (players' own and others', spectators')
+
+	Receipt  latency          `json:"receiptLatency"`   // send → own receipt (accepted moves)
+	Update   latency          `json:"updateLatency"`    // send → own update
+	Spectate latency          `json:"spectatorLatency"` // send → a spectator's copy
 	Refusals map[string]int64 `json:"refusals,omitempty"`
 }
 
@@ -61,7 +66,8 @@ func (l *loader) result(sockets int, setup time.Duration, serverCPU, toolCPU flo
 		Sent: st.sent.Load(), Receipts: st.receipts.Load(), OwnUpdates: st.updates.Load(),
 		SocketsLost: st.lost.Load(), Behind: st.behind.Load(),
 		ServerCPUS: serverCPU, ToolCPUS: toolCPU,
-		Receipt: summarize(st.receiptLat), Update: summarize(st.updateLat), Refusals: maps.Clone(st.refusals)}
+		Receipt: summarize(st.receiptLat), Update: summarize(st.updateLat), Refusals: maps.Clone(st.refusals),
+		Spectators: l.cfg.Spectators, SpecDeliveries: st.specUpdates.Load(), Spectate: summarize(st.specLat)}
 	for _, n := range r.Refusals {
 		r.Refused += n
 	}
@@ -71,6 +77,8 @@ func (l *loader) result(sockets int, setup time.Duration, serverCPU, toolCPU flo
 		r.FramesPerMov = float64(st.frames.Load()) / float64(r.Sent)
 		r.ServerCPUPerMoveUs = serverCPU / float64(r.Sent) * 1e6
 		r.ToolCPUPerMoveUs = toolCPU / float64(r.Sent) * 1e6
+		// Each move's update goes to every player and spectator of its room.
+		r.ServerCPUPerDeliveryUs = serverCPU / float64(r.Sent*int64(l.cfg.Players+l.cfg.Spectators)) * 1e6
 	}
 	return r
 }
@@ -81,10 +89,15 @@ func (r *result) line() string {
 	for _, code := range slices.Sorted(maps.Keys(r.Refusals)) {
 		refusals += fmt.Sprintf(" %s=%d", code, r.Refusals[code])
 	}
+	spec := ""
+	if r.Spectators > 0 {
+		spec = fmt.Sprintf(" · %d spectators/room: %d deliveries, p50 %.3f ms p99 %.2f ms, server %.1f µs/delivery",
+			r.Spectators, r.SpecDeliveries, r.Spectate.P50, r.Spectate.P99, r.ServerCPUPerDeliveryUs)
+	}
 	return fmt.Sprintf("%s %d×%d @%g/s %gs: %.1f moves/s · server %.1f µs/move · tool %.1f µs/move · "+
-		"receipt p50 %.3f ms p99 %.2f ms · update p50 %.3f ms p99 %.2f ms · %.2f frames/move · %d refused%s, %d unanswered, %d sockets lost",
+		"receipt p50 %.3f ms p99 %.2f ms · update p50 %.3f ms p99 %.2f ms · %.2f frames/move%s · %d refused%s, %d unanswered, %d sockets lost",
 		r.URL, r.Rooms, r.Players, r.Rate, r.WindowS, r.MovesPerSec, r.ServerCPUPerMoveUs, r.ToolCPUPerMoveUs,
-		r.Receipt.P50, r.Receipt.P99, r.Update.P50, r.Update.P99, r.FramesPerMov, r.Refused, refusals, r.Unanswered, r.SocketsLost)
+		r.Receipt.P50, r.Receipt.P99, r.Update.P50, r.Update.P99, r.FramesPerMov, spec, r.Refused, refusals, r.Unanswered, r.SocketsLost)
 }
 
 // failures says what went wrong, or "".
@@ -98,6 +111,9 @@ func (r *result) failures() string {
 	}
 	if r.Unanswered > 0 {
 		f = append(f, fmt.Sprintf("%d moves unanswered", r.Unanswered))
+	}
+	if r.Spectators > 0 && r.SpecDeliveries == 0 {
+		f = append(f, "no spectator received an update")
 	}
 	if r.SocketsLost > 0 {
 		f = append(f, fmt.Sprintf("%d sockets lost", r.SocketsLost))

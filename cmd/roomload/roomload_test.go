@@ -63,7 +63,7 @@ func startRoomd(t *testing.T) string {
 	return hs.URL
 }
 
-// TestTinyLoad runs 2 rooms × 2 players for half a second against the
+// TestTinyLoad runs 2 rooms × 2 players (and 2 spectators) for half a second against the
 // floor (both ways of writing the mover's frames) and against a real roomd,
 // which proves the tool speaks roomd's protocol: every move is accepted and
 // answered with its receipt and its update.
@@ -81,7 +81,7 @@ func TestTinyLoad(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			url := tc.start(t)
-			cfg := config{URL: url, Rooms: 2, Players: 2, Rate: 10, Duration: 500 * time.Millisecond, Warmup: 100 * time.Millisecond,
+			cfg := config{URL: url, Rooms: 2, Players: 2, Spectators: 2, Rate: 10, Duration: 500 * time.Millisecond, Warmup: 100 * time.Millisecond,
 				Drain: 5 * time.Second, Parallel: 2, SetupTimeout: 10 * time.Second}
 			if err := cfg.check(); err != nil {
 				t.Fatal(err)
@@ -102,6 +102,10 @@ func TestTinyLoad(t *testing.T) {
 				t.Errorf("latency: receipts %+v, updates %+v", res.Receipt, res.Update)
 			case res.FramesPerMov < tc.frames-tc.tolerance || res.FramesPerMov > tc.frames+tc.tolerance:
 				t.Errorf("%.2f frames per move, want about %g", res.FramesPerMov, tc.frames)
+			case float64(res.SpecDeliveries) < 1.5*float64(res.Sent) || res.Spectate.Count < res.SpecDeliveries*3/4 || res.Spectate.Count > res.SpecDeliveries:
+				// Two spectators a room see every move's update; nearly all
+				// are timed (a control's update is not: no move sent it).
+				t.Errorf("%d moves, %d spectator deliveries, %d timed", res.Sent, res.SpecDeliveries, res.Spectate.Count)
 			}
 		})
 	}

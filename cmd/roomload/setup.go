@@ -83,6 +83,10 @@ func (l *loader) setupRoom(ctx context.Context, i int) ([]*player, error) {
 		p.st, p.cell = l.st, (i*37+p.seat*240)%len(cellTails)
 		players = append(players, p)
 	}
+	times := &revTimes{}
+	for _, p := range players {
+		p.times = times
+	}
 	var open []*player
 	for _, p := range players {
 		err := l.connect(ctx, p)
@@ -110,6 +114,16 @@ func (l *loader) setupRoom(ctx context.Context, i int) ([]*player, error) {
 	// for the start.
 	for _, p := range players[1:] {
 		if err := p.until(ctx, func(setupMsg) bool { return p.rev.Load() >= start }); err != nil {
+			return open, err
+		}
+	}
+	for range l.cfg.Spectators {
+		w := &player{st: l.st, code: players[0].code, seat: -1, watch: true, times: times}
+		err := l.connect(ctx, w)
+		if w.ws != nil {
+			open = append(open, w)
+		}
+		if err != nil {
 			return open, err
 		}
 	}
@@ -154,8 +168,13 @@ func (l *loader) connect(ctx context.Context, p *player) error {
 	}
 	ws.SetReadLimit(4 << 20)
 	p.ws = ws
-	hello, _ := json.Marshal(map[string]any{"type": "hello", "room": p.code, "token": p.token,
-		"game": map[string]string{"id": "minesweeper", "rulesVersion": "minesweeper/1"}})
+	h := map[string]any{"type": "hello", "room": p.code, "token": p.token,
+		"game": map[string]string{"id": "minesweeper", "rulesVersion": "minesweeper/1"}}
+	if p.watch {
+		delete(h, "token")
+		h["watch"] = true
+	}
+	hello, _ := json.Marshal(h)
 	if err := ws.Write(ctx, websocket.MessageText, hello); err != nil {
 		return err
 	}
