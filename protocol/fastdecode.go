@@ -14,78 +14,82 @@ import (
 // then decodes the frame the general way (which also names the problem).
 func decodeCommand(data []byte) (in Inbound, ok bool) {
 	s := scanner{b: data}
-	s.space()
-	if !s.eat('{') {
-		return Inbound{}, false
-	}
 	var (
-		typ, id      []byte
+		typ, id, cmd []byte
 		rev          uint64
-		cmd          []byte
-		seen         [4]bool
-		gotRev, more bool
 	)
-	for {
-		s.space()
-		if more {
-			if s.eat('}') {
-				break
-			}
-			if !s.eat(',') {
-				return Inbound{}, false
-			}
-			s.space()
-		} else if s.eat('}') {
-			return Inbound{}, false // {}: the general path says what is missing
-		}
-		more = true
-		key, ok := s.plainString()
-		if !ok {
-			return Inbound{}, false
-		}
-		s.space()
-		if !s.eat(':') {
-			return Inbound{}, false
-		}
-		s.space()
-		var k int
-		switch string(key) {
-		case "type":
-			k = 0
+	seen, ok := s.members(commandKeys, func(k int) (ok bool) {
+		switch k {
+		case 0:
 			typ, ok = s.plainString()
-		case "id":
-			k = 1
+		case 1:
 			id, ok = s.plainString()
-		case "rev":
-			k = 2
+		case 2:
 			rev, ok = s.uint()
-			gotRev = ok
-		case "command":
-			k = 3
+		case 3:
 			cmd, ok = s.object()
-		default:
-			return Inbound{}, false
 		}
-		if !ok || seen[k] {
-			return Inbound{}, false
-		}
-		seen[k] = true
-	}
-	s.space()
-	if s.i != len(s.b) || string(typ) != TypeCommand || len(id) == 0 || len(id) > 64 || !gotRev || cmd == nil {
-		return Inbound{}, false
-	}
-	if !json.Valid(cmd) {
+		return ok
+	})
+	if !ok || seen != 0b1111 || string(typ) != TypeCommand || len(id) == 0 || len(id) > 64 || !json.Valid(cmd) {
 		return Inbound{}, false
 	}
 	a := &Action{Type: TypeCommand, ID: string(id), Rev: rev, Command: append(json.RawMessage(nil), cmd...)}
 	return Inbound{Type: TypeCommand, Action: a}, true
 }
 
+var commandKeys = []string{"type", "id", "rev", "command"}
+
 // scanner reads JSON tokens from b at i.
 type scanner struct {
 	b []byte
 	i int
+}
+
+// members reads the whole of b as one object whose keys are among keys,
+// none twice: for each it calls value with the key's index and the scanner
+// at its value, which value reads. seen has bit k set for each key k met;
+// ok is false for anything else (an empty object, another key, an escape
+// in a key, a value that value refused, bytes after the object).
+func (s *scanner) members(keys []string, value func(k int) bool) (seen uint32, ok bool) {
+	s.space()
+	if !s.eat('{') {
+		return 0, false
+	}
+	for {
+		s.space()
+		if seen != 0 {
+			if s.eat('}') {
+				break
+			}
+			if !s.eat(',') {
+				return 0, false
+			}
+			s.space()
+		}
+		key, good := s.plainString()
+		if !good {
+			return 0, false // also {}: the general path says what is missing
+		}
+		s.space()
+		if !s.eat(':') {
+			return 0, false
+		}
+		s.space()
+		k := -1
+		for i, name := range keys {
+			if string(key) == name {
+				k = i
+				break
+			}
+		}
+		if k < 0 || seen&(1<<k) != 0 || !value(k) {
+			return 0, false
+		}
+		seen |= 1 << k
+	}
+	s.space()
+	return seen, s.i == len(s.b)
 }
 
 func (s *scanner) space() {
@@ -167,116 +171,50 @@ func (s *scanner) object() ([]byte, bool) {
 // the caller decodes the general way.
 func decodeHot(data []byte) (m ServerMessage, ok bool) {
 	s := scanner{b: data}
-	s.space()
-	if !s.eat('{') {
-		return ServerMessage{}, false
-	}
 	var (
-		typ, id, epoch []byte
-		okv, gotOK     bool
-		gotBeats       bool
-		rev, from, to  uint64
-		by             *int
-		beats          []byte
-		seen           [8]bool
-		more           bool
+		typ, id, epoch, beats []byte
+		okv                   bool
+		rev, from, to         uint64
+		by                    *int
 	)
-	for {
-		s.space()
-		if more {
-			if s.eat('}') {
-				break
-			}
-			if !s.eat(',') {
-				return ServerMessage{}, false
-			}
-			s.space()
-		} else if s.eat('}') {
-			return ServerMessage{}, false
-		}
-		more = true
-		key, good := s.plainString()
-		if !good {
-			return ServerMessage{}, false
-		}
-		s.space()
-		if !s.eat(':') {
-			return ServerMessage{}, false
-		}
-		s.space()
-		var k int
-		switch string(key) {
-		case "type":
-			k = 0
-			typ, good = s.plainString()
-		case "id":
-			k = 1
-			id, good = s.plainString()
-		case "ok":
-			k = 2
-			okv, good = s.boolean()
-			gotOK = good
-		case "rev":
-			k = 3
-			rev, good = s.uint()
-		case "epoch":
-			k = 4
-			epoch, good = s.plainString()
-		case "from":
-			k = 5
-			from, good = s.uint()
-		case "to":
-			k = 6
-			to, good = s.uint()
-		case "by":
-			k = 7
+	seen, ok := s.members(hotKeys, func(k int) (ok bool) {
+		switch k {
+		case 0:
+			typ, ok = s.plainString()
+		case 1:
+			id, ok = s.plainString()
+		case 2:
+			okv, ok = s.boolean()
+		case 3:
+			rev, ok = s.uint()
+		case 4:
+			epoch, ok = s.plainString()
+		case 5:
+			from, ok = s.uint()
+		case 6:
+			to, ok = s.uint()
+		case 7:
 			if s.literal("null") {
-				by, good = nil, true
-			} else {
-				var v uint64
-				v, good = s.uint()
-				if good && v <= 1<<31-1 {
-					n := int(v)
-					by = &n
-				} else {
-					good = false
-				}
+				return true
 			}
-		case "beats":
-			if gotBeats {
-				return ServerMessage{}, false
+			var v uint64
+			if v, ok = s.uint(); ok && v <= 1<<31-1 {
+				n := int(v)
+				by = &n
 			}
-			beats, good = s.array()
-			gotBeats, k = true, -1
-		default:
-			return ServerMessage{}, false
+			return ok && by != nil
+		case 8:
+			beats, ok = s.array()
 		}
-		if !good {
-			return ServerMessage{}, false
-		}
-		if k >= 0 {
-			if seen[k] {
-				return ServerMessage{}, false
-			}
-			seen[k] = true
-		}
-	}
-	s.space()
-	if s.i != len(s.b) {
+		return ok
+	})
+	const receiptKeys, updateKeys = 0b000001111, 0b111110001 // by index in hotKeys
+	switch {
+	case !ok:
 		return ServerMessage{}, false
-	}
-	switch string(typ) {
-	case TypeReceipt:
-		// A receipt: type, id, ok and rev only.
-		if seen[4] || seen[5] || seen[6] || seen[7] || beats != nil || !gotOK {
-			return ServerMessage{}, false
-		}
+	case string(typ) == TypeReceipt && seen&^receiptKeys == 0 && seen&0b100 != 0: // ok is required
 		return ServerMessage{Type: TypeReceipt, Receipt: &Receipt{Type: TypeReceipt, ID: string(id), OK: okv, Rev: rev}}, true
-	case TypeUpdate:
-		// An update: type, epoch, from, to, by and beats only.
-		if seen[1] || seen[2] || seen[3] {
-			return ServerMessage{}, false
-		}
+	case string(typ) == TypeUpdate && seen&^updateKeys == 0:
 		u := &Update{Type: TypeUpdate, Epoch: string(epoch), From: from, To: to, By: by}
 		if beats != nil {
 			if !json.Valid(beats) {
@@ -288,6 +226,8 @@ func decodeHot(data []byte) (m ServerMessage, ok bool) {
 	}
 	return ServerMessage{}, false
 }
+
+var hotKeys = []string{"type", "id", "ok", "rev", "epoch", "from", "to", "by", "beats"}
 
 // boolean reads true or false.
 func (s *scanner) boolean() (bool, bool) {
