@@ -25,6 +25,10 @@ func AppendReceipt(dst []byte, r *Receipt) []byte {
 		dst = append(dst, `,"rev":`...)
 		dst = strconv.AppendUint(dst, r.Rev, 10)
 	}
+	if r.Tick != 0 {
+		dst = append(dst, `,"tick":`...)
+		dst = strconv.AppendUint(dst, r.Tick, 10)
+	}
 	if r.Notice != nil {
 		dst = append(dst, `,"notice":{"code":`...)
 		dst = AppendString(dst, r.Notice.Code)
@@ -82,6 +86,23 @@ func AppendUpdate(dst []byte, u *Update, beats []byte) ([]byte, error) {
 		}
 	}
 	return append(dst, '}'), nil
+}
+
+// AppendTick appends t's JSON to dst; beats is the JSON of its beats,
+// already encoded (it replaces t.Beats; empty means []).
+func AppendTick(dst []byte, t *Tick, beats []byte) []byte {
+	dst = append(dst, `{"type":"tick","from":`...)
+	dst = strconv.AppendUint(dst, t.From, 10)
+	dst = append(dst, `,"to":`...)
+	dst = strconv.AppendUint(dst, t.To, 10)
+	dst = append(dst, `,"tick":`...)
+	dst = strconv.AppendUint(dst, t.Tick, 10)
+	dst = append(dst, `,"beats":`...)
+	if len(beats) == 0 {
+		beats = []byte("[]")
+	}
+	dst = append(dst, beats...)
+	return append(dst, '}')
 }
 
 func appendField(dst []byte, key string, v any) ([]byte, error) {

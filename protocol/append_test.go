@@ -17,6 +17,9 @@ func TestAppendMatchesEncode(t *testing.T) {
 			notice = &Notice{Code: str.Draw(t, "code"), Message: str.Draw(t, "msg"), Temporary: rapid.Bool().Draw(t, "temp")}
 		}
 		r := Receipt{Type: TypeReceipt, ID: str.Draw(t, "id"), OK: notice == nil, Rev: rapid.Uint64().Draw(t, "rev"), Notice: notice}
+		if rapid.Bool().Draw(t, "tick?") {
+			r.Tick = rapid.Uint64().Draw(t, "rtick")
+		}
 		want, _ := Encode(r)
 		got := AppendReceipt(nil, &r)
 		if string(got) != string(want) {
@@ -50,6 +53,16 @@ func TestAppendMatchesEncode(t *testing.T) {
 		got, _ = AppendUpdate(nil, &u, nil)
 		if string(got) != string(want) {
 			t.Fatalf("update without beats\n got %s\nwant %s", got, want)
+		}
+		tk := Tick{Type: TypeTick, From: rapid.Uint64().Draw(t, "tfrom"), To: rapid.Uint64().Draw(t, "tto"), Tick: rapid.Uint64().Draw(t, "tick"), Beats: beats}
+		want, _ = Encode(tk)
+		if got = AppendTick(nil, &tk, raw); string(got) != string(want) {
+			t.Fatalf("tick\n got %s\nwant %s", got, want)
+		}
+		tk.Beats = []any{}
+		want, _ = Encode(tk)
+		if got = AppendTick(nil, &tk, nil); string(got) != string(want) {
+			t.Fatalf("tick without beats\n got %s\nwant %s", got, want)
 		}
 	})
 }

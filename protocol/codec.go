@@ -123,6 +123,7 @@ type ServerMessage struct {
 	Notice   *NoticeMessage
 	Bye      *Bye
 	Pong     *Pong
+	Tick     *Tick
 }
 
 // RawSnapshot and RawUpdate keep the game parts undecoded, for clients that
@@ -136,6 +137,10 @@ type (
 		Update
 		Beats json.RawMessage `json:"beats,omitempty"`
 		View  json.RawMessage `json:"view,omitempty"`
+	}
+	RawTick struct {
+		Tick
+		Beats json.RawMessage `json:"beats"`
 	}
 )
 
@@ -194,6 +199,14 @@ func decodeServerWire(data []byte) (ServerMessage, error) {
 	case TypePong:
 		m.Pong = new(Pong)
 		err = json.Unmarshal(data, m.Pong)
+	case TypeTick:
+		var raw RawTick
+		err = json.Unmarshal(data, &raw)
+		raw.Tick.Beats = raw.Beats
+		if len(raw.Beats) == 0 {
+			raw.Tick.Beats = nil
+		}
+		m.Tick = &raw.Tick
 	default:
 		return m, fmt.Errorf("%w: unknown server message type %q", ErrInvalid, head.Type)
 	}

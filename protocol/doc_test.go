@@ -108,7 +108,7 @@ func TestProtocolDocExamples(t *testing.T) {
 		t.Error("PROTOCOL.md has no example of a batched frame")
 	}
 	for _, typ := range []string{TypeHello, TypeCommand, TypeResign, TypeControl, TypeReconnect, TypeLeave, TypeResync, TypePing,
-		TypeWelcome, TypeSnapshot, TypeUpdate, TypeReceipt, TypePresence, TypeNotice, TypeBye, TypePong} {
+		TypeWelcome, TypeSnapshot, TypeUpdate, TypeReceipt, TypePresence, TypeNotice, TypeBye, TypePong, TypeTick} {
 		if !seen[typ] {
 			t.Errorf("PROTOCOL.md has no example of %q", typ)
 		}
@@ -131,6 +131,7 @@ func TestSchemaRejects(t *testing.T) {
 		{"receipt without ok", server, `{"type":"receipt","id":"a"}`},
 		{"update with a string rev", server, `{"type":"update","epoch":"e","from":"1","to":2,"by":null}`},
 		{"bye without reconnect", server, `{"type":"bye","code":4000,"reason":"x"}`},
+		{"tick without its number", server, `{"type":"tick","from":1,"to":1,"beats":[]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := validate(t, tc.s, []byte(tc.msg)); err == nil {
@@ -158,6 +159,8 @@ func TestEncodedMessagesMatchSchema(t *testing.T) {
 		NoticeMessage{Type: TypeNotice, Code: CodeNameReplaced, Message: "m"},
 		Bye{Type: TypeBye, Code: CloseRestarting, Reason: "r", Reconnect: true, RetryAfterMs: 1000},
 		Pong{Type: TypePong, T: 1, Now: 2},
+		Tick{Type: TypeTick, From: 4, To: 6, Tick: 81, Beats: []any{map[string]any{"t": "move"}}},
+		Receipt{Type: TypeReceipt, ID: "a", OK: true, Rev: 5, Tick: 82},
 	} {
 		b, err := Encode(m)
 		if err != nil {

@@ -35,6 +35,7 @@ const (
 	TypeNotice   = "notice"
 	TypeBye      = "bye"
 	TypePong     = "pong"
+	TypeTick     = "tick"
 )
 
 // GamePin names a game and the rules version a client or room runs.
@@ -145,13 +146,19 @@ type Snapshot struct {
 	// View is the recipient's projection of the match, null in a lobby.
 	View any  `json:"view"`
 	Room Room `json:"room"`
+	// Tick is the last tick the view includes, in a real-time room's
+	// match (the next tick message is Tick+1).
+	Tick uint64 `json:"tick,omitempty"`
 	// Invite is a locked room's invite, for seated players only.
 	Invite string `json:"invite,omitempty"`
 	// Result is the last match's result, once it has ended.
 	Result *Result `json:"result,omitempty"`
 }
 
-// Update is one accepted change, from revision From to To (= From+1).
+// Update is one accepted change, from revision From to To (= From+1, but
+// in a real-time room's match, where inputs move the revision without an
+// update of their own, From is the revision the last update or tick
+// reached).
 type Update struct {
 	Type  string `json:"type" jsonschema:"enum=update"`
 	Epoch string `json:"epoch"`
@@ -184,8 +191,25 @@ type Receipt struct {
 	ID   string `json:"id"`
 	OK   bool   `json:"ok"`
 	// Rev is the revision the action produced, when accepted.
-	Rev    uint64  `json:"rev,omitempty"`
+	Rev uint64 `json:"rev,omitempty"`
+	// Tick is the tick an accepted input of a real-time match takes
+	// effect at.
+	Tick   uint64  `json:"tick,omitempty"`
 	Notice *Notice `json:"notice,omitempty"`
+}
+
+// Tick is one tick of a real-time room's match: what changed in it for the
+// recipient (its projected beats, possibly none). Ticks come one per tick,
+// numbered without gaps; a snapshot says which tick its view includes.
+// From and To move the revision as updates do: the inputs accepted since
+// the last update or tick have no update of their own.
+type Tick struct {
+	Type string `json:"type" jsonschema:"enum=tick"`
+	From uint64 `json:"from"`
+	To   uint64 `json:"to"`
+	Tick uint64 `json:"tick"`
+	// Beats are the recipient's projected game events of this tick.
+	Beats any `json:"beats"`
 }
 
 // NoticeMessage is a notice sent on its own, outside a receipt.
@@ -202,6 +226,9 @@ type Presence struct {
 	Connected  []int  `json:"connected"`
 	Spectators int    `json:"spectators"`
 	Clocks     Clocks `json:"clocks"`
+	// Paused is true while a real-time match waits for a player to come
+	// back (PROTOCOL.md, "Real-time rooms").
+	Paused bool `json:"paused,omitempty"`
 }
 
 // Notice is a readable refusal or warning with a stable code, inside a
@@ -272,6 +299,10 @@ type Room struct {
 	// checked against result.seed once it is over (PROTOCOL.md, "Fair
 	// play").
 	Commitment string `json:"commitment,omitempty"`
+	// Hz is the tick rate of a real-time game (0 for a game driven by
+	// commands), and Paused says its running match waits for a player.
+	Hz     int  `json:"hz,omitempty"`
+	Paused bool `json:"paused,omitempty"`
 }
 
 // SeatInfo is one seat's public information.
@@ -310,6 +341,8 @@ type Result struct {
 	Commitment string          `json:"commitment,omitempty"`
 	Config     json.RawMessage `json:"config"`
 	Log        json.RawMessage `json:"log,omitempty"`
+	// Ticks is how many ticks a real-time match ran.
+	Ticks uint64 `json:"ticks,omitempty"`
 }
 
 // Replay is a room's last finished match as GET /api/rooms/{code}/replay
@@ -322,5 +355,8 @@ type Replay struct {
 	Config       json.RawMessage `json:"config"`
 	Seats        int             `json:"seats"`
 	Log          json.RawMessage `json:"log"`
-	Result       Result          `json:"result"`
+	// Ticks is how many ticks a real-time match ran (its log's entries
+	// carry the tick each input took effect at).
+	Ticks  uint64 `json:"ticks,omitempty"`
+	Result Result `json:"result"`
 }

@@ -222,7 +222,12 @@ func (r *Room) action(mem *member, a *protocol.Action, at time.Time) {
 			err = refuse(protocol.CodeMatchFull, fmt.Sprintf("this match has logged its limit of %d moves; resign or start a new one", limit))
 			break
 		}
-		err = r.accept(&entry{Kind: kindCommand, By: mem.player, Aid: a.ID, Move: a.Command}, pending{c: c, at: at})
+		e := &entry{Kind: kindCommand, By: mem.player, Aid: a.ID, Move: a.Command}
+		if r.st.stepped() && r.st.Phase == phaseRunning {
+			err = r.input(e, pending{c: c, at: at})
+			break
+		}
+		err = r.accept(e, pending{c: c, at: at})
 	case protocol.TypeResign:
 		err = r.accept(&entry{Kind: kindResign, By: mem.player, Aid: a.ID}, pending{c: c})
 	case protocol.TypeLeave:

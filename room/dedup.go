@@ -12,6 +12,7 @@ const DedupWindow = 256
 type dedupEntry struct {
 	H    uint64 `json:"h"`
 	Rev  uint64 `json:"r,omitempty"`
+	Tick uint64 `json:"k,omitempty"` // the tick an input of a real-time match took effect at
 	Code string `json:"c,omitempty"`
 	Msg  string `json:"m,omitempty"`
 }

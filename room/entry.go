@@ -24,6 +24,10 @@ const (
 	kindEpoch    = "epoch"
 	kindClose    = "close"
 	kindAccess   = "access"
+	// kindTick ends a real-time match at its tick: the ticks themselves
+	// are not stored (they follow from the inputs), but the end of a match
+	// is a change to the room.
+	kindTick = "tick"
 )
 
 // entry is one accepted change. Everything the reducer needs is in it
@@ -42,9 +46,12 @@ type entry struct {
 	Seed     session.Seed    `json:"seed,omitzero"`
 	// RV is the rules version a match starts under (start, rematch).
 	// Entries of the first version have none: legacyRules says which.
-	RV    string          `json:"rv,omitempty"`
-	Move  json.RawMessage `json:"move,omitempty"`
-	Epoch string          `json:"epoch,omitempty"`
+	RV   string          `json:"rv,omitempty"`
+	Move json.RawMessage `json:"move,omitempty"`
+	// Tick is, for an input of a real-time match, the tick it takes effect
+	// at; for kindTick, the tick the match ended at.
+	Tick  uint64 `json:"tick,omitempty"`
+	Epoch string `json:"epoch,omitempty"`
 	// Access, Invite and WatchLocked are a room's new access (kindAccess).
 	Access      string `json:"access,omitempty"`
 	Invite      string `json:"invite,omitempty"`
@@ -72,6 +79,10 @@ func (e *entry) encode() ([]byte, error) {
 	}
 	b = append(b, `,"t":`...)
 	b = strconv.AppendInt(b, e.T, 10)
+	if e.Tick != 0 {
+		b = append(b, `,"tick":`...)
+		b = strconv.AppendUint(b, e.Tick, 10)
+	}
 	b = append(b, `,"move":`...)
 	b = append(b, e.Move...) // valid JSON: the client's frame was parsed
 	return append(b, '}'), nil

@@ -10,6 +10,7 @@ import (
 type audienceKey struct {
 	audience int
 	invited  bool
+	from     uint64 // the revision the member was last shown
 }
 
 type audienceFrame struct {
@@ -38,7 +39,7 @@ func (r *Room) fanout(e *entry, eff effect) {
 	encodings, deliveries := 0, 0
 	for c, mem := range r.members {
 		seat := r.st.seatOf(mem.player)
-		key := audienceKey{audience: r.audience(seat), invited: eff.invite && seat >= 0}
+		key := audienceKey{audience: r.audience(seat), invited: eff.invite && seat >= 0, from: mem.shown}
 		moved := eff.seatMoved(mem.player, seat)
 		var frame []byte
 		if !moved {
@@ -50,7 +51,7 @@ func (r *Room) fanout(e *entry, eff effect) {
 			}
 		}
 		if frame == nil {
-			u := protocol.Update{Type: protocol.TypeUpdate, Epoch: r.st.Epoch, From: e.Rev - 1, To: e.Rev,
+			u := protocol.Update{Type: protocol.TypeUpdate, Epoch: r.st.Epoch, From: mem.shown, To: e.Rev,
 				By: eff.bySeat, Room: info, Result: result}
 			var beats []byte
 			if eff.step != nil {
@@ -79,6 +80,7 @@ func (r *Room) fanout(e *entry, eff effect) {
 			}
 		}
 		r.send(out{to: c, frame: frame, durable: true})
+		mem.shown = e.Rev
 		deliveries++
 	}
 	r.m.cfg.Metrics.observeFanout(encodings+len(frames), deliveries)

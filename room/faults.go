@@ -45,7 +45,7 @@ func (r *Room) engineThrew(what string, v any, m batchMark) bool {
 		r.closing = true
 		return false
 	}
-	r.st = st
+	r.adopt(st)
 	return true
 }
 

@@ -20,6 +20,10 @@ type Metrics struct {
 	encoded     prometheus.Counter
 	sent        prometheus.Counter
 	panics      *prometheus.CounterVec
+	tickLate    *prometheus.HistogramVec
+	tickTime    *prometheus.HistogramVec
+	tickBytes   *prometheus.HistogramVec
+	tickSkipped *prometheus.CounterVec
 }
 
 // NewMetrics registers the rooms' metrics on reg. Register a manager's
@@ -49,9 +53,20 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Update messages handed to connections (encodings are shared)."}),
 		panics: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roomd_engine_panics_total",
 			Help: "Panics of a game's code (rules, projection, AI) that a room recovered from, by game."}, []string{"game"}),
+		tickLate: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "roomd_tick_lateness_seconds",
+			Help:    "How late a real-time room's ticks ran against their schedule (the first of those run at once), by game.",
+			Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25}}, []string{"game"}),
+		tickTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "roomd_tick_duration_seconds",
+			Help:    "Time to run one tick of a real-time room: the game's step and the tick messages' encoding, by game.",
+			Buckets: prometheus.ExponentialBuckets(5e-6, 2, 14)}, []string{"game"}),
+		tickBytes: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "roomd_tick_bytes",
+			Help:    "Bytes of one tick message, per audience of each tick (one encoding each), by game.",
+			Buckets: prometheus.ExponentialBuckets(32, 2, 10)}, []string{"game"}),
+		tickSkipped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roomd_ticks_skipped_total",
+			Help: "Ticks a real-time room dropped after a stall (past the catch-up bound), by game."}, []string{"game"}),
 	}
 	reg.MustRegister(mt.actions, mt.rejected, mt.latency, mt.appendTime, mt.appendBatch, mt.appendFail,
-		mt.resyncs, mt.reconnects, mt.encoded, mt.sent, mt.panics)
+		mt.resyncs, mt.reconnects, mt.encoded, mt.sent, mt.panics, mt.tickLate, mt.tickTime, mt.tickBytes, mt.tickSkipped)
 	return mt
 }
 
@@ -106,6 +121,28 @@ func (m *Metrics) observeFanout(encodings, deliveries int) {
 	if m != nil {
 		m.encoded.Add(float64(encodings))
 		m.sent.Add(float64(deliveries))
+	}
+}
+
+func (m *Metrics) observeTickLateness(game string, late time.Duration, skipped int) {
+	if m == nil {
+		return
+	}
+	m.tickLate.WithLabelValues(game).Observe(max(late, 0).Seconds())
+	if skipped > 0 {
+		m.tickSkipped.WithLabelValues(game).Add(float64(skipped))
+	}
+}
+
+func (m *Metrics) observeTickDuration(game string, d time.Duration) {
+	if m != nil {
+		m.tickTime.WithLabelValues(game).Observe(d.Seconds())
+	}
+}
+
+func (m *Metrics) observeTickBytes(game string, n int) {
+	if m != nil {
+		m.tickBytes.WithLabelValues(game).Observe(float64(n))
 	}
 }
 

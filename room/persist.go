@@ -139,7 +139,7 @@ func (r *Room) reload() {
 		r.closing = true
 		return
 	}
-	r.st = st
+	r.adopt(st)
 	r.disk.restored(lease, rec, r.now())
 	r.frozen, r.unsure = false, false
 	r.resyncAll()
@@ -171,7 +171,7 @@ func (r *Room) rollback() {
 		r.closing = true
 		return
 	}
-	r.st = st
+	r.adopt(st)
 	r.frozen = true
 	kept := b.outs[:0]
 	var resnap []Client

@@ -65,6 +65,11 @@ type member struct {
 	// resynced is when the member last got a snapshot it asked for (a
 	// resync or a stale action): they are at most one per resyncGap.
 	resynced time.Time
+	// shown is the last revision the member was shown, by a snapshot, an
+	// update or a tick: the next update's or tick's from. It is the room's
+	// revision but in a real-time match, whose inputs move the revision
+	// without an update of their own (the next tick covers them).
+	shown uint64
 }
 
 // resyncGap is the least time between two snapshots a member asks for: a
@@ -200,6 +205,8 @@ type Room struct {
 	aiFailures map[int]int
 	timer      *time.Timer
 	scratch    []audienceFrame
+	// ticks runs a real-time match (tick.go); nil for other games.
+	ticks *ticker
 }
 
 func newRoom(m *Manager, st *state, lease store.Lease, rec store.Record) *Room {
@@ -288,6 +295,7 @@ func (r *Room) run() {
 	defer r.m.forget(r)
 	r.timer = time.NewTimer(time.Hour)
 	defer r.timer.Stop()
+	r.pace()
 	r.schedule()
 	for {
 		select {
@@ -299,6 +307,7 @@ func (r *Room) run() {
 			r.handle(in)
 		}
 		r.commit()
+		r.pace()
 		r.flush()
 		if r.closing || r.stopping {
 			r.stop()
@@ -377,6 +386,14 @@ func (r *Room) accept(e *entry, p pending) (err error) {
 	}
 	p.aid, p.kind = e.Aid, e.Kind
 	r.b.accepted = append(r.b.accepted, p)
+	if eff.input {
+		// An input of a real-time match shows at its tick: the tick message
+		// covers its revision. Its sender hears when it takes effect.
+		if p.c != nil && e.Aid != "" {
+			r.send(out{to: p.c, frame: receiptInput(e.Aid, e.Rev, e.Tick), durable: true})
+		}
+		return nil
+	}
 	r.fanout(e, eff)
 	if eff.started {
 		clear(r.aiFailures) // a new match: its AI seats start afresh
@@ -405,6 +422,7 @@ func (r *Room) sendSnapshot(c Client) {
 	seat := -1
 	if mem := r.members[c]; mem != nil {
 		seat = r.st.seatOf(mem.player)
+		mem.shown = r.st.Rev
 	}
 	r.send(out{to: c, frame: r.snapshotFrame(seat), snapshot: true, durable: len(r.b.entries) > 0})
 }
@@ -418,6 +436,9 @@ func (r *Room) schedule() {
 		r.aiAt = now.Add(r.m.cfg.AIDelay)
 	}
 	next := r.idleAt()
+	if at := r.tickDue(); !at.IsZero() && at.Before(next) {
+		next = at
+	}
 	if !r.aiAt.IsZero() && r.aiAt.Before(next) {
 		next = r.aiAt
 	}
@@ -516,6 +537,7 @@ func (r *Room) onTimer() {
 		r.handle(input{kind: inClose})
 		return
 	}
+	r.runTicks(now)
 	if r.presence && !now.Before(r.presAt.Add(r.m.cfg.PresenceInterval)) {
 		r.sendPresence()
 	}
@@ -534,8 +556,8 @@ func (r *Room) onTimer() {
 // aiSeat returns a pending seat played by the AI, or -1. The AI waits for
 // a human's first move of the match (state.awaitsHuman).
 func (r *Room) aiSeat() int {
-	if r.st.Phase != phaseRunning || r.st.sess == nil || r.st.awaitsHuman() {
-		return -1
+	if r.st.Phase != phaseRunning || r.st.sess == nil || r.st.awaitsHuman() || r.st.stepped() {
+		return -1 // a real-time match's AI seats give inputs at its ticks (aiInputs)
 	}
 	pending := r.st.sess.Match().Pending()
 	n := len(pending)

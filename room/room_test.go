@@ -465,6 +465,8 @@ func TestEntryEncoding(t *testing.T) {
 	for _, e := range []entry{
 		{Rev: 7, Kind: kindCommand, By: "01ABC", Aid: `a"<id>`, T: 1750000000123, Move: json.RawMessage(`{"type":"flag","r":1,"c":2}`)},
 		{Rev: 8, Kind: kindCommand, By: "01ABC", T: 5, Move: json.RawMessage(`{"type":"take","n":1}`)},
+		{Rev: 11, Kind: kindCommand, By: "01ABC", Aid: "x", T: 6, Tick: 81, Move: json.RawMessage(`{"type":"turn","dir":"up"}`)},
+		{Rev: 12, Kind: kindTick, T: 7, Tick: 2460},
 		{Rev: 9, Kind: kindJoin, By: "p", Players: []*player{{ID: "p", Name: "Ann", TokenHash: "ab"}}},
 		{Rev: 10, Kind: kindStart, By: "p", Seed: session.IntSeed(42), T: 3},
 	} {

@@ -63,6 +63,10 @@ type storedMatch struct {
 	// they are then worked out from the log and the players (trackLegacy).
 	Movers   []int `json:"movers,omitempty"`
 	Assisted bool  `json:"assisted,omitempty"`
+	// Ticks is how many ticks a real-time match had run at the snapshot:
+	// a restore runs them again (from the checkpoint's tick, with the
+	// stored inputs) before the entries after the snapshot.
+	Ticks uint64 `json:"ticks,omitempty"`
 }
 
 // encode returns the room's snapshot and the first revision whose entry the
@@ -78,7 +82,7 @@ func (s *state) encode() (data []byte, keep uint64, err error) {
 			return nil, 0, fmt.Errorf("room %s: %w", s.Code, err)
 		}
 		snap.Session = &storedMatch{Header: s.sess.Header(), Roster: s.roster, LogFrom: s.logFrom,
-			Prefix: s.sess.Log()[:s.prefix], Checkpoint: cp, Assisted: s.assisted}
+			Prefix: s.sess.Log()[:s.prefix], Checkpoint: cp, Assisted: s.assisted, Ticks: s.sess.Tick()}
 		for seat, moved := range s.movers {
 			if moved {
 				snap.Session.Movers = append(snap.Session.Movers, seat)
@@ -160,7 +164,7 @@ func decodeSnapshot(games *session.Registry, data []byte, entries []store.Entry)
 		if !ok {
 			return nil, fmt.Errorf("room snapshot %s: %w %q", snap.Code, ErrUnknownGame, m.Game)
 		}
-		sess, err := session.Restore(game, m.Header, m.Checkpoint, log, 0, nil)
+		sess, err := session.Restore(game, m.Header, m.Checkpoint, log, m.Ticks, nil)
 		switch {
 		case errors.Is(err, session.ErrRulesVersion):
 			s.oldRulesLoaded()
@@ -210,7 +214,7 @@ func matchLog(m *storedMatch, rev uint64, entries []store.Entry) ([]session.Entr
 		if !ok {
 			return nil, fmt.Errorf("entry %d: a command by %q, who has no seat in the match", se.Rev, e.By)
 		}
-		log = append(log, session.Entry{Seat: seat, Move: e.Move, T: float64(e.T)})
+		log = append(log, session.Entry{Seat: seat, Move: e.Move, T: float64(e.T), Tick: e.Tick})
 	}
 	if next <= rev {
 		return nil, fmt.Errorf("the store keeps the match's entries only up to %d of %d", next-1, rev)

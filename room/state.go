@@ -44,6 +44,8 @@ type matchResult struct {
 	Score   float64         `json:"score,omitempty"`
 	Seed    session.Seed    `json:"seed"`
 	Config  json.RawMessage `json:"config"`
+	// Ticks is how many ticks a real-time match ran.
+	Ticks uint64 `json:"ticks,omitempty"`
 }
 
 // state is everything durable about a room. Only the room's actor touches
@@ -104,6 +106,7 @@ type state struct {
 // effect says what an applied entry changed, for fan-out.
 type effect struct {
 	step         session.Step // the game step of a command
+	input        bool         // an input of a real-time match: shown by the next tick, not an update
 	meta         bool         // seats, settings, phase or host changed
 	clock        bool         // the match clock started: publish the room's clocks
 	seats        bool         // seat numbers may have moved
@@ -205,7 +208,7 @@ func (s *state) apply(e *entry) (effect, error) {
 		s.MetaRev = e.Rev
 	}
 	if e.By != "" && e.Aid != "" {
-		s.window(e.By).add(dedupEntry{H: actionHash(e.Aid), Rev: e.Rev})
+		s.window(e.By).add(dedupEntry{H: actionHash(e.Aid), Rev: e.Rev, Tick: e.Tick})
 	}
 	if i := s.seatOf(e.By); i >= 0 && e.By != "" {
 		eff.bySeat = &i
@@ -237,6 +240,8 @@ func (s *state) dispatch(e *entry) (effect, error) {
 		return s.start(e)
 	case kindCommand:
 		return s.command(e)
+	case kindTick:
+		return s.ended(e)
 	case kindResign:
 		if err := s.need(phaseRunning); err != nil {
 			return effect{}, err
@@ -443,18 +448,13 @@ func (s *state) command(e *entry) (effect, error) {
 	if seat < 0 {
 		return effect{}, refuse(protocol.CodeWrongSeat, "only a seated player can play")
 	}
+	if s.stepped() {
+		return s.input(e, seat)
+	}
 	_, wasStarted := s.sess.Started()
 	step, err := s.sess.ApplyAt(seat, e.Move, float64(e.T))
 	if err != nil {
-		var rej *session.Rejection
-		if errors.As(err, &rej) {
-			code := rej.Code
-			if rej.Malformed && code == session.CodeMalformedInput {
-				code = protocol.CodeInvalidCommand
-			}
-			return effect{}, refuse(code, rej.Reason)
-		}
-		return effect{}, refuse(protocol.CodeInvalidCommand, err.Error())
+		return effect{}, commandRefusal(err)
 	}
 	e.Move = step.Move() // stored and echoed: the canonical form, not the client's bytes
 	if !s.Players[seat].AI && seat < len(s.movers) {
@@ -470,6 +470,85 @@ func (s *state) command(e *entry) (effect, error) {
 		eff.meta, eff.ended = true, true
 	}
 	return eff, nil
+}
+
+// commandRefusal is the refusal of a command the session did not take.
+func commandRefusal(err error) error {
+	var rej *session.Rejection
+	if errors.As(err, &rej) {
+		code := rej.Code
+		if rej.Malformed && code == session.CodeMalformedInput {
+			code = protocol.CodeInvalidCommand
+		}
+		return refuse(code, rej.Reason)
+	}
+	return refuse(protocol.CodeInvalidCommand, err.Error())
+}
+
+// stepped reports whether the current match is a real-time one, run on
+// its game's fixed step.
+func (s *state) stepped() bool { return s.sess != nil && s.sess.Game().Info().Tick != nil }
+
+// input queues a real-time match's input for tick e.Tick, the tick after
+// the one the room had run when it took it. Replaying, the ticks before it
+// run first: the world at any tick follows from the inputs and their ticks.
+func (s *state) input(e *entry, seat int) (effect, error) {
+	if e.Tick == 0 {
+		return effect{}, fmt.Errorf("room %s: an input of a real-time match without its tick (rev %d)", s.Code, e.Rev)
+	}
+	if e.Tick <= s.sess.Tick() {
+		return effect{}, fmt.Errorf("room %s: an input for tick %d after tick %d ran (rev %d)", s.Code, e.Tick, s.sess.Tick(), e.Rev)
+	}
+	if err := s.advanceTo(e.Tick - 1); err != nil {
+		return effect{}, err
+	}
+	if s.sess.Status().Over {
+		return effect{}, fmt.Errorf("room %s: an input for tick %d of a match over at tick %d (rev %d)", s.Code, e.Tick, s.sess.Tick(), e.Rev)
+	}
+	if _, err := s.sess.Input(seat, e.Move, float64(e.T)); err != nil {
+		return effect{}, commandRefusal(err)
+	}
+	log := s.sess.Log()
+	e.Move = log[len(log)-1].Move // stored: the canonical form, not the client's bytes
+	if !s.Players[seat].AI && seat < len(s.movers) {
+		s.movers[seat] = true
+	}
+	return effect{input: true}, nil
+}
+
+// advanceTo runs the real-time match's ticks up to tick n. Live, the room
+// has run them already; replaying a stored room, they run here. Running
+// past the match's end means the entries do not belong to this match.
+func (s *state) advanceTo(n uint64) error {
+	for s.sess.Tick() < n {
+		if s.sess.Status().Over {
+			return fmt.Errorf("room %s: the match ended at tick %d, before tick %d", s.Code, s.sess.Tick(), n)
+		}
+		if _, err := s.sess.Advance(); err != nil {
+			return fmt.Errorf("room %s: tick %d: %w", s.Code, s.sess.Tick(), err)
+		}
+	}
+	return nil
+}
+
+// ended ends a real-time match at tick e.Tick, where its world ended it.
+func (s *state) ended(e *entry) (effect, error) {
+	if err := s.need(phaseRunning); err != nil {
+		return effect{}, err
+	}
+	if !s.stepped() || e.Tick < s.sess.Tick() {
+		return effect{}, fmt.Errorf("room %s: a tick entry for tick %d (rev %d) does not fit the match", s.Code, e.Tick, e.Rev)
+	}
+	if err := s.advanceTo(e.Tick); err != nil {
+		return effect{}, err
+	}
+	res, over := s.sess.Result()
+	if !over {
+		return effect{}, fmt.Errorf("room %s: the match is not over at tick %d (rev %d)", s.Code, e.Tick, e.Rev)
+	}
+	s.Phase = phaseEnded
+	s.Result = s.result(res.Status, res.Time, res.Outcome)
+	return effect{meta: true, ended: true}, nil
 }
 
 // humanMoved reports whether a human player has made a move this match.
@@ -523,6 +602,9 @@ func (s *state) endMatch(t int64, status string, winners []int) {
 	elapsed := 0.0
 	if t0, ok := s.sess.Started(); ok {
 		elapsed = float64(t) - t0
+		if s.stepped() {
+			elapsed = s.sess.Elapsed() // ticks, not the host's clock
+		}
 	}
 	s.Phase = phaseEnded
 	s.Result = s.result(status, elapsed, session.Outcome{Winners: winners})
@@ -533,8 +615,12 @@ func (s *state) result(status string, elapsed float64, out session.Outcome) *mat
 	if winners == nil {
 		winners = []int{}
 	}
-	return &matchResult{Match: s.Match, Status: status, TimeMs: elapsed, Winners: winners, Ranked: out.Ranked,
+	res := &matchResult{Match: s.Match, Status: status, TimeMs: elapsed, Winners: winners, Ranked: out.Ranked,
 		Score: out.Score, Seed: s.sess.Seed(), Config: s.sess.Config()}
+	if s.stepped() {
+		res.Ticks = s.sess.Tick()
+	}
+	return res
 }
 
 func (s *state) leave(e *entry) (effect, error) {
@@ -599,6 +685,12 @@ func (s *state) clock(now int64) clock {
 		return c
 	}
 	c.startedAt = t0
+	if s.stepped() {
+		// A real-time match's time is its ticks: the room's tick messages
+		// carry it, and it stands still while the match is paused.
+		c.startedAt, c.elapsed = 0, s.sess.Elapsed()
+		return c
+	}
 	switch {
 	case s.Phase == phaseRunning:
 		c.running = true

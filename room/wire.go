@@ -26,6 +26,9 @@ func (r *Room) roomInfo() protocol.Room {
 	if st.sess != nil {
 		info.Commitment = st.sess.Seed().Commitment()
 	}
+	if rate := st.game.Info().Tick; rate != nil {
+		info.Hz, info.Paused = rate.Hz, r.paused()
+	}
 	if h := st.seatOf(st.Host); h >= 0 {
 		info.Host = &h
 	}
@@ -64,7 +67,7 @@ func (st *state) resultWire(withLog bool) *protocol.Result {
 		return nil
 	}
 	out := &protocol.Result{Match: res.Match, Status: res.Status, TimeMs: res.TimeMs, Winners: res.Winners, Config: res.Config,
-		Commitment: res.Seed.Commitment()}
+		Commitment: res.Seed.Commitment(), Ticks: res.Ticks}
 	out.Seed, _ = res.Seed.MarshalJSON()
 	if withLog {
 		out.Log = st.logWire()
@@ -92,7 +95,7 @@ func (st *state) replay() (protocol.Replay, bool) {
 	}
 	info := st.game.Info()
 	return protocol.Replay{Game: info.ID, RulesVersion: info.RulesVersion, Seed: res.Seed, Config: res.Config,
-		Seats: st.sess.Seats(), Log: st.logWire(), Result: *res}, true
+		Seats: st.sess.Seats(), Log: st.logWire(), Ticks: res.Ticks, Result: *res}, true
 }
 
 func (r *Room) snapshotFrame(seat int) []byte {
@@ -100,6 +103,9 @@ func (r *Room) snapshotFrame(seat int) []byte {
 		Room: r.roomInfo(), Result: r.st.resultWire(false)}
 	if r.st.sess != nil {
 		s.View = r.st.sess.Match().View(seat)
+		if r.st.stepped() {
+			s.Tick = r.st.sess.Tick()
+		}
 	}
 	if seat >= 0 {
 		s.Invite = r.st.Invite
@@ -110,7 +116,7 @@ func (r *Room) snapshotFrame(seat int) []byte {
 func (r *Room) presenceFrame() []byte {
 	connected, spectators := r.connected()
 	return encodeMsg(protocol.Presence{Type: protocol.TypePresence, Connected: connected, Spectators: spectators,
-		Clocks: clocksWire(r.st.clock(r.now().UnixMilli()))})
+		Clocks: clocksWire(r.st.clock(r.now().UnixMilli())), Paused: r.paused()})
 }
 
 func (r *Room) welcome(c Client, seat int, token string) []byte {
@@ -129,6 +135,12 @@ func receiptOK(id string, rev uint64) []byte {
 	return encodeReceipt(&protocol.Receipt{Type: protocol.TypeReceipt, ID: id, OK: true, Rev: rev})
 }
 
+// receiptInput accepts an input of a real-time match: at rev, taking
+// effect at tick.
+func receiptInput(id string, rev, tick uint64) []byte {
+	return encodeReceipt(&protocol.Receipt{Type: protocol.TypeReceipt, ID: id, OK: true, Rev: rev, Tick: tick})
+}
+
 // receiptRefused answers an action with a refusal.
 func receiptRefused(id string, n *protocol.Notice) []byte {
 	return encodeReceipt(&protocol.Receipt{Type: protocol.TypeReceipt, ID: id, Notice: n})
@@ -136,7 +148,7 @@ func receiptRefused(id string, n *protocol.Notice) []byte {
 
 // receiptAgain is the receipt a resent action gets: the first one again.
 func receiptAgain(id string, prev dedupEntry) []byte {
-	rc := protocol.Receipt{Type: protocol.TypeReceipt, ID: id, OK: prev.Code == "", Rev: prev.Rev}
+	rc := protocol.Receipt{Type: protocol.TypeReceipt, ID: id, OK: prev.Code == "", Rev: prev.Rev, Tick: prev.Tick}
 	if prev.Code != "" {
 		rc.Notice = &protocol.Notice{Code: prev.Code, Message: prev.Msg}
 	}

@@ -286,7 +286,9 @@ func (s *GameSession) Save() (*Checkpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session: checkpoint %s: %w", s.game.Info().ID, err)
 	}
-	return &Checkpoint{At: len(s.log), Tick: s.tick, Started: s.started, T0: s.t0, Stopped: s.stopped, TEnd: s.tEnd,
+	// The inputs queued for the next tick are the log's last entries, and
+	// not in the state yet: a restore queues them again.
+	return &Checkpoint{At: len(s.log) - len(s.inputs), Tick: s.tick, Started: s.started, T0: s.t0, Stopped: s.stopped, TEnd: s.tEnd,
 		State: data}, nil
 }
 
