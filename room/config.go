@@ -38,6 +38,10 @@ type Config struct {
 	// SnapshotInterval writes a snapshot when entries are older than this.
 	// Zero means 30 seconds.
 	SnapshotInterval time.Duration
+	// CheckpointInterval writes a snapshot — with the game's checkpoint —
+	// of a real-time match that has ticked this long since the last one, so
+	// that a restore runs at most this many ticks again. Zero means 10 s.
+	CheckpointInterval time.Duration
 	// EndedTTL is how long a closed room stays in the store. Zero means 24 hours.
 	EndedTTL time.Duration
 	// MailboxSize bounds a room's queue of inputs. Zero means 4096.
@@ -98,6 +102,7 @@ func (c *Config) setDefaults() error {
 		c.SnapshotEvery = 256
 	}
 	setDur(&c.SnapshotInterval, 30*time.Second)
+	setDur(&c.CheckpointInterval, 10*time.Second)
 	setDur(&c.EndedTTL, 24*time.Hour)
 	if c.MailboxSize == 0 {
 		c.MailboxSize = 4096

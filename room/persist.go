@@ -216,7 +216,7 @@ func (r *Room) rollback() {
 // the match's checkpoint, not its log.
 func (r *Room) maybeSnapshot(force bool) {
 	d := &r.disk
-	if !force && (d.sinceSnap == 0 || d.sinceSnap < r.m.cfg.SnapshotEvery && r.now().Sub(d.lastSnap) < r.m.cfg.SnapshotInterval) {
+	if !force && !r.snapshotDue() {
 		return
 	}
 	data, keep, ok := r.encodeState()
@@ -254,6 +254,23 @@ func (r *Room) maybeSnapshot(force bool) {
 		i++
 	}
 	d.base, d.entries, d.sinceSnap, d.lastSnap = data, append(d.entries[:0:0], d.entries[i:]...), 0, r.now()
+	d.snapTick = r.st.tick()
+}
+
+// snapshotDue reports whether a snapshot is due: after SnapshotEvery
+// entries, when entries are older than SnapshotInterval, or when a
+// real-time match has ticked for CheckpointInterval since the last one (its
+// checkpoint then saves a restore from running those ticks again).
+func (r *Room) snapshotDue() bool {
+	d, cfg := &r.disk, r.m.cfg
+	age := r.now().Sub(d.lastSnap)
+	switch {
+	case d.sinceSnap >= cfg.SnapshotEvery:
+		return true
+	case d.sinceSnap > 0 && age >= cfg.SnapshotInterval:
+		return true
+	}
+	return r.st.tick() != d.snapTick && age >= cfg.CheckpointInterval
 }
 
 // storeCtx bounds one store call of the actor.

@@ -151,11 +151,12 @@ type durable struct {
 	entries   []store.Entry
 	sinceSnap int // entries stored since base
 	lastSnap  time.Time
+	snapTick  uint64 // a real-time match's tick at the last snapshot
 }
 
 // restored sets d to what the store holds after Create or Open.
 func (d *durable) restored(lease store.Lease, rec store.Record, now time.Time) {
-	d.lease, d.base, d.entries, d.lastSnap, d.sinceSnap = lease, rec.Snapshot.Data, rec.Entries, now, 0
+	d.lease, d.base, d.entries, d.lastSnap, d.sinceSnap, d.snapTick = lease, rec.Snapshot.Data, rec.Entries, now, 0, 0
 	for _, e := range rec.Entries {
 		if e.Rev > rec.Snapshot.Rev {
 			d.sinceSnap++

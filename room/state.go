@@ -485,6 +485,14 @@ func commandRefusal(err error) error {
 	return refuse(protocol.CodeInvalidCommand, err.Error())
 }
 
+// tick is the current real-time match's tick (0 for other matches).
+func (s *state) tick() uint64 {
+	if !s.stepped() {
+		return 0
+	}
+	return s.sess.Tick()
+}
+
 // stepped reports whether the current match is a real-time one, run on
 // its game's fixed step.
 func (s *state) stepped() bool { return s.sess != nil && s.sess.Game().Info().Tick != nil }

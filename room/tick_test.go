@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -20,11 +21,35 @@ import (
 
 const tickStep = time.Second / sessiontest.TickerHz
 
-func tickerManager(t *testing.T, st *memstore.Memory) *Manager {
+func tickerManager(t *testing.T, st store.Store) *Manager {
 	if st == nil {
 		st = memstore.New()
 	}
-	return bubbleManager(t, Config{Games: session.NewRegistry(sessiontest.Ticker), Store: st, PresenceInterval: time.Millisecond})
+	return bubbleManager(t, Config{Games: session.NewRegistry(sessiontest.Ticker), Store: st, PresenceInterval: time.Millisecond,
+		CheckpointInterval: 10 * tickStep})
+}
+
+// snapshotSpy keeps every snapshot written, and its match's ticks.
+type snapshotSpy struct {
+	*memstore.Memory
+	mu    sync.Mutex
+	ticks []uint64
+	data  [][]byte
+}
+
+func (s *snapshotSpy) WriteSnapshot(ctx context.Context, l store.Lease, snap store.Snapshot) error {
+	var v struct {
+		Session *struct {
+			Ticks uint64 `json:"ticks"`
+		} `json:"session"`
+	}
+	if json.Unmarshal(snap.Data, &v) == nil && v.Session != nil {
+		s.mu.Lock()
+		s.ticks = append(s.ticks, v.Session.Ticks)
+		s.data = append(s.data, snap.Data)
+		s.mu.Unlock()
+	}
+	return s.Memory.WriteSnapshot(ctx, l, snap)
 }
 
 // tickerRoom creates a Ticker room of ticks ticks, seats its host as a fake
@@ -197,11 +222,20 @@ func TestTickPauseRule(t *testing.T) {
 // and runs on to the same world.
 func TestTickRestore(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		st := memstore.New()
+		st := &snapshotSpy{Memory: memstore.New()}
 		m := tickerManager(t, st)
 		r, host, _ := tickerRoom(t, m, `{"ticks":60}`, 1)
 		time.Sleep(12*tickStep + tickStep/2)
 		synctest.Wait()
+		// Checkpoints while it ticks: every 10 ticks here.
+		st.mu.Lock()
+		written := slices.Clone(st.ticks)
+		at10 := slices.Index(written, 10)
+		if at10 < 0 {
+			t.Fatalf("snapshots at ticks %v, want one at tick 10", written)
+		}
+		checkpoint := st.data[at10]
+		st.mu.Unlock()
 		sendAct(t, r, host, "a", protocol.TypeCommand, json.RawMessage(`{"add":5}`), nil)
 		rc := host.receipt(t, "a")
 		time.Sleep(60 * tickStep)
@@ -220,7 +254,8 @@ func TestTickRestore(t *testing.T) {
 		if cut < 0 {
 			t.Fatalf("the input's entry %d is not stored", rc.Rev)
 		}
-		mid, err := rebuild(m.cfg.Games, rec.Snapshot.Data, entries[:cut+1])
+		// From the checkpoint at tick 10 and the entries up to the input:
+		mid, err := rebuild(m.cfg.Games, checkpoint, entries[:cut+1])
 		if err != nil {
 			t.Fatal(err)
 		}

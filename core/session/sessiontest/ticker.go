@@ -111,7 +111,7 @@ func (tickerRules) Project(s *TickerState, _ session.Seat) TickerView {
 	return TickerView{Tick: s.Tick, Sum: s.Sum, Over: s.Tick >= s.Goal}
 }
 func (tickerRules) ProjectEvents(_ *TickerState, e []int, _ session.Seat) []int { return e }
-func (tickerRules) Audience(*TickerState, session.Seat) int                   { return 0 }
+func (tickerRules) Audience(*TickerState, session.Seat) int                     { return 0 }
 
 func (tickerRules) Choose(v TickerView, _ session.Seat) (tickerMove, bool) {
 	return tickerMove{Add: 1}, !v.Over && v.Tick%10 == 9
