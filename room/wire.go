@@ -80,7 +80,7 @@ func (st *state) logWire() json.RawMessage {
 	if st.sess == nil {
 		return json.RawMessage("[]")
 	}
-	log, err := json.Marshal(st.sess.Log())
+	log, err := json.Marshal(st.sess.Played())
 	if err != nil {
 		return json.RawMessage("[]")
 	}

@@ -13,12 +13,13 @@ import (
 // invalid one, 2 when the input cannot be read or parsed.
 func replayMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	game := fs.String("game", "minesweeper", "the game the record belongs to ("+gameIDs()+")")
+	game := fs.String("game", "minesweeper", "the game the record belongs to ("+gameIDs()+"); default the record's \"game\", else minesweeper")
 	view := fs.Bool("view", false, "also print the final projected view (spectator projection) as \"view\"")
 	name, ok := parseFileArg(fs, args, stderr, `Usage: roomd replay [--game ID] [--view] FILE|URL|-
 
 Replays a recorded game {seed, config, log} (the JSON form of the reference
-vectors; "-" reads standard input) and prints one JSON line
+vectors, or a room's replay, which names its game and, for a real-time
+match, its ticks; "-" reads standard input) and prints one JSON line
 {status, time, valid, reason}, with --view also the final view.
 Exit status: 0 valid, 1 invalid, 2 unreadable input.
 
@@ -27,14 +28,24 @@ Flags:
 	if !ok {
 		return 2
 	}
-	g, ok := registry().Lookup(*game)
-	if !ok {
-		fmt.Fprintf(stderr, "roomd replay: unknown game %q (known: %s)\n", *game, gameIDs())
-		return 2
-	}
 	data, err := readRecord(name, stdin, session.MaxRecordBytes)
 	if err != nil {
 		fmt.Fprintf(stderr, "roomd replay: %v\n", err)
+		return 2
+	}
+	if !flagSet(fs, "game") {
+		// A room's replay (GET /api/rooms/{code}/replay) names its game;
+		// the reference vectors do not, and are Minesweeper's.
+		var named struct {
+			Game string `json:"game"`
+		}
+		if json.Unmarshal(data, &named) == nil && named.Game != "" {
+			*game = named.Game
+		}
+	}
+	g, ok := registry().Lookup(*game)
+	if !ok {
+		fmt.Fprintf(stderr, "roomd replay: unknown game %q (known: %s)\n", *game, gameIDs())
 		return 2
 	}
 	rec, err := session.DecodeRecord(data)
@@ -86,4 +97,11 @@ func displayName(name string) string {
 		return "standard input"
 	}
 	return name
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -237,6 +237,12 @@ func (s *GameSession) Seats() int { return s.seats }
 // Log returns the accepted moves. The slice must not be modified.
 func (s *GameSession) Log() []Entry { return s.log }
 
+// Played returns the accepted moves that took effect: the log without a
+// fixed-step game's inputs queued for a tick that has not run (a match
+// that ended before it — a resignation — never applies them). The slice
+// must not be modified.
+func (s *GameSession) Played() []Entry { return s.log[:len(s.log)-len(s.inputs)] }
+
 // now is the match's current time: the clock's, or for a fixed-step game
 // its ticks.
 func (s *GameSession) now() float64 {
@@ -273,7 +279,7 @@ func (s *GameSession) Result() (Result, bool) {
 	if out.Winners == nil {
 		out.Winners = []Seat{}
 	}
-	return Result{Status: st.Phase, Time: s.Elapsed(), Seed: s.seed, Config: s.config, Log: s.log, Outcome: out}, true
+	return Result{Status: st.Phase, Time: s.Elapsed(), Seed: s.seed, Config: s.config, Log: s.Played(), Outcome: out}, true
 }
 
 // Save returns a checkpoint of the match as it is now, or nil when the game

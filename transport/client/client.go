@@ -78,6 +78,7 @@ const (
 	EventNotice   EventKind = "notice"
 	EventBye      EventKind = "bye"
 	EventPong     EventKind = "pong"
+	EventTick     EventKind = "tick"
 )
 
 // Event is one thing that happened to a transport.
@@ -92,6 +93,7 @@ type Event struct {
 	Notice   *protocol.NoticeMessage
 	Bye      *protocol.Bye
 	Pong     *protocol.Pong
+	Tick     *protocol.Tick
 	// Close is the close code that ended the connection, with EventState.
 	Close int
 	// Raw is the frame as received (remote only), for tests that inspect

@@ -20,7 +20,8 @@ type Tracker struct {
 	state      ConnState
 	epoch      string
 	rev        uint64
-	seen       bool // a snapshot has been seen
+	tick       uint64 // a real-time match's last tick seen
+	seen       bool   // a snapshot has been seen
 	seat       *int
 	token      string
 	pending    []protocol.Action // sent, no receipt yet, in order
@@ -117,7 +118,7 @@ func (k *Tracker) Receive(msg protocol.ServerMessage, raw []byte) Step {
 			return Step{} // an older snapshot of the same epoch is ignored
 		}
 		ev.Kind, ev.Snapshot, ev.Resync = EventSnapshot, s, k.resyncing
-		k.epoch, k.rev, k.seen, k.seat, k.resyncing = s.Epoch, s.Rev, true, s.Seat, false
+		k.epoch, k.rev, k.seen, k.seat, k.resyncing, k.tick = s.Epoch, s.Rev, true, s.Seat, false, s.Tick
 		if s.Result != nil {
 			k.result = s.Result
 		}
@@ -143,12 +144,27 @@ func (k *Tracker) Receive(msg protocol.ServerMessage, raw []byte) Step {
 		}
 		ev.Kind, ev.Update = EventUpdate, u
 		k.rev = u.To
+		if u.View != nil {
+			k.tick = 0 // a match started (or ended): its ticks count from 1
+		}
 		if u.Seat != nil {
 			k.seat = u.Seat
 		}
 		if u.Result != nil {
 			k.result = u.Result
 		}
+	case msg.Tick != nil:
+		tk := msg.Tick
+		if tk.From != k.rev || tk.Tick != k.tick+1 {
+			if !k.resyncing {
+				k.resyncing = true
+				st.Resync = &protocol.Action{Type: protocol.TypeResync, ID: ids.Action(), Rev: k.rev}
+			}
+			st.Emit = false
+			return st
+		}
+		ev.Kind, ev.Tick = EventTick, tk
+		k.rev, k.tick = tk.To, tk.Tick
 	case msg.Receipt != nil:
 		ev.Kind, ev.Receipt = EventReceipt, msg.Receipt
 		for i, a := range k.pending {
