@@ -6,12 +6,13 @@ import (
 	"github.com/roomd/roomd/core/minesweeper"
 	"github.com/roomd/roomd/core/nim"
 	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/core/snake"
 	"github.com/roomd/roomd/core/tictactoe"
 )
 
 // registry returns every game this build serves.
 func registry() *session.Registry {
-	return session.NewRegistry(minesweeper.Game, nim.Game, tictactoe.Game)
+	return session.NewRegistry(minesweeper.Game, nim.Game, snake.Game, tictactoe.Game)
 }
 
 func gameIDs() string {

@@ -164,8 +164,11 @@ type bot struct {
 
 	mu       sync.Mutex
 	acked    map[string]uint64 // action id → revision, for ok receipts
+	ackTicks map[string]uint64 // action id → tick, for ok receipts of a real-time match's inputs
 	refused  map[string]string // action id → notice code
 	snapshot *protocol.Snapshot
+	update   *protocol.Update // the last update
+	ticks    []uint64         // the tick numbers received, in order
 	closes   []int
 	sig      chan struct{}
 	done     chan struct{}
@@ -182,7 +185,8 @@ func dialGame(t *testing.T, base, room, token string, pin protocol.GamePin) *bot
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &bot{t: t, tr: tr, room: room, acked: map[string]uint64{}, refused: map[string]string{}, sig: make(chan struct{}, 1), done: make(chan struct{})}
+	b := &bot{t: t, tr: tr, room: room, acked: map[string]uint64{}, ackTicks: map[string]uint64{}, refused: map[string]string{},
+		sig: make(chan struct{}, 1), done: make(chan struct{})}
 	go func() {
 		defer close(b.done)
 		for ev := range tr.Events() {
@@ -190,10 +194,17 @@ func dialGame(t *testing.T, base, room, token string, pin protocol.GamePin) *bot
 			switch {
 			case ev.Receipt != nil && ev.Receipt.OK:
 				b.acked[ev.Receipt.ID] = ev.Receipt.Rev
+				if ev.Receipt.Tick != 0 {
+					b.ackTicks[ev.Receipt.ID] = ev.Receipt.Tick
+				}
 			case ev.Receipt != nil:
 				b.refused[ev.Receipt.ID] = ev.Receipt.Notice.Code
 			case ev.Snapshot != nil:
 				b.snapshot = ev.Snapshot
+			case ev.Update != nil:
+				b.update = ev.Update
+			case ev.Tick != nil:
+				b.ticks = append(b.ticks, ev.Tick.Tick)
 			case ev.Kind == client.EventState && ev.Close != 0:
 				b.closes = append(b.closes, ev.Close)
 			}
