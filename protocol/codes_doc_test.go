@@ -162,6 +162,7 @@ var notOnTheWire = map[string]string{
 var gameSections = map[string]string{
 	"minesweeper": "### Minesweeper",
 	"nim":         "### Hidden Nim",
+	"snake":       "### Snake arena",
 	"tictactoe":   "### Tic-tac-toe",
 }
 
