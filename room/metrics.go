@@ -129,9 +129,7 @@ func (m *Metrics) observeTickLateness(game string, late time.Duration, skipped i
 		return
 	}
 	m.tickLate.WithLabelValues(game).Observe(max(late, 0).Seconds())
-	if skipped > 0 {
-		m.tickSkipped.WithLabelValues(game).Add(float64(skipped))
-	}
+	m.tickSkipped.WithLabelValues(game).Add(float64(skipped)) // the series shows 0 until a tick is skipped
 }
 
 func (m *Metrics) observeTickDuration(game string, d time.Duration) {

@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/core/session/sessiontest"
@@ -276,6 +280,39 @@ func TestTickRestore(t *testing.T) {
 		}
 		if w, _ := json.Marshal(want); string(got) != string(w) {
 			t.Fatalf("rebuilt world %s, the room's was %s", got, w)
+		}
+	})
+}
+
+// TestTickCatchUpBound: after a stall (here the host's clock jumps a
+// second) the room runs at most a tenth of a second's ticks at once and
+// drops the rest; the dropped ticks never happen (tick numbers stay
+// contiguous) and are counted in roomd_ticks_skipped_total.
+func TestTickCatchUpBound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var jump atomic.Int64
+		reg := prometheus.NewRegistry()
+		m := bubbleManager(t, Config{Games: session.NewRegistry(sessiontest.Ticker), PresenceInterval: time.Millisecond,
+			Metrics: NewMetrics(reg), Now: func() time.Time { return time.Now().Add(time.Duration(jump.Load())) }})
+		_, host, _ := tickerRoom(t, m, `{"ticks":1000}`, 0)
+		time.Sleep(3*tickStep + tickStep/2)
+		synctest.Wait()
+		jump.Store(int64(time.Second)) // 50 ticks due at once
+		time.Sleep(tickStep)
+		synctest.Wait()
+		ticks := ticksOf(t, host)
+		for i, tk := range ticks {
+			if tk.Tick != uint64(i+1) {
+				t.Fatalf("tick message %d is tick %d", i, tk.Tick)
+			}
+		}
+		bound := sessiontest.TickerHz / 10
+		if len(ticks) != 3+bound {
+			t.Fatalf("%d ticks after the jump, want 3 + %d (the catch-up bound)", len(ticks), bound)
+		}
+		skipped := testutil.ToFloat64(m.cfg.Metrics.tickSkipped.WithLabelValues("ticker"))
+		if want := float64(sessiontest.TickerHz + 1 - bound); skipped != want {
+			t.Fatalf("roomd_ticks_skipped_total = %v, want %v", skipped, want)
 		}
 	})
 }

@@ -249,6 +249,19 @@ func TestKill9RealTimeMatch(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), `"valid": true`) && !strings.Contains(string(out), `"valid":true`) {
 		t.Fatalf("roomd replay: %v\n%s", err, out)
 	}
+	// The ticks are measured on /metrics.
+	resp, err = http.Get(p2.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`roomd_tick_lateness_seconds_bucket{game="snake",le="0.0005"}`, `roomd_tick_lateness_seconds_bucket{game="snake",le="0.05"}`,
+		`roomd_tick_duration_seconds_count{game="snake"}`, `roomd_tick_bytes_count{game="snake"}`, `roomd_ticks_skipped_total{game="snake"}`} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("/metrics has no %s", want)
+		}
+	}
 	for _, c := range players {
 		c.close()
 	}
