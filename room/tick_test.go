@@ -316,3 +316,36 @@ func TestTickCatchUpBound(t *testing.T) {
 		}
 	})
 }
+
+// TestTickRematch: a rematch of a real-time match ticks again from tick 1,
+// after the update that starts it; a spectator gets the same ticks.
+func TestTickRematch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := tickerManager(t, nil)
+		r, host, _ := tickerRoom(t, m, `{"ticks":20}`, 0)
+		watcher := newFake("watcher")
+		if err := r.Hello(watcher, &protocol.Hello{Room: r.Code(), Watch: true}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(25 * tickStep)
+		synctest.Wait()
+		sendAct(t, r, host, "again", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlRematch})
+		if rc := host.receipt(t, "again"); !rc.OK {
+			t.Fatalf("rematch refused: %+v", rc.Notice)
+		}
+		time.Sleep(25 * tickStep)
+		synctest.Wait()
+		for _, c := range []*fakeClient{host, watcher} {
+			var numbers []uint64
+			for _, tk := range ticksOf(t, c) {
+				numbers = append(numbers, tk.Tick)
+			}
+			if len(numbers) < 40 || numbers[len(numbers)-20] != 1 || numbers[len(numbers)-1] != 20 {
+				t.Fatalf("%s got ticks %v, want the second match's 1..20 after the first's", c.id, numbers)
+			}
+		}
+		if n := len(r.Info().Seats); n != 1 || r.Info().Match != 2 {
+			t.Fatalf("room after the rematch: %+v", r.Info())
+		}
+	})
+}
