@@ -34,8 +34,8 @@ type Config struct {
 // UnmarshalJSON decodes a config strictly: an object whose only members are
 // "pile", an integer from 1 to MaxPile, and "mode", which must be "classic".
 func (c *Config) UnmarshalJSON(data []byte) error {
-	ms, err := members(data)
-	if errors.Is(err, errNotObject) {
+	ms, err := session.Members(data)
+	if errors.Is(err, session.ErrNotObject) {
 		return errors.New("config must be a JSON object")
 	}
 	if err != nil {
@@ -43,20 +43,20 @@ func (c *Config) UnmarshalJSON(data []byte) error {
 	}
 	out := Config{Mode: ModeClassic}
 	for _, m := range ms {
-		switch m.key {
+		switch m.Key {
 		case "pile":
-			v, ok := session.Whole(m.value)
+			v, ok := session.Whole(m.Value)
 			if !ok || v < 1 || v > MaxPile {
-				return fmt.Errorf("pile must be an integer from 1 to %d, got %s", MaxPile, session.Clip(string(m.value)))
+				return fmt.Errorf("pile must be an integer from 1 to %d, got %s", MaxPile, session.Clip(string(m.Value)))
 			}
 			out.Pile = int(v)
 		case "mode":
 			var mode string
-			if err := json.Unmarshal(m.value, &mode); err != nil || mode != ModeClassic {
-				return fmt.Errorf("mode must be %q, got %s", ModeClassic, session.Clip(string(m.value)))
+			if err := json.Unmarshal(m.Value, &mode); err != nil || mode != ModeClassic {
+				return fmt.Errorf("mode must be %q, got %s", ModeClassic, session.Clip(string(m.Value)))
 			}
 		default:
-			return fmt.Errorf(`unknown config field %q (want "pile" or "mode")`, session.Clip(m.key))
+			return fmt.Errorf(`unknown config field %q (want "pile" or "mode")`, session.Clip(m.Key))
 		}
 	}
 	var buf bytes.Buffer

@@ -35,11 +35,11 @@ func (m Move) MarshalJSON() ([]byte, error) { return json.Marshal(moveWire{MoveT
 // object, a missing or non-integer n, an unknown field, a duplicate key) is
 // session.CodeMalformedInput.
 func (m *Move) UnmarshalJSON(data []byte) error {
-	ms, err := members(data)
+	ms, err := session.Members(data)
 	if err != nil {
 		return session.Malformed(session.CodeMalformedInput, "move: %v", err)
 	}
-	rawType, ok := lookup(ms, "type")
+	rawType, ok := session.Lookup(ms, "type")
 	if !ok {
 		return session.Malformed(session.CodeMalformedInput, `move has no "type"`)
 	}
@@ -51,11 +51,11 @@ func (m *Move) UnmarshalJSON(data []byte) error {
 		return session.Malformed(session.CodeUnknownMove, "unknown move type %q", session.Clip(typ))
 	}
 	for _, f := range ms {
-		if f.key != "type" && f.key != "n" {
-			return session.Malformed(session.CodeMalformedInput, "take has an unknown field %q", session.Clip(f.key))
+		if f.Key != "type" && f.Key != "n" {
+			return session.Malformed(session.CodeMalformedInput, "take has an unknown field %q", session.Clip(f.Key))
 		}
 	}
-	rawN, ok := lookup(ms, "n")
+	rawN, ok := session.Lookup(ms, "n")
 	if !ok {
 		return session.Malformed(session.CodeMalformedInput, `take has no "n"`)
 	}

@@ -3,6 +3,8 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"strconv"
 )
@@ -32,4 +34,68 @@ func Clip(s string) string {
 		return s
 	}
 	return s[:max] + "…"
+}
+
+
+// ErrNotObject is the error of Members for any JSON value but an object.
+var ErrNotObject = errors.New("not a JSON object")
+
+// Member is one key and its raw value in a JSON object.
+type Member struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// Members splits a JSON object into its members in document order, for
+// the strict decoders of configs and commands. It refuses anything but a
+// single object, and duplicate keys, which other decoders would read
+// differently.
+func Members(data []byte) ([]Member, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, ErrNotObject
+	}
+	var out []Member
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return nil, errors.New("object key is not a string")
+		}
+		for _, m := range out {
+			if m.Key == key {
+				return nil, fmt.Errorf("duplicate key %q", Clip(key))
+			}
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, Member{Key: key, Value: v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, errors.New("data after the object")
+	}
+	return out, nil
+}
+
+// Lookup returns the value of key among ms.
+func Lookup(ms []Member, key string) (json.RawMessage, bool) {
+	for _, m := range ms {
+		if m.Key == key {
+			return m.Value, true
+		}
+	}
+	return nil, false
 }

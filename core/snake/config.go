@@ -95,8 +95,8 @@ type Config struct {
 // "mode" ("arena"), "board", "speed" (one of their ids), "timeLimit" and
 // "food" (integers within their bounds), each at most once.
 func (c *Config) UnmarshalJSON(data []byte) error {
-	ms, err := members(data)
-	if errors.Is(err, errNotObject) {
+	ms, err := session.Members(data)
+	if errors.Is(err, session.ErrNotObject) {
 		return errors.New("config must be a JSON object")
 	}
 	if err != nil {
@@ -104,38 +104,38 @@ func (c *Config) UnmarshalJSON(data []byte) error {
 	}
 	out := Config{Mode: ModeArena}
 	for _, m := range ms {
-		switch m.key {
+		switch m.Key {
 		case "mode":
 			var mode string
-			if err := json.Unmarshal(m.value, &mode); err != nil || mode != ModeArena {
-				return fmt.Errorf("mode must be %q, got %s", ModeArena, session.Clip(string(m.value)))
+			if err := json.Unmarshal(m.Value, &mode); err != nil || mode != ModeArena {
+				return fmt.Errorf("mode must be %q, got %s", ModeArena, session.Clip(string(m.Value)))
 			}
 		case "board":
 			var id string
-			if err := json.Unmarshal(m.value, &id); err != nil || !validBoard(id) {
-				return fmt.Errorf(`board must be "small", "medium" or "large", got %s`, session.Clip(string(m.value)))
+			if err := json.Unmarshal(m.Value, &id); err != nil || !validBoard(id) {
+				return fmt.Errorf(`board must be "small", "medium" or "large", got %s`, session.Clip(string(m.Value)))
 			}
 			out.Board = id
 		case "speed":
 			var id string
-			if err := json.Unmarshal(m.value, &id); err != nil || movesEvery(id) == 0 {
-				return fmt.Errorf(`speed must be "slow", "normal" or "fast", got %s`, session.Clip(string(m.value)))
+			if err := json.Unmarshal(m.Value, &id); err != nil || movesEvery(id) == 0 {
+				return fmt.Errorf(`speed must be "slow", "normal" or "fast", got %s`, session.Clip(string(m.Value)))
 			}
 			out.Speed = id
 		case "timeLimit":
-			v, ok := session.Whole(m.value)
+			v, ok := session.Whole(m.Value)
 			if !ok || v < MinTimeLimit || v > MaxTimeLimit {
-				return fmt.Errorf("timeLimit must be an integer from %d to %d, got %s", MinTimeLimit, MaxTimeLimit, session.Clip(string(m.value)))
+				return fmt.Errorf("timeLimit must be an integer from %d to %d, got %s", MinTimeLimit, MaxTimeLimit, session.Clip(string(m.Value)))
 			}
 			out.TimeLimit = int(v)
 		case "food":
-			v, ok := session.Whole(m.value)
+			v, ok := session.Whole(m.Value)
 			if !ok || v < 1 || v > MaxFood {
-				return fmt.Errorf("food must be an integer from 1 to %d, got %s", MaxFood, session.Clip(string(m.value)))
+				return fmt.Errorf("food must be an integer from 1 to %d, got %s", MaxFood, session.Clip(string(m.Value)))
 			}
 			out.Food = int(v)
 		default:
-			return fmt.Errorf(`unknown config field %q (want "mode", "board", "speed", "timeLimit" or "food")`, session.Clip(m.key))
+			return fmt.Errorf(`unknown config field %q (want "mode", "board", "speed", "timeLimit" or "food")`, session.Clip(m.Key))
 		}
 	}
 	*c = out

@@ -117,11 +117,11 @@ func (m Move) MarshalJSON() ([]byte, error) {
 // unknown direction, an unknown field, a duplicate key)
 // session.CodeMalformedInput.
 func (m *Move) UnmarshalJSON(data []byte) error {
-	ms, err := members(data)
+	ms, err := session.Members(data)
 	if err != nil {
 		return session.Malformed(session.CodeMalformedInput, "move: %v", err)
 	}
-	rawType, ok := lookup(ms, "type")
+	rawType, ok := session.Lookup(ms, "type")
 	if !ok {
 		return session.Malformed(session.CodeMalformedInput, `move has no "type"`)
 	}
@@ -133,11 +133,11 @@ func (m *Move) UnmarshalJSON(data []byte) error {
 		return session.Malformed(session.CodeUnknownMove, "unknown move type %q", session.Clip(typ))
 	}
 	for _, f := range ms {
-		if f.key != "type" && f.key != "dir" {
-			return session.Malformed(session.CodeMalformedInput, "turn has an unknown field %q", session.Clip(f.key))
+		if f.Key != "type" && f.Key != "dir" {
+			return session.Malformed(session.CodeMalformedInput, "turn has an unknown field %q", session.Clip(f.Key))
 		}
 	}
-	rawDir, ok := lookup(ms, "dir")
+	rawDir, ok := session.Lookup(ms, "dir")
 	if !ok {
 		return session.Malformed(session.CodeMalformedInput, `turn has no "dir"`)
 	}
