@@ -36,7 +36,6 @@ func Clip(s string) string {
 	return s[:max] + "…"
 }
 
-
 // ErrNotObject is the error of Members for any JSON value but an object.
 var ErrNotObject = errors.New("not a JSON object")
 
