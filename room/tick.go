@@ -257,7 +257,7 @@ func (r *Room) input(e *entry, p pending) error {
 // next tick, from its own view.
 func (r *Room) aiInputs() {
 	st := r.st
-	if st.Phase != phaseRunning || !st.stepped() || r.frozen {
+	if st.Phase != phaseRunning || !st.stepped() || r.frozen || len(st.sess.Log()) >= r.movesCap() {
 		return
 	}
 	for _, seat := range st.sess.Match().Pending() {

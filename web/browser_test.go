@@ -729,24 +729,27 @@ func TestNim(t *testing.T) {
 // TestClientProtocol runs the client module against a fake WebSocket in
 // the browser (testdata/client_test.js): backoff, revisions and gaps,
 // snapshots of old and new epochs, action ids, receipts, the resend after
-// a reconnect, offline refusals, retryAfterMs, and the close codes.
+// a reconnect, offline refusals, retryAfterMs, and the close codes; and
+// the ticks of a real-time match (testdata/client_tick_test.js).
 func TestClientProtocol(t *testing.T) {
 	srv := startRoomd(t)
 	p := newUser(t, srv, "client", desktop)
 	p.open("/")
 	p.wait("the page", `document.querySelector('#create-form')`)
-	script, err := os.ReadFile(filepath.Join("testdata", "client_test.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	js := strings.ReplaceAll(string(script), "ASSETS", web.AssetPrefix+web.Version())
-	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
-	defer cancel()
-	failures, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](js, chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatalf("client_test.js: %v", err)
-	}
-	for _, f := range failures {
-		t.Error(f)
+	for _, name := range []string{"client_test.js", "client_tick_test.js"} {
+		script, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		js := strings.ReplaceAll(string(script), "ASSETS", web.AssetPrefix+web.Version())
+		ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
+		failures, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](js, chromedp.EvalAwaitPromise))
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, f := range failures {
+			t.Errorf("%s: %s", name, f)
+		}
 	}
 }

@@ -37,6 +37,13 @@ func findNode(t *testing.T) string {
 // from its ports alone (a fake socket, a fake clock, memory tokens).
 func TestClientModuleNode(t *testing.T) { runNodeScript(t, "client_test.js") }
 
+// TestClientTicksNode runs testdata/client_tick_test.js under Node: the
+// ticks of a real-time match (PROTOCOL.md §2.7) applied while they follow
+// the revision and the last tick, a gap in either answered by one resync
+// with the ticks after it dropped until the snapshot, the snapshot's and a
+// new match's tick, and a resync refused for now asked again.
+func TestClientTicksNode(t *testing.T) { runNodeScript(t, "client_tick_test.js") }
+
 // TestAPIModuleNode runs testdata/api_test.js under Node: leaderboard
 // entries of either shape ({name, value} or {name, time}).
 func TestAPIModuleNode(t *testing.T) { runNodeScript(t, "api_test.js") }
@@ -44,7 +51,11 @@ func TestAPIModuleNode(t *testing.T) { runNodeScript(t, "api_test.js") }
 // runNodeScript evaluates a testdata script, an expression whose value is
 // a list of failures, as an ES module under Node, with ASSETS replaced by a
 // file: URL of static/.
-func runNodeScript(t *testing.T, name string) {
+func runNodeScript(t *testing.T, name string) { t.Helper(); runNodeScriptWith(t, name, nil) }
+
+// runNodeScriptWith is runNodeScript with more words of the script
+// replaced: each key of with by its value.
+func runNodeScriptWith(t *testing.T, name string, with map[string]string) {
 	t.Helper()
 	node := findNode(t)
 	script, err := os.ReadFile(filepath.Join("testdata", name))
@@ -57,6 +68,9 @@ func runNodeScript(t *testing.T, name string) {
 	}
 	base := (&url.URL{Scheme: "file", Path: filepath.ToSlash(static)}).String()
 	js := strings.ReplaceAll(string(script), "ASSETS", base)
+	for k, v := range with {
+		js = strings.ReplaceAll(js, k, v)
+	}
 	prog := "const failures = await (" + js + ");\nprocess.stdout.write(JSON.stringify(failures));\n"
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

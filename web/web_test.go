@@ -66,6 +66,9 @@ func TestHandlerAssets(t *testing.T) {
 		{v + "/js/games/minesweeper.js", "text/javascript; charset=utf-8", "immutable"},
 		{v + "/js/games/minesweeper/settings.js", "text/javascript; charset=utf-8", "immutable"},
 		{v + "/js/registry.js", "text/javascript; charset=utf-8", "immutable"},
+		{v + "/js/games/snake.js", "text/javascript; charset=utf-8", "immutable"},
+		{v + "/js/games/snake/world.js", "text/javascript; charset=utf-8", "immutable"},
+		{v + "/img/snake.svg", "image/svg+xml", "immutable"},
 		{v + "/css/app.css", "text/css; charset=utf-8", "immutable"},
 		{v + "/img/mine.svg", "image/svg+xml", "immutable"},
 		{web.AssetPrefix + "0123456789ab/js/app.js", "text/javascript; charset=utf-8", "no-cache"}, // an older page
@@ -132,7 +135,8 @@ func TestNoExternalURLs(t *testing.T) {
 	for _, path := range []string{"/", v + "/css/app.css", v + "/js/app.js", v + "/js/client.js", v + "/js/room.js",
 		v + "/js/lobby.js", v + "/js/ui.js", v + "/js/api.js", v + "/js/settings.js", v + "/js/registry.js",
 		v + "/js/games/minesweeper.js", v + "/js/games/minesweeper/settings.js", v + "/js/games/nim.js",
-		v + "/js/games/tictactoe.js"} {
+		v + "/js/games/tictactoe.js", v + "/js/games/snake.js", v + "/js/games/snake/world.js", v + "/js/games/snake/draw.js",
+		v + "/js/games/snake/settings.js", v + "/img/snake.svg"} {
 		b := body(t, get(t, h, http.MethodGet, path, nil))
 		for _, bad := range []string{"http://", "https://", "//fonts.", "@import"} {
 			if i := strings.Index(b, bad); i >= 0 {

@@ -16,6 +16,8 @@
  * @property {string} name
  * @property {string} rulesVersion
  * @property {Mode[]} modes
+ * @property {{by: string, higher: boolean}} [ranking]   games that keep leaderboards
+ * @property {{hz: number, maxCatchUp?: number}} [tick]  real-time games: the tick rate
  * @property {any} configSchema
  * @property {any} commandSchema
  */

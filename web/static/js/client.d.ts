@@ -17,11 +17,12 @@ import type {
   Room,
   SeatInfo,
   Snapshot,
+  Tick,
   Update,
   Welcome,
 } from './protocol.js';
 
-export type { Bye, Clocks, GamePin, Notice, NoticeMessage, Pong, Presence, Receipt, Result, SeatInfo, Snapshot, Update, Welcome };
+export type { Bye, Clocks, GamePin, Notice, NoticeMessage, Pong, Presence, Receipt, Result, SeatInfo, Snapshot, Tick, Update, Welcome };
 /** The room's public info, as snapshots and GET /api/rooms/{code} carry it. */
 export type RoomInfo = Room;
 /** An action as the client sends it. */
@@ -151,12 +152,27 @@ export type ClientNotice = (Notice | NoticeMessage) & {
   local?: boolean;
 };
 
+/**
+ * The detail of a 'tick' event: one tick of a real-time match (PROTOCOL.md
+ * §2.7) that followed the revision and the last tick; the client's rev and
+ * lastTick have moved to it.
+ */
+export interface TickEvent {
+  /** The tick's number: the view is now at this tick. */
+  tick: number;
+  /** The recipient's projected beats of the tick, in order (possibly none). */
+  beats: unknown[];
+  /** When it arrived, by the clock port (ms). */
+  at: number;
+}
+
 /** Every event and its detail. */
 export interface RoomClientEvents {
   state: StateChange;
   welcome: Welcome;
   snapshot: Snapshot & { epochChanged: boolean };
   update: Update;
+  tick: TickEvent;
   receipt: Receipt;
   presence: Presence;
   clocks: Clocks;
@@ -177,6 +193,8 @@ export declare class RoomClient {
   readonly epoch: string;
   /** The last revision seen. */
   readonly rev: number;
+  /** The last tick of a real-time match applied (a snapshot's tick, then each tick's); 0 outside one. */
+  readonly lastTick: number;
   readonly closeCode: number;
   readonly closeReason: string;
   /** Closed by 4001 (replaced): takeBack() may reopen. */

@@ -17,6 +17,7 @@
  *     game: { id: 'minesweeper', rulesVersion: 'minesweeper/1' } });
  *   c.on('snapshot', (s) => draw(s.view, s.room));
  *   c.on('update', (u) => play(u.beats));
+ *   c.on('tick', (t) => step(t.tick, t.beats));   // real-time games only
  *   c.on('state', ({ state, code }) => show(state, code));
  *   c.start();
  *   const receipt = await c.command({ type: 'reveal', r: 3, c: 4 });
@@ -38,7 +39,9 @@
  *   connectNow()             while reconnecting: dial now, skip the wait
  *   serverNow()              the host's clock, as well as it can tell
  *   rtt()                    the fastest ping round trip seen, ms (0: none)
- *   state, seat, epoch, rev, closeCode, closeReason, replaced   read only
+ *   state, seat, epoch, rev, lastTick, closeCode, closeReason, replaced
+ *                            read only (lastTick: the last tick of a
+ *                            real-time match applied, 0 outside one)
  *
  * EVENTS (on(event, fn); fn gets one detail)
  *
@@ -48,6 +51,10 @@
  *   snapshot  the snapshot, plus epochChanged (true when it replaced another
  *             epoch's history: the room was restored)
  *   update    an update that follows the revision (gaps never reach here)
+ *   tick      {tick, beats, at}: a tick of a real-time match that follows
+ *             both the revision and the last tick (PROTOCOL.md §2.7), after
+ *             rev and lastTick have moved; at is the clock port's time it
+ *             arrived (gaps never reach here)
  *   receipt   every receipt of one of this client's actions
  *   presence  the presence message
  *   clocks    the host's clocks from a snapshot, an update's room or a presence
@@ -71,12 +78,20 @@
  * RULES KEPT
  *
  *   An update whose epoch or `from` differs from what was seen is dropped and
- *   answered by one resync. A snapshot of the same epoch older than the
- *   revision seen is ignored; one of another epoch always wins. A receipt
- *   refused with a temporary notice (rate-limited, storage-unavailable) sends
- *   the same action again, same id, up to 5 times. A ping goes out every
- *   heartbeatMs; a socket that answers nothing for two heartbeats after one
- *   is dropped (reconnecting). Seat tokens are kept by room code (tokens).
+ *   answered by one resync. A tick must have `from` equal to the revision
+ *   seen and be numbered lastTick + 1; otherwise it is dropped, answered by
+ *   one resync, and every tick after it is dropped until the snapshot comes
+ *   (which sets lastTick from its `tick`; the update that starts a match
+ *   sets it to 0, the next tick being 1). A resync the server refuses for
+ *   now (one snapshot per half second) is asked again half a second later.
+ *   A snapshot of the same epoch older than the revision seen is ignored;
+ *   one of another epoch always wins. A receipt refused with a temporary
+ *   notice (rate-limited, storage-unavailable) sends the same action again,
+ *   same id, up to 5 times. A ping goes out every heartbeatMs; a socket that
+ *   answers nothing for two heartbeats after one is dropped (reconnecting);
+ *   while a real-time match ticks, one goes out every 2 s besides (rtt() and
+ *   serverNow() get more samples). Seat tokens are kept by room code
+ *   (tokens).
  *
  * CLOSE CODES (Close.*; PROTOCOL.md §2.3)
  *
@@ -117,6 +132,9 @@
 
 /** The protocol version this client speaks. */
 export const PROTOCOL = 1;
+
+/** How often a ping goes out while a real-time match ticks, ms. */
+const TICK_PING_MS = 2000;
 
 /** Close codes (PROTOCOL.md §2.3). */
 export const Close = Object.freeze({
@@ -263,13 +281,15 @@ export class RoomClient {
     this.ws = null;
     this.epoch = '';
     this.rev = 0;
+    this.lastTick = 0; // the last tick of a real-time match applied
     this.seen = false; // a snapshot has been seen
     /** @type {number|null} */
     this.seat = null;
     this.token = this.watch ? '' : this.tokens.get(this.room);
     /** @type {Map<string, {action: Action, resolve: (r: Receipt) => void, tries: number}>} */
     this.pending = new Map(); // sent, no receipt yet, in order
-    this.resyncing = false;
+    this.resyncing = false; // a resync is out: ticks wait for its snapshot
+    this.resyncId = ''; // its action id, until its receipt
     this.takingBack = false;
     this.replaced = false; // closed by 4001: a take-back may reopen
     this.closeCode = 0;
@@ -375,7 +395,8 @@ export class RoomClient {
   resync() {
     if (!this.ws || this.state !== 'online') return;
     this.resyncing = true;
-    this.write({ type: 'resync', id: this.newId(), rev: this.rev });
+    this.resyncId = this.newId();
+    this.write({ type: 'resync', id: this.resyncId, rev: this.rev });
   }
 
   /**
@@ -432,6 +453,7 @@ export class RoomClient {
     }
     this.ws = ws;
     this.resyncing = false;
+    this.resyncId = '';
     ws.onopen = () => {
       if (ws !== this.ws) return;
       this.lastHeard = this.clock.now();
@@ -540,6 +562,7 @@ export class RoomClient {
       case 'welcome': return this.onWelcome(msg);
       case 'snapshot': return this.onSnapshot(msg, at);
       case 'update': return this.onUpdate(msg, at);
+      case 'tick': return this.onTick(msg, at);
       case 'receipt': return this.onReceipt(msg);
       case 'presence':
         this.clocks(msg.clocks, at);
@@ -618,6 +641,7 @@ export class RoomClient {
     const epochChanged = this.seen && s.epoch !== this.epoch;
     this.epoch = s.epoch;
     this.rev = s.rev;
+    this.lastTick = Number(s.tick) || 0;
     this.seen = true;
     this.seat = s.seat ?? null;
     this.resyncing = false;
@@ -645,13 +669,52 @@ export class RoomClient {
       return;
     }
     this.rev = u.to;
+    if (u.view != null && u.room?.phase === 'running') this.lastTick = 0; // a match starts: its ticks start at 1
     if (u.seat != null) this.seat = u.seat;
     this.emit('update', u);
     if (u.room) this.clocks(u.room.clocks, at);
   }
 
+  /**
+   * A tick of a real-time match (PROTOCOL.md §2.7): it follows the
+   * revision as an update does, and the last tick by exactly one.
+   * @param {any} t @param {number} at
+   */
+  onTick(t, at) {
+    if (this.resyncing) return; // the snapshot asked for replaces what the ticks would build
+    if (t.from !== this.rev || t.tick !== this.lastTick + 1) {
+      this.resync(); // missed something: drop it and the ticks after it, ask for a snapshot
+      return;
+    }
+    this.rev = t.to;
+    this.lastTick = t.tick;
+    // A real-time game shows the round trip: measure it more often than
+    // the heartbeat does while the match ticks.
+    if (at - this.pingAt >= TICK_PING_MS) this.ping();
+    this.emit('tick', { tick: t.tick, beats: Array.isArray(t.beats) ? t.beats : [], at });
+  }
+
   /** @param {Receipt} rc */
   onReceipt(rc) {
+    if (rc.id && rc.id === this.resyncId) {
+      this.resyncId = '';
+      if (!rc.ok) {
+        // Refused (the server sends a snapshot at most every half second):
+        // ask again later if still waiting, or give up on a lasting refusal
+        // so that the next gap asks again.
+        if (rc.notice?.temporary) {
+          const t = this.clock.setTimeout(() => {
+            this.retries.delete(t);
+            if (this.resyncing) this.resync();
+          }, 500);
+          this.retries.add(t);
+        } else {
+          this.resyncing = false;
+        }
+      }
+      this.emit('receipt', rc);
+      return;
+    }
     const p = this.pending.get(rc.id);
     if (!rc.ok && rc.notice?.temporary && p && p.tries < 5) {
       // Not applied (rate limit, storage): send the same action again later.

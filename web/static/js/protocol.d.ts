@@ -93,6 +93,7 @@ export interface Presence {
   connected: number[];
   spectators: number;
   clocks: Clocks;
+  paused?: boolean;
 }
 
 export interface Receipt {
@@ -100,6 +101,7 @@ export interface Receipt {
   id: string;
   ok: boolean;
   rev?: number;
+  tick?: number;
   notice?: Notice;
 }
 
@@ -112,6 +114,7 @@ export interface Result {
   commitment?: string;
   config: unknown;
   log?: unknown;
+  ticks?: number;
 }
 
 export interface Room {
@@ -133,6 +136,8 @@ export interface Room {
   access: "public" | "unlisted" | "locked";
   watchLocked?: boolean;
   commitment?: string;
+  hz?: number;
+  paused?: boolean;
 }
 
 export interface SeatInfo {
@@ -153,7 +158,8 @@ export type ServerMessage =
   | Presence
   | NoticeMessage
   | Bye
-  | Pong;
+  | Pong
+  | Tick;
 
 export interface Snapshot {
   type: "snapshot";
@@ -162,8 +168,17 @@ export interface Snapshot {
   seat: number | null;
   view: unknown;
   room: Room;
+  tick?: number;
   invite?: string;
   result?: Result;
+}
+
+export interface Tick {
+  type: "tick";
+  from: number;
+  to: number;
+  tick: number;
+  beats: unknown;
 }
 
 export interface Update {

@@ -9,6 +9,8 @@
 //
 //   id, rulesVersion            the game it shows and the rules it understands
 //   create(ctx) → GameView      the game's view of a running or ended match
+//                               (a real-time game's view also takes its
+//                               ticks: applyTick)
 //   icon?, tagline?             for the lobby's game picker and the room title
 //   defaults?(info)             the settings a new room starts from
 //   settingsForm?(info, initial, prefix) → {el, read}
@@ -44,11 +46,21 @@ import * as api from './api.js';
 
 /**
  * What create returns: the room page calls these as messages come.
+ *
+ * A real-time game (GET /api/games lists its tick rate; its room info has
+ * `hz`) gets one applyTick per tick of its running match, numbered without
+ * gaps from the tick its last view is at (the client resyncs on a gap, and
+ * the snapshot's setView carries the tick to go on from); the room info it
+ * gets in setRoom says `paused` while the match waits for a player, and is
+ * passed again when a presence changes that.
  * @typedef {object} GameView
  * @property {HTMLElement} el
- * @property {(view: any) => void} setView                 a snapshot's or a new match's view: replace
+ * @property {(view: any, tick?: number) => void} setView   a snapshot's or a new match's view: replace;
+ *     tick is the tick the view is at (a real-time match; 0 at its start and for other games)
  * @property {(beats: any[], by: number|null) => void} applyBeats   an update's beats: apply each once
- * @property {(room: RoomInfo, seat: number|null) => void} setRoom
+ * @property {(tick: number, beats: any[]) => void} [applyTick]   a real-time match's tick: apply its
+ *     beats once, in order; the view is then at that tick (a page without it ignores ticks)
+ * @property {(room: RoomInfo, seat: number|null) => void} setRoom   room.hz, room.paused for real-time games
  * @property {(result: Result|null, live?: boolean) => void} setResult   live: it just ended
  * @property {(clocks: Clocks) => void} setClocks
  * @property {() => void} destroy

@@ -134,6 +134,7 @@ class RoomPage {
     client.on('state', (d) => this.onState(d));
     client.on('snapshot', (s) => this.onSnapshot(s));
     client.on('update', (u) => this.onUpdate(u));
+    client.on('tick', (t) => this.game?.applyTick?.(t.tick, t.beats));
     client.on('presence', (p) => this.onPresence(p));
     client.on('clocks', (c) => this.game?.setClocks(c));
     client.on('notice', (n) => this.onNotice(n));
@@ -216,7 +217,7 @@ class RoomPage {
     this.result = s.result || null;
     this.render();
     if (this.game) {
-      if (s.view) this.game.setView(s.view);
+      if (s.view) this.game.setView(s.view, s.tick || 0);
       this.game.setResult(s.room.phase === 'ended' ? this.result : null);
     }
     this.maybeAutostart();
@@ -230,7 +231,7 @@ class RoomPage {
     if (this.game) {
       if (u.view) {
         this.result = null;
-        this.game.setView(u.view);
+        this.game.setView(u.view, this.client?.lastTick ?? 0);
         this.game.setResult(null);
       }
       if (Array.isArray(u.beats) && u.beats.length) this.game.applyBeats(u.beats, u.by ?? null);
@@ -246,6 +247,12 @@ class RoomPage {
     this.info.clocks = p.clocks;
     for (const s of this.info.seats) s.connected = p.connected.includes(s.seat);
     this.renderSide();
+    // A real-time match pauses while no player is there (PROTOCOL.md §2.7).
+    const paused = !!p.paused;
+    if (paused !== !!this.info.paused) {
+      this.info.paused = paused;
+      this.game?.setRoom(this.info, this.client?.seat ?? null);
+    }
   }
 
   maybeAutostart() {
