@@ -34,32 +34,13 @@ const (
 	kindResign  = "resign"
 )
 
-// maxMatchBytes bounds the frames one bot keeps for one match's leak check.
-const maxMatchBytes = 8 << 20
-
-// matchFrames are the snapshot and update frames a bot received during one
-// match, before its end, kept until the match's seed is published.
-type matchFrames struct {
-	match     int
-	frames    []matchFrame
-	bytes     int
-	truncated bool
-}
-
-func (m *matchFrames) add(f matchFrame) {
-	if m.bytes+len(f.raw) > maxMatchBytes {
-		m.truncated = true
-		return
-	}
-	m.frames = append(m.frames, f)
-	m.bytes += len(f.raw)
-}
-
 // move is a command in flight.
 type move struct {
 	action   protocol.Action // as sent, with the revision read before sending
 	sentAt   time.Time
 	gen      int    // connection generation it was sent on
+	tick     uint64 // a real-time match's last tick the bot had seen when it sent it
+	effTick  uint64 // the tick an accepted input takes effect at (its receipt's)
 	rev      uint64 // the revision it produced, once accepted
 	accepted bool
 	resend   bool // resend on purpose when the receipt arrives
@@ -123,6 +104,14 @@ type bot struct {
 		rev      uint64
 		compared bool
 	}
+	// A real-time match's inputs: rtDirty is set when the followed view
+	// changed or an input was answered (the player decides again), rtNext
+	// is the least time of the next input (--think), and rtAccepted counts
+	// the bot's accepted inputs by the tick they take effect at, until
+	// that tick has come (see checkApplied).
+	rtDirty       bool
+	rtNext        time.Time
+	rtAccepted    map[uint64]int
 	resyncID      string
 	checkAt       time.Time
 	verifyReply   chan int
@@ -146,7 +135,8 @@ type bot struct {
 
 func newBot(sc *scenario, rm *roomRun, name string, r role, seed uint64) *bot {
 	return &bot{sc: sc, room: rm, name: name, role: r, rng: rand.New(rand.NewPCG(seed, uint64(len(name)))),
-		fol: sc.play.game.newFollower(), led: newLedger(name), seat: -1, joined: make(chan struct{}),
+		fol: sc.play.game.newFollower(), led: newLedger(name), revs: revTrack{realtime: sc.play.game.realtime},
+		seat: -1, joined: make(chan struct{}), rtAccepted: map[uint64]int{},
 		inflight: map[string]*move{}, ctl: map[string]ctlInFlight{}, cmds: make(chan botCmd, 1),
 		holdCh: make(chan time.Duration, 1), done: make(chan struct{}), playing: true}
 }
@@ -295,6 +285,7 @@ func (b *bot) handle(ev client.Event, now time.Time) {
 	if b.role == roleHost && (ev.Kind == client.EventUpdate || ev.Kind == client.EventPresence) {
 		b.room.hostFrames.Add(1)
 	}
+	b.sc.st.msgBytes.Add(int64(len(ev.Raw)))
 	switch ev.Kind {
 	case client.EventState:
 		b.onState(ev, now)
@@ -303,9 +294,18 @@ func (b *bot) handle(ev client.Event, now time.Time) {
 			b.seat = *ev.Welcome.Seat
 		}
 	case client.EventSnapshot:
+		if ev.Resync {
+			// The transport met a tick or an update that did not follow
+			// its position on a live socket, dropped it and asked for
+			// this snapshot: the server sent a gap.
+			b.sc.viol.add(vGapResync, "%s: a gap at revision %d (tick %d); resynced to revision %d (tick %d)",
+				b.name, b.revs.rev, b.revs.tick, ev.Snapshot.Rev, ev.Snapshot.Tick)
+		}
 		b.onSnapshot(ev.Snapshot, ev.Raw, now)
 	case client.EventUpdate:
 		b.onUpdate(ev.Update, ev.Raw, now)
+	case client.EventTick:
+		b.onTick(ev.Tick, ev.Raw, now)
 	case client.EventReceipt:
 		b.onReceipt(ev.Receipt, now)
 	case client.EventPresence:
@@ -372,7 +372,8 @@ func (b *bot) onSnapshot(s *protocol.Snapshot, raw []byte, now time.Time) {
 	view := viewOf(s.View)
 	// At the revision it follows, the bot's view must equal the server's.
 	b.lastSnap.rev, b.lastSnap.compared = s.Rev, false
-	if b.revs.seen && s.Epoch == b.revs.epoch && s.Rev == b.revs.rev {
+	inSync := b.revs.inSync(s)
+	if inSync {
 		b.lastSnap.compared = true
 		eq, quirk, detail, err := b.fol.compare(view)
 		sc.st.count("checks/view", 1)
@@ -386,7 +387,7 @@ func (b *bot) onSnapshot(s *protocol.Snapshot, raw []byte, now time.Time) {
 			sc.viol.add(vViewDiverged, "%s at revision %d:\n%s", b.name, s.Rev, detail)
 		}
 	}
-	if b.revs.seen && s.Epoch == b.revs.epoch && s.Rev > b.revs.rev {
+	if !inSync && b.revs.seen && s.Epoch == b.revs.epoch && s.Rev > b.revs.rev {
 		sc.st.count("checks/recovered-by-snapshot", 1) // a gap or an outage, caught up
 	}
 	if p := b.revs.snapshot(s); p != "" {
@@ -411,7 +412,7 @@ func (b *bot) onSnapshot(s *protocol.Snapshot, raw []byte, now time.Time) {
 			b.parkMatch()
 			b.cur = &matchFrames{match: room.Match}
 		}
-		b.cur.add(matchFrame{raw: raw, views: []any{decoded}})
+		b.record(matchFrame{raw: raw, views: []any{decoded}})
 	case protocol.PhaseEnded:
 		if s.Result != nil {
 			b.room.led.addResult(*s.Result)
@@ -422,7 +423,12 @@ func (b *bot) onSnapshot(s *protocol.Snapshot, raw []byte, now time.Time) {
 		b.parkMatch()
 	}
 	b.fol.setDecoded(decoded)
-	b.noMove = false
+	b.noMove, b.rtDirty = false, true
+	for t := range b.rtAccepted {
+		if t <= s.Tick {
+			delete(b.rtAccepted, t) // shown by the snapshot
+		}
+	}
 	b.completeUpTo(s.Rev, now)
 	if !b.joinedOnce {
 		b.joinedOnce = true
@@ -477,6 +483,9 @@ func (b *bot) onUpdate(u *protocol.Update, raw []byte, now time.Time) {
 	}
 	switch {
 	case u.Result != nil: // the end: the board is public from here on
+		if b.role == roleHost {
+			sc.st.count("matches/ended/"+u.Result.Status, 1)
+		}
 		b.room.led.addResult(*u.Result)
 		b.endMatch(*u.Result)
 	case frame.views != nil:
@@ -486,15 +495,20 @@ func (b *bot) onUpdate(u *protocol.Update, raw []byte, now time.Time) {
 			match = b.info.Match
 		}
 		b.cur = &matchFrames{match: match}
-		b.cur.add(frame)
+		b.record(frame)
 	case b.cur != nil:
-		b.cur.add(frame)
+		b.record(frame)
+	}
+	if u.Result != nil && frame.views != nil && sc.play.game.realtime {
+		b.finalView(u, view, frame.beats)
 	}
 	switch {
 	case frame.views != nil:
 		// An update's view (a match that starts, or ends) is the view
 		// after it: its beats are in it already.
 		b.fol.setDecoded(frame.views[0])
+		clear(b.rtAccepted)
+		b.rtDirty = true
 	case !isNull(beats):
 		if err := b.fol.applyDecoded(frame.beats); err != nil {
 			sc.viol.add(vBadFrame, "%s: beats %s: %v", b.name, clipBytes(beats, 200), err)
@@ -515,51 +529,6 @@ func (b *bot) onUpdate(u *protocol.Update, raw []byte, now time.Time) {
 	}
 	b.noMove = false
 	b.completeUpTo(u.To, now)
-}
-
-// endMatch checks the frames of the match that res ends.
-func (b *bot) endMatch(res protocol.Result) {
-	if b.cur != nil && b.cur.match == res.Match {
-		b.checkFrames(b.cur, res)
-		b.cur = nil
-	}
-}
-
-// parkMatch keeps the current match's frames until its result is known.
-func (b *bot) parkMatch() {
-	if b.cur != nil {
-		if res, ok := b.room.led.result(b.cur.match); ok {
-			b.checkFrames(b.cur, res)
-		} else {
-			b.parked = append(b.parked, b.cur)
-		}
-		b.cur = nil
-	}
-}
-
-func (b *bot) checkFrames(m *matchFrames, res protocol.Result) {
-	st := b.sc.st
-	if len(res.Log) == 0 {
-		// Seen only in a snapshot: the match's moves come from the room's
-		// replay (GET /api/rooms/{code}/replay), fetched once per room.
-		if rp, err := b.sc.replay(b.ctx, b.room.code); err == nil && rp.Result.Match == res.Match {
-			res.Log = rp.Log
-			b.room.led.addResult(res)
-			st.count("checks/replays-fetched", 1)
-		}
-	}
-	st.count("checks/leak-matches", 1)
-	st.count("checks/leak-frames", int64(len(m.frames)))
-	if m.truncated {
-		st.count("checks/leak-truncated", 1)
-	}
-	seat := b.seat
-	if b.role == roleSpectator {
-		seat = -1
-	}
-	for _, f := range b.sc.play.game.checkLeaks(m.frames, res, seat) {
-		b.sc.viol.add(f.kind, "%s (%s, room %s): %s", b.name, b.role, b.room.code, f.detail)
-	}
 }
 
 func (b *bot) onReceipt(rc *protocol.Receipt, now time.Time) {
@@ -605,10 +574,13 @@ func (b *bot) onReceipt(rc *protocol.Receipt, now time.Time) {
 		b.resend(m)
 	}
 	if rc.OK {
-		m.accepted, m.rev = true, rc.Rev
+		m.accepted, m.rev, m.effTick = true, rc.Rev, rc.Tick
+		if sc.play.game.realtime {
+			b.inputReceipt(m, rc)
+		}
 		b.room.led.claim(rc.Rev, rc.ID, b.name, sc.viol)
 		b.room.sent(rc.Rev, m.sentAt, sc.st)
-		if b.revs.rev >= rc.Rev {
+		if b.effectShown(m) {
 			b.complete(m, now)
 		}
 		return

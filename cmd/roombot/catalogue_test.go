@@ -12,6 +12,7 @@ import (
 	"github.com/roomd/roomd/core/minesweeper"
 	"github.com/roomd/roomd/core/nim"
 	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/core/snake"
 	"github.com/roomd/roomd/core/tictactoe"
 	"github.com/roomd/roomd/protocol"
 )
@@ -19,7 +20,7 @@ import (
 // serverGames is what a roomd that runs every game lists at GET /api/games.
 func serverGames(t *testing.T) []serverGame {
 	t.Helper()
-	data, err := json.Marshal(session.NewRegistry(minesweeper.Game, nim.Game, tictactoe.Game).Games())
+	data, err := json.Marshal(session.NewRegistry(minesweeper.Game, nim.Game, snake.Game, tictactoe.Game).Games())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,6 +52,16 @@ func TestChoosePlay(t *testing.T) {
 		{name: "race", args: []string{"--mode", "race", "--level", "expert", "--players", "3", "--ai", "1"}, mode: "race", settings: `{"mode":"race","level":"expert"}`},
 		{name: "nim", args: []string{"--game", "nim", "--players", "1", "--ai", "1", "--pile", "30"}, mode: "classic", settings: `{"pile":30,"mode":"classic"}`},
 		{name: "tictactoe", args: []string{"--game", "tictactoe", "--players", "1", "--ai", "1"}, mode: "classic", settings: `{"mode":"classic"}`},
+		{name: "snake", args: []string{"--game", "snake", "--players", "3", "--ai", "1", "--board", "small", "--speed", "fast", "--time-limit", "30s"},
+			mode: "arena", settings: `{"mode":"arena","board":"small","speed":"fast","timeLimit":30,"food":3}`},
+		{name: "snake defaults", args: []string{"--game", "snake"}, mode: "arena", settings: `{"mode":"arena","board":"medium","speed":"normal","timeLimit":120,"food":3}`},
+		{name: "snake board too small", args: []string{"--game", "snake", "--players", "4", "--ai", "1", "--board", "small"},
+			err: "--board small holds at most 4 seats, not 5", flag: true},
+		{name: "snake bad board", args: []string{"--game", "snake", "--board", "huge"}, err: `--board "huge": want one of small (16×16)`, flag: true},
+		{name: "snake bad speed", args: []string{"--game", "snake", "--speed", "warp"}, err: `--speed "warp": want slow, normal or fast`, flag: true},
+		{name: "snake short time", args: []string{"--game", "snake", "--time-limit", "10s"}, err: "--time-limit 10s: want whole seconds from 30s to 600s", flag: true},
+		{name: "snake odd time", args: []string{"--game", "snake", "--time-limit", "30500ms"}, err: "--time-limit 30.5s", flag: true},
+		{name: "snake alone", args: []string{"--game", "snake", "--players", "1"}, err: "snake mode arena takes 2 to 8 seats", flag: true},
 		{name: "tictactoe for three", args: []string{"--game", "tictactoe", "--players", "3"}, err: "tictactoe mode classic takes 2 seats (--players + --ai), not 3", flag: true},
 		{name: "solo for two", args: []string{"--mode", "solo", "--players", "2"}, err: "minesweeper mode solo takes 1 seat (--players + --ai), not 2", flag: true},
 		{name: "nim alone", args: []string{"--game", "nim", "--players", "1"}, err: "nim mode classic takes 2 to 4 seats", flag: true},
@@ -58,9 +69,9 @@ func TestChoosePlay(t *testing.T) {
 		{name: "unknown mode", args: []string{"--mode", "blitz"}, err: `--mode "blitz": the server's minesweeper modes are solo (1 seat), coop (1 to 4 seats), race (2 to 4 seats)`, flag: true},
 		{name: "unknown level", args: []string{"--level", "godlike"}, err: `--level "godlike": want one of beginner, intermediate, expert, nightmare`, flag: true},
 		{name: "bad pile", args: []string{"--game", "nim", "--pile", "0"}, err: "--pile must be 1 to 1000", flag: true},
-		{name: "not on the server", args: []string{"--game", "chess"}, err: `--game "chess": the server at http://127.0.0.1:8080 does not run it; it runs minesweeper, nim, tictactoe`, flag: true},
+		{name: "not on the server", args: []string{"--game", "chess"}, err: `--game "chess": the server at http://127.0.0.1:8080 does not run it; it runs minesweeper, nim, snake, tictactoe`, flag: true},
 		{name: "no adapter", server: append(serverGames(t), chess), args: []string{"--game", "chess"},
-			err: `--game "chess": the server runs it, but roombot has no adapter for it; roombot plays minesweeper, nim, tictactoe`, flag: true},
+			err: `--game "chess": the server runs it, but roombot has no adapter for it; roombot plays minesweeper, nim, snake, tictactoe`, flag: true},
 		{name: "other rules", server: newer, err: "the server runs minesweeper rules minesweeper/1+1, roombot's adapter follows minesweeper/1"},
 		{name: "no AI seats", server: noAI, args: []string{"--players", "1", "--ai", "1"}, err: "--ai 1: minesweeper mode coop has no AI seats", flag: true},
 	}
@@ -118,7 +129,7 @@ func TestHelpListsGames(t *testing.T) {
 		}
 	}
 	ids := strings.Split(roombotGames.ids(), ", ")
-	if !slices.Contains(ids, "minesweeper") || !slices.Contains(ids, "nim") || !slices.Contains(ids, "tictactoe") {
+	if !slices.Equal(ids, []string{"minesweeper", "nim", "snake", "tictactoe"}) {
 		t.Errorf("roombot plays %v", ids)
 	}
 }

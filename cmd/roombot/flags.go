@@ -20,10 +20,14 @@ type config struct {
 	Target     string
 	MetricsURL string
 
-	Game       string // a game the server runs and roombot has an adapter for
-	Mode       string // one of the server's modes of Game; "" is the adapter's default
-	Level      string // a game's own setting (see each adapter's help)
-	Pile       int    // a game's own setting (see each adapter's help)
+	Game       string        // a game the server runs and roombot has an adapter for
+	Mode       string        // one of the server's modes of Game; "" is the adapter's default
+	Level      string        // a game's own setting (see each adapter's help)
+	Pile       int           // a game's own setting (see each adapter's help)
+	Board      string        // snake's arena
+	Speed      string        // snake's speed
+	TimeLimit  time.Duration // snake's match time
+	CrashHost  bool          // snake: the host never turns
 	Rooms      int
 	Players    int
 	Spectators int
@@ -32,6 +36,7 @@ type config struct {
 	Loop         string // open or closed
 	Rate         float64
 	Think        dist
+	ThinkSet     bool // --think was given (a real-time game's players use it only then)
 	Duration     time.Duration
 	Ramp         float64
 	JoinParallel int
@@ -180,8 +185,11 @@ Target:
                        someone else's machine.
   --metrics URL        Prometheus endpoint read for the server's CPU
                        (process_cpu_seconds_total) at the start and end of the
-                       measured window; default <url>/metrics, "off" to skip.
-                       A server without it is fine: server CPU is then "n/a".
+                       measured window, and for a real-time game its ticks
+                       (roomd_tick_duration_seconds, roomd_tick_lateness_seconds,
+                       roomd_ticks_skipped_total); default <url>/metrics, "off"
+                       to skip. A server without it is fine: its figures are
+                       then "n/a".
 
 Scenario:
   --game NAME          the game: one the server runs (GET /api/games) with the
@@ -200,7 +208,13 @@ Pacing:
   --loop open|closed   closed: a player's next move waits for the previous
                        one's receipt and update, then --think; open: each
                        player moves every 1/--rate on average, whatever is
-                       in flight (default closed)
+                       in flight (default closed). A real-time game (snake)
+                       has a pace of its own: a player decides after each tick
+                       that changed its view, and sends at most one input at a
+                       time (until the tick it takes effect at has come, which
+                       keeps it within the server's two inputs per seat and
+                       tick); --loop and --rate do not apply, and --think,
+                       only when given, is the least gap between two inputs
   --rate R             open loop: moves per second per player (default 1)
   --interval D         open loop: the same as --rate 1/D (e.g. 250ms)
   --think DIST         closed loop: pause before each next move; open loop: the
@@ -266,10 +280,22 @@ Output:
   --label TEXT         a name for this run in the reports
 
 Latency is measured from a move's send to the arrival of both its receipt and
-its update. Spectator delivery latency is from a player's send to a
+its update (in a real-time game, of its receipt and the tick it takes effect
+at). Spectator delivery latency is from a player's send to a
 spectator's receipt of that update (one process clock). The summary's move
 and spectator latencies cover the measured window only; the per-second
 series in the HTML report covers the whole run.
+
+For a real-time game the summary (and --json's window.realtime) adds the
+ticks each client received per second; the bytes each received per second,
+read from its socket (WebSocket frames and their headers) and in the messages
+its transport handed over (a batched frame's elements without the array
+around them, and without a message dropped at a gap); the bots' CPU per tick
+received; and from --metrics the server's room-ticks run, their mean duration
+(roomd_tick_duration_seconds), tick lateness p50 and p99 (interpolated in the
+buckets of roomd_tick_lateness_seconds counted during the window), ticks
+skipped (roomd_ticks_skipped_total) and its CPU per room-tick run. The tick
+figures are the played game's; the CPU is the whole server's.
 
 The bots run with GOGC=400 unless GOGC is set: their own garbage collection
 would otherwise add pauses to the latencies they measure. Pin roomd and
@@ -293,6 +319,11 @@ Examples:
   # Nim against the server's AI, with every chaos option on
   roombot --game nim --players 1 --ai 1 --rooms 20 --chaos --duration 15s
 
+  # 200 snake arenas of 4 players on the large board, with the server's tick
+  # lateness, skipped ticks and CPU per room-tick from its /metrics
+  roombot --game snake --rooms 200 --players 4 --spectators 0 --board large \
+          --time-limit 600s --duration 60s
+
   # a race on expert boards against a host that is not loopback (explicit)
   roombot --url http://10.0.0.5:8080 --target 10.0.0.5 --mode race --level expert
 `
@@ -310,6 +341,10 @@ func newFlagSet(c *config, think, interval, seed *string) *flag.FlagSet {
 	fs.StringVar(&c.Mode, "mode", "", "")
 	fs.StringVar(&c.Level, "level", "beginner", "")
 	fs.IntVar(&c.Pile, "pile", 21, "")
+	fs.StringVar(&c.Board, "board", "medium", "")
+	fs.StringVar(&c.Speed, "speed", "normal", "")
+	fs.DurationVar(&c.TimeLimit, "time-limit", 120*time.Second, "")
+	fs.BoolVar(&c.CrashHost, "crash-host", false, "")
 	fs.IntVar(&c.Rooms, "rooms", 10, "")
 	fs.IntVar(&c.Players, "players", 2, "")
 	fs.IntVar(&c.Spectators, "spectators", 1, "")
@@ -390,6 +425,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if c.Think, err = parseDist(think); err != nil {
 		return c, err
 	}
+	c.ThinkSet = set["think"]
 	if interval != "" {
 		if set["rate"] {
 			return c, errors.New("give --rate or --interval, not both")

@@ -24,8 +24,11 @@ type follower interface {
 	// choose returns seat's next command, or false when seat has no move
 	// now (not its turn, its board is over, the game is over).
 	choose(seat int) (json.RawMessage, bool)
-	// encode re-encodes the followed view with the game's own encoder.
+	// encode re-encodes the followed view with the game's own encoder;
+	// encodePublic without what only its viewer may see (see
+	// publicEncoder; encode's bytes for a game that hides nothing there).
 	encode() []byte
+	encodePublic() []byte
 	// compare re-encodes a view the server sent and compares it with the
 	// followed one, byte for byte. quirk is true when they differ only in a
 	// way the game's events cannot carry (Minesweeper's partial chord on a
@@ -94,6 +97,13 @@ func (f *viewFollower[V, E]) encode() []byte {
 		return []byte("null")
 	}
 	return f.a.encode(f.view)
+}
+
+func (f *viewFollower[V, E]) encodePublic() []byte {
+	if pe, ok := f.a.(publicEncoder[V]); ok && f.ok {
+		return pe.encodePublic(f.view)
+	}
+	return f.encode()
 }
 
 func (f *viewFollower[V, E]) compare(server json.RawMessage) (bool, bool, string, error) {

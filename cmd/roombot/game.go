@@ -41,6 +41,29 @@ type adapter[V, E any] interface {
 	leaks(frames []frame[V, E], res protocol.Result, seat int) []finding
 }
 
+// tickChecker is what the adapter of a real-time game adds: the check of
+// one tick's beats as they arrive. Tick frames are far too many to keep
+// until the match's seed is published (see bot.onTick), so what a tick may
+// not show whatever the result is checked at once.
+type tickChecker[E any] interface {
+	// tickLeaks checks the beats of one tick a client at seat (-1: a
+	// spectator) received while the match ran.
+	tickLeaks(beats []E, seat int) []finding
+	// inputsShown counts the beats of one tick that show an input of
+	// seat's taking effect: at most one per input of seat's that took
+	// effect at that tick.
+	inputsShown(beats []E, seat int) int
+}
+
+// publicEncoder is what an adapter adds whose views hold a seat's own
+// secrets that the end of a match does not always disclose (a real-time
+// match its room ended, by a resignation, keeps each snake's queued turns
+// its player's): the view every member of the room may share.
+type publicEncoder[V any] interface {
+	// encodePublic encodes v without what only its viewer may see.
+	encodePublic(v V) []byte
+}
+
 // gameSetup is the part of an adapter that does not depend on its types:
 // what the game is and how the scenario's flags set up one of its rooms.
 type gameSetup interface {
@@ -79,17 +102,37 @@ type game struct {
 	// checkLeaks checks frames a client at seat received during a match
 	// against its result (see adapter.leaks).
 	checkLeaks func(frames []matchFrame, res protocol.Result, seat int) []finding
+	// realtime is set for a game with a tick rate (session.Info.Tick): its
+	// matches advance on the room's timer, and its players act on ticks.
+	realtime bool
+	// checkTick checks one tick's decoded beats, and inputsShown counts
+	// seat's inputs in them (see tickChecker); both nil for a game whose
+	// adapter has no such checks.
+	checkTick   func(beats any, seat int) []finding
+	inputsShown func(beats any, seat int) int
 }
 
 // gameOf erases an adapter's types.
 func gameOf[V, E any](a adapter[V, E]) *game {
-	return &game{
+	g := &game{
 		gameSetup:   a,
 		newFollower: func() follower { return &viewFollower[V, E]{a: a} },
 		checkLeaks: func(frames []matchFrame, res protocol.Result, seat int) []finding {
 			return checkLeaks(a, frames, res, seat)
 		},
+		realtime: a.info().Tick != nil,
 	}
+	if tc, ok := a.(tickChecker[E]); ok {
+		g.checkTick = func(beats any, seat int) []finding {
+			evs, _ := beats.([]E)
+			return tc.tickLeaks(evs, seat)
+		}
+		g.inputsShown = func(beats any, seat int) int {
+			evs, _ := beats.([]E)
+			return tc.inputsShown(evs, seat)
+		}
+	}
+	return g
 }
 
 // checkLeaks looks for the match's seed in every frame, then hands the

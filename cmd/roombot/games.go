@@ -3,13 +3,14 @@ package main
 import (
 	"github.com/roomd/roomd/core/minesweeper"
 	"github.com/roomd/roomd/core/nim"
+	"github.com/roomd/roomd/core/snake"
 	"github.com/roomd/roomd/core/tictactoe"
 )
 
 // roombotGames are the games roombot can play, by id. Adding a game is an
 // adapter file (see game.go for the interface, game_tictactoe.go for the
-// smallest, game_nim.go for one that checks hidden secrets) and a line
-// here. A run plays a game only when the server runs it with the adapter's
+// smallest, game_nim.go for one that checks hidden secrets, game_snake.go
+// for a real-time one) and a line here. A run plays a game only when the server runs it with the adapter's
 // rules version (see catalogue.go).
 //
 // The type arguments are explicit: inferring them from the adapter's
@@ -17,5 +18,6 @@ import (
 var roombotGames = newGameRegistry(
 	gameOf[minesweeper.View, minesweeper.Event](minesweeperAdapter{}),
 	gameOf[nim.View, nim.Event](nimAdapter{}),
+	gameOf[snake.View, snake.Event](snakeAdapter{}),
 	gameOf[tictactoe.View, tictactoe.Event](tictactoeAdapter{}),
 )

@@ -19,13 +19,18 @@ const (
 	vReceiptDuplicate = "receipt-duplicate" // more receipts than copies sent
 	vReceiptMismatch  = "receipt-mismatch"  // copies of one action got different answers
 	vRevReused        = "rev-reused"        // two actions claim one revision of a room
-	vAppliedTwice     = "applied-twice"     // a change by the bot's seat that no receipt names
+	vAppliedTwice     = "applied-twice"     // a change by the bot's seat that no receipt names, or a tick showing more inputs than took effect at it
 	vRevGap           = "revision-gap"      // an update that does not follow the client's revision
 	vRevBack          = "revision-back"     // a snapshot older than what the client saw
+	vTickGap          = "tick-gap"          // a tick that is not the next one, or does not follow the revision
+	vGapResync        = "gap-resync"        // the transport met a gap on a live socket and resynced
+	vInputTick        = "input-tick"        // an input's receipt names a tick the client had seen, or none
 	vViewDiverged     = "view-diverged"     // followed view ≠ the server's at one revision
+	vFinalView        = "final-view"        // a finished match's followed view ≠ the server's end view, or another member's
 	vLeakMine         = "leak-mine"         // an unrevealed mine was sent before the end
 	vLeakBoard        = "leak-board"        // a race player got another seat's cells
 	vLeakSecret       = "leak-secret"       // another seat's secret before the end
+	vLeakTurn         = "leak-turn"         // another seat's queued turn (a real-time game's input) before it moved
 	vLeakSeed         = "leak-seed"         // the seed before the end
 	vBadFrame         = "bad-frame"         // a view or beat the game's decoder refuses
 	vSlowNotBack      = "slow-not-recovered"
@@ -78,10 +83,12 @@ func (v *violations) snapshot() (map[string]int64, map[string][]string) {
 	return maps.Clone(v.counts), ex
 }
 
-// receiptKey is what must be equal among the receipts of one action.
+// receiptKey is what must be equal among the receipts of one action: a
+// real-time input's copies take effect at the same tick.
 type receiptKey struct {
 	OK   bool
 	Rev  uint64
+	Tick uint64
 	Code string
 }
 
@@ -165,7 +172,7 @@ func (l *ledger) receipt(rc *protocol.Receipt, v *violations) (known, first bool
 	if temporary(rc) {
 		a.temp++
 	} else {
-		k := receiptKey{OK: rc.OK, Rev: rc.Rev}
+		k := receiptKey{OK: rc.OK, Rev: rc.Rev, Tick: rc.Tick}
 		if rc.Notice != nil {
 			k.Code = rc.Notice.Code
 		}
@@ -263,16 +270,22 @@ func clipRevs(r []uint64) []uint64 {
 
 // revTrack checks that a client's revisions are continuous: every update
 // follows the last revision seen, and only a snapshot may jump (forward, or
-// to another epoch).
+// to another epoch). In a real-time game's match it also follows the ticks:
+// each is the next one (numbered from 1 after the update that starts the
+// match, from the snapshot's tick after a snapshot) and its from is the
+// client's revision; an update or tick may then move the revision by more
+// than one (inputs have no update of their own).
 type revTrack struct {
-	epoch string
-	rev   uint64
-	seen  bool
+	epoch    string
+	rev      uint64
+	tick     uint64 // the last tick seen in a real-time match
+	seen     bool
+	realtime bool
 }
 
 // snapshot returns a problem, or "".
 func (t *revTrack) snapshot(s *protocol.Snapshot) string {
-	defer func() { t.epoch, t.rev, t.seen = s.Epoch, s.Rev, true }()
+	defer func() { t.epoch, t.rev, t.tick, t.seen = s.Epoch, s.Rev, s.Tick, true }()
 	if t.seen && s.Epoch == t.epoch && s.Rev < t.rev {
 		return fmt.Sprintf("snapshot went back from %d to %d", t.rev, s.Rev)
 	}
@@ -281,16 +294,50 @@ func (t *revTrack) snapshot(s *protocol.Snapshot) string {
 
 // update returns a problem, or "".
 func (t *revTrack) update(u *protocol.Update) string {
-	defer func() { t.epoch, t.rev = u.Epoch, u.To }()
+	defer func() {
+		t.epoch, t.rev = u.Epoch, u.To
+		if u.View != nil {
+			t.tick = 0 // a match starts (or ends): its ticks count from 1
+		}
+	}()
+	next := u.To == u.From+1 || (t.realtime && u.To > u.From)
 	switch {
 	case !t.seen:
 		return fmt.Sprintf("update %d→%d before any snapshot", u.From, u.To)
 	case u.Epoch != t.epoch:
 		return fmt.Sprintf("update of epoch %s while following %s", u.Epoch, t.epoch)
-	case u.From != t.rev || u.To != u.From+1:
+	case u.From != t.rev || !next:
 		return fmt.Sprintf("update %d→%d after revision %d", u.From, u.To, t.rev)
 	}
 	return ""
+}
+
+// tickMsg returns a problem with a tick message, or "".
+func (t *revTrack) tickMsg(tk *protocol.Tick) string {
+	defer func() { t.rev, t.tick = tk.To, tk.Tick }()
+	switch {
+	case !t.seen:
+		return fmt.Sprintf("tick %d before any snapshot", tk.Tick)
+	case tk.Tick != t.tick+1:
+		return fmt.Sprintf("tick %d after tick %d", tk.Tick, t.tick)
+	case tk.From != t.rev || tk.To < tk.From:
+		return fmt.Sprintf("tick %d covers revisions %d→%d after revision %d", tk.Tick, tk.From, tk.To, t.rev)
+	}
+	return ""
+}
+
+// inSync reports whether a snapshot's view is the one the client follows:
+// the same epoch and revision, or in a running real-time match the same
+// tick (its view is the state after that tick; inputs accepted since that
+// tick, which the snapshot's revision counts, show only at the next).
+func (t *revTrack) inSync(s *protocol.Snapshot) bool {
+	if !t.seen || s.Epoch != t.epoch {
+		return false
+	}
+	if t.realtime && s.Room.Phase == protocol.PhaseRunning {
+		return s.Tick == t.tick && s.Rev >= t.rev
+	}
+	return s.Rev == t.rev
 }
 
 // roomLedger is shared by the bots of one room: which action produced each
@@ -301,10 +348,36 @@ type roomLedger struct {
 	byRev   map[uint64]string
 	maxRev  uint64
 	results map[int]protocol.Result
+	// finals are the followed views of finished real-time matches, as the
+	// first member to see each end encoded it, with that member's name.
+	finals map[int]finalView
+}
+
+type finalView struct {
+	who  string
+	view []byte
 }
 
 func newRoomLedger() *roomLedger {
-	return &roomLedger{byRev: map[uint64]string{}, results: map[int]protocol.Result{}}
+	return &roomLedger{byRev: map[uint64]string{}, results: map[int]protocol.Result{}, finals: map[int]finalView{}}
+}
+
+// final records who ended match with the followed view view, and returns
+// the first member's when it differs (ok false).
+func (r *roomLedger) final(match int, who string, view []byte) (first finalView, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f, seen := r.finals[match]
+	if !seen {
+		r.finals[match] = finalView{who: who, view: view}
+		for m := range r.finals {
+			if m+8 < match { // every member has seen those ends long ago
+				delete(r.finals, m)
+			}
+		}
+		return finalView{}, true
+	}
+	return f, bytes.Equal(f.view, view)
 }
 
 // claim records that action id produced rev; a different id claiming the

@@ -32,6 +32,7 @@ func refusalClass(g *game, code string) string {
 // complete ends a move: its receipt, and its update when accepted, are in.
 func (b *bot) complete(m *move, now time.Time) {
 	delete(b.inflight, m.action.ID)
+	b.rtDirty = true
 	if b.waiting == m {
 		b.waiting = nil
 		b.nextAt = time.Time{}
@@ -53,10 +54,19 @@ func (b *bot) complete(m *move, now time.Time) {
 
 func (b *bot) completeUpTo(rev uint64, now time.Time) {
 	for _, m := range b.inflight {
-		if m.accepted && m.rev <= rev {
+		if m.accepted && m.rev <= rev && b.effectShown(m) {
 			b.complete(m, now)
 		}
 	}
+}
+
+// effectShown reports whether an accepted move's effect has reached the
+// bot: for an input of a real-time match, the tick it takes effect at (a
+// snapshot between its receipt and that tick has its revision, not its
+// effect), or the end of the match; for any other move, its revision.
+func (b *bot) effectShown(m *move) bool {
+	running := b.info != nil && b.info.Phase == protocol.PhaseRunning
+	return m.rev <= b.revs.rev && (m.effTick <= b.revs.tick || !running)
 }
 
 // ctlBusy reports whether a control op is in flight.
@@ -156,6 +166,12 @@ func (b *bot) moves(now time.Time) time.Time {
 		}
 		return wake
 	}
+	if b.sc.play.game.realtime {
+		if t := b.realtimeMove(now); !t.IsZero() && (wake.IsZero() || t.Before(wake)) {
+			wake = t
+		}
+		return wake
+	}
 	if cfg.Loop == "closed" {
 		if b.waiting != nil {
 			return wake
@@ -204,13 +220,15 @@ func (b *bot) tryMove(now time.Time) {
 			return
 		}
 	}
-	_, rev := b.tr.Position()
-	a := protocol.Action{Type: protocol.TypeCommand, ID: ids.Action(), Command: cmd, Rev: rev}
+	// The revision the move was chosen at: the bot's, which may be behind
+	// the transport's (its events wait in a channel). The transport's would
+	// let a move chosen on the last match's view into the next one.
+	a := protocol.Action{Type: protocol.TypeCommand, ID: ids.Action(), Command: cmd, Rev: b.revs.rev}
 	if _, ok := b.send(a, kindCommand); !ok {
 		return
 	}
 	b.sc.st.sent.Add(1)
-	m := &move{action: a, sentAt: now, gen: b.gen}
+	m := &move{action: a, sentAt: now, gen: b.gen, tick: b.revs.tick}
 	b.inflight[a.ID] = m
 	if b.sc.cfg.Loop == "closed" {
 		b.waiting = m

@@ -36,6 +36,10 @@ type scenarioInfo struct {
 	Mode       string      `json:"mode,omitempty"`
 	Level      string      `json:"level,omitempty"`
 	Pile       int         `json:"pile,omitempty"`
+	Board      string      `json:"board,omitempty"`
+	Speed      string      `json:"speed,omitempty"`
+	TimeLimit  string      `json:"timeLimit,omitempty"`
+	CrashHost  bool        `json:"crashHost,omitempty"`
 	Rooms      int         `json:"rooms"`
 	Players    int         `json:"players"`
 	Spectators int         `json:"spectators"`
@@ -70,6 +74,44 @@ type windowInfo struct {
 	ServerCPUNote  string   `json:"serverCpuNote,omitempty"`
 	Refusals       int64    `json:"refusals"`
 	Errors         int64    `json:"errors"`
+	// Realtime is set for a real-time game (moves are then its inputs).
+	Realtime *realtimeInfo `json:"realtime,omitempty"`
+}
+
+// realtimeInfo is what a real-time game's run measured in the window: the
+// clients' side from the bots, the server's from its metrics.
+type realtimeInfo struct {
+	Clients int `json:"clients"`
+	// Ticks received per client per second, and bytes: those read from the
+	// sockets (WebSocket frames with their headers: what the server sent),
+	// and those of the messages the transport handed over (a batched
+	// frame's elements, without the array around them; messages it drops
+	// at a gap are not handed over).
+	Ticks                       int64   `json:"ticks"`
+	TicksPerClientPerSec        float64 `json:"ticksPerClientPerSec"`
+	WireBytesPerClientPerSec    float64 `json:"wireBytesPerClientPerSec"`
+	MessageBytesPerClientPerSec float64 `json:"messageBytesPerClientPerSec"`
+	// BotCPUPerTick is the bots' CPU per tick message received, µs.
+	BotCPUPerTick float64 `json:"botCpuUsPerTick"`
+	// The server's ticks of this game in the window (from /metrics):
+	// ticks run (the count of roomd_tick_duration_seconds), their mean
+	// duration, lateness percentiles from roomd_tick_lateness_seconds'
+	// buckets (LatenessAbove: past the last finite bucket), ticks skipped,
+	// and the server's CPU per room-tick run.
+	Server *realtimeServer `json:"server,omitempty"`
+	// ServerNote says why Server is missing.
+	ServerNote string `json:"serverNote,omitempty"`
+}
+
+type realtimeServer struct {
+	TicksRun           float64 `json:"ticksRun"`
+	RoomTicksPerSec    float64 `json:"roomTicksPerSec"`
+	TickDurationMeanUs float64 `json:"tickDurationMeanUs"`
+	LatenessP50Ms      float64 `json:"tickLatenessP50Ms"`
+	LatenessP99Ms      float64 `json:"tickLatenessP99Ms"`
+	LatenessAbove      bool    `json:"tickLatenessAboveBuckets,omitempty"`
+	TicksSkipped       float64 `json:"ticksSkipped"`
+	CPUPerRoomTickUs   float64 `json:"serverCpuUsPerRoomTick"`
 }
 
 type checkInfo struct {
@@ -94,6 +136,13 @@ func (sc *scenario) fill(res *result, start, end measure) {
 	res.Scenario = scenarioInfo{URL: cfg.URL, Game: cfg.Game, Rooms: cfg.Rooms, Players: cfg.Players, Spectators: cfg.Spectators,
 		AI: cfg.AI, Loop: cfg.Loop, Think: cfg.Think.String(), Duration: cfg.Duration.String(), Ramp: cfg.Ramp, Chaos: cfg.Chaos, Seed: cfg.Seed}
 	sc.play.game.describe(&cfg, &res.Scenario)
+	if sc.play.game.realtime {
+		// Players act on ticks (see realtimeMove).
+		res.Scenario.Loop = "tick"
+		if !cfg.ThinkSet {
+			res.Scenario.Think = "none"
+		}
+	}
 	if cfg.Loop == "open" {
 		res.Scenario.Rate = cfg.Rate
 	}
@@ -118,25 +167,71 @@ func (sc *scenario) fill(res *result, start, end measure) {
 	case end.serverErr != nil:
 		w.ServerCPUNote = "n/a: " + end.serverErr.Error()
 	default:
-		d := end.serverCPU - start.serverCPU
+		d := end.server.cpu - start.server.cpu
 		w.ServerCPU = &d
 		if w.Moves > 0 {
 			per := d / float64(w.Moves) * 1e6
 			w.ServerCPUPerMv = &per
 		}
 	}
+	if sc.play.game.realtime {
+		w.Realtime = realtimeFigures(w.Seconds, int(res.Setup.Joined), start, end)
+	}
 	res.Latency = sc.st.summaries()
 	res.Counts = sc.st.counts()
 	w.Refusals, w.Errors = sc.st.refusals.Load(), sc.st.errors.Load()
 	res.Checks.ViewChecks = res.Counts["checks/view"]
 	res.Checks.LeakMatches = res.Counts["checks/leak-matches"]
-	res.Checks.LeakFrames = res.Counts["checks/leak-frames"]
+	res.Checks.LeakFrames = res.Counts["checks/leak-frames"] + sc.st.rtLeakFrames.Load()
 	res.Violations.ByKind, res.Violations.Examples = sc.viol.snapshot()
 	res.Violations.Total = sc.viol.total()
 	res.Series = sc.st.timeSeries()
 	if res.Violations.Total > 0 {
 		res.ExitCode = 3
 	}
+}
+
+// realtimeFigures computes a real-time game's figures over a window of
+// secs seconds with clients bots.
+func realtimeFigures(secs float64, clients int, start, end measure) *realtimeInfo {
+	rt := &realtimeInfo{Clients: clients, Ticks: end.ticks - start.ticks}
+	if secs > 0 && clients > 0 {
+		per := secs * float64(clients)
+		rt.TicksPerClientPerSec = float64(rt.Ticks) / per
+		rt.WireBytesPerClientPerSec = float64(end.wireBytes-start.wireBytes) / per
+		rt.MessageBytesPerClientPerSec = float64(end.msgBytes-start.msgBytes) / per
+	}
+	if rt.Ticks > 0 {
+		rt.BotCPUPerTick = (end.botCPU - start.botCPU) / float64(rt.Ticks) * 1e6
+	}
+	switch {
+	case start.serverErr != nil:
+		rt.ServerNote = "n/a: " + start.serverErr.Error()
+		return rt
+	case end.serverErr != nil:
+		rt.ServerNote = "n/a: " + end.serverErr.Error()
+		return rt
+	}
+	a, b := start.server, end.server
+	srv := &realtimeServer{TicksRun: b.ticksRun - a.ticksRun, TicksSkipped: b.skipped - a.skipped}
+	if secs > 0 {
+		srv.RoomTicksPerSec = srv.TicksRun / secs
+	}
+	if srv.TicksRun > 0 {
+		srv.TickDurationMeanUs = (b.tickSecs - a.tickSecs) / srv.TicksRun * 1e6
+		srv.CPUPerRoomTickUs = (b.cpu - a.cpu) / srv.TicksRun * 1e6
+	}
+	p50, above50, ok50 := histQuantile(a.lateness, b.lateness, 0.5)
+	p99, above99, ok99 := histQuantile(a.lateness, b.lateness, 0.99)
+	if ok50 && ok99 {
+		srv.LatenessP50Ms, srv.LatenessP99Ms, srv.LatenessAbove = p50*1000, p99*1000, above50 || above99
+	}
+	if srv.TicksRun == 0 && len(b.lateness) == 0 {
+		rt.ServerNote = "n/a: the server's metrics have no ticks of this game"
+		return rt
+	}
+	rt.Server = srv
+	return rt
 }
 
 func writeJSONFile(path string, res *result) error {
@@ -169,6 +264,9 @@ func printSummary(w io.Writer, res *result) {
 	if s.Level != "" {
 		what += "/" + s.Level
 	}
+	if s.Board != "" {
+		what += fmt.Sprintf(" (%s board, %s speed, %s)", s.Board, s.Speed, s.TimeLimit)
+	}
 	loop := s.Loop
 	if s.Loop == "open" {
 		loop += fmt.Sprintf(" at %g moves/s/player", s.Rate)
@@ -193,6 +291,23 @@ func printSummary(w io.Writer, res *result) {
 		}
 	}
 	fmt.Fprintf(tw, "cpu\tserver %s\tbots %.2fs = %.1f µs/move\t\n", srv, win.BotCPUSeconds, win.BotCPUPerMove)
+	if rt := win.Realtime; rt != nil {
+		fmt.Fprintf(tw, "ticks\t%d received = %.2f per client per second (%d clients)\tbots %.1f µs CPU per tick\t\n",
+			rt.Ticks, rt.TicksPerClientPerSec, rt.Clients, rt.BotCPUPerTick)
+		fmt.Fprintf(tw, "bytes\t%.0f B/s per client from the socket\t%.0f B/s per client in messages\t\n",
+			rt.WireBytesPerClientPerSec, rt.MessageBytesPerClientPerSec)
+		if s := rt.Server; s != nil {
+			above := ""
+			if s.LatenessAbove {
+				above = " (past the last bucket)"
+			}
+			fmt.Fprintf(tw, "server ticks\t%.0f run = %.0f room-ticks/s, %.1f µs each\tlateness p50 %.3f ms, p99 %.3f ms%s\t%.0f skipped\t\n",
+				s.TicksRun, s.RoomTicksPerSec, s.TickDurationMeanUs, s.LatenessP50Ms, s.LatenessP99Ms, above, s.TicksSkipped)
+			fmt.Fprintf(tw, "server cpu\t%.1f µs per room-tick\t\t\n", s.CPUPerRoomTickUs)
+		} else {
+			fmt.Fprintf(tw, "server ticks\t%s\t\t\n", rt.ServerNote)
+		}
+	}
 	tw.Flush()
 
 	fmt.Fprintln(w)

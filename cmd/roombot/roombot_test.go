@@ -15,29 +15,38 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/roomd/roomd/core/minesweeper"
 	"github.com/roomd/roomd/core/nim"
+
 	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/core/snake"
 	"github.com/roomd/roomd/core/tictactoe"
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store/memstore"
 	"github.com/roomd/roomd/transport"
+	"github.com/roomd/roomd/transport/admin"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // startServer runs a real roomd on a loopback port: a room manager with a
-// memory store and every game roombot plays, behind the WebSocket front.
+// memory store and every game roombot plays, behind the WebSocket front,
+// with its Prometheus metrics on /metrics as roomd serves them.
 func startServer(t *testing.T) string {
 	t.Helper()
-	rooms, err := room.NewManager(room.Config{Games: session.NewRegistry(minesweeper.Game, nim.Game, tictactoe.Game), Store: memstore.New(),
-		AIDelay: 5 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	rooms, err := room.NewManager(room.Config{Games: session.NewRegistry(minesweeper.Game, nim.Game, snake.Game, tictactoe.Game),
+		Store: memstore.New(), Metrics: room.NewMetrics(reg), AIDelay: 5 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A small outbox, so that a spectator that stops reading for a second
 	// or two overflows it and is closed with 4008.
-	front, err := transport.NewServer(transport.Config{Rooms: rooms, OutboxSize: 8, RateLimit: 1000, RateBurst: 1000, Quotas: transport.Quotas{Off: true}})
+	front, err := transport.NewServer(transport.Config{Rooms: rooms, OutboxSize: 8, RateLimit: 1000, RateBurst: 1000, Quotas: transport.Quotas{Off: true},
+		Routes: admin.MetricsRoutes(reg)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +160,7 @@ func TestGameNotServed(t *testing.T) {
 	url := startServer(t)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"--url", url, "--game", "chess", "--duration", "1s", "--progress", "0"}, &stdout, &stderr)
-	if code != 2 || !strings.Contains(stderr.String(), `--game "chess": the server at `+url+` does not run it; it runs minesweeper, nim, tictactoe`) {
+	if code != 2 || !strings.Contains(stderr.String(), `--game "chess": the server at `+url+` does not run it; it runs minesweeper, nim, snake, tictactoe`) {
 		t.Errorf("status %d: %s", code, stderr.String())
 	}
 }

@@ -121,9 +121,10 @@ func (r *roomRun) sent(rev uint64, sentAt time.Time, st *stats) {
 
 func newScenario(cfg config, log *slog.Logger) *scenario {
 	burst := max(1, min(int(cfg.Ramp/10), 100))
-	sc := &scenario{cfg: cfg, log: log, st: newStats(), viol: newViolations(),
+	st := newStats()
+	sc := &scenario{cfg: cfg, log: log, st: st, viol: newViolations(),
 		rest:    &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256, DialContext: dialer(0).DialContext}},
-		ws:      &http.Client{Transport: &http.Transport{DialContext: dialer(0).DialContext}},
+		ws:      &http.Client{Transport: &http.Transport{DialContext: counted(dialer(0).DialContext, &st.wireBytes)}},
 		limiter: rate.NewLimiter(rate.Limit(cfg.Ramp), burst), sem: make(chan struct{}, cfg.JoinParallel)}
 	sc.slowLeft.Store(int64(cfg.Chaos.Slow))
 	return sc
@@ -229,12 +230,12 @@ func (sc *scenario) join(ctx context.Context, rm *roomRun, r role, i int) (*bot,
 			// A slow consumer (see bot.hold): only the socket it opens
 			// for its hold has tiny buffers.
 			ccfg.EventBuffer = 4
-			ccfg.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			ccfg.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: counted(func(ctx context.Context, network, addr string) (net.Conn, error) {
 				if b.tinyBuf.Load() {
 					return dialer(1024).DialContext(ctx, network, addr)
 				}
 				return dialer(0).DialContext(ctx, network, addr)
-			}}}
+			}, &sc.st.wireBytes)}}
 			sc.mu.Lock()
 			sc.slow = append(sc.slow, b)
 			sc.mu.Unlock()
@@ -274,6 +275,34 @@ func (sc *scenario) join(ctx context.Context, rm *roomRun, r role, i int) (*bot,
 	sc.joinLast = now
 	sc.mu.Unlock()
 	return b, nil
+}
+
+// dialFunc dials a socket.
+type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// counted wraps dial so that every byte read from the sockets it opens is
+// added to n: what the server sent, WebSocket frame headers and the HTTP
+// upgrade included.
+func counted(dial dialFunc, n *atomic.Int64) dialFunc {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return countingConn{Conn: c, n: n}, nil
+	}
+}
+
+// countingConn counts the bytes read from a connection.
+type countingConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c countingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // setupRoom creates one room and seats its bots.
@@ -324,15 +353,20 @@ type measure struct {
 	at        time.Time
 	moves     int64
 	sent      int64
+	ticks     int64 // tick messages the bots received
+	msgBytes  int64
+	wireBytes int64
 	botCPU    float64
-	serverCPU float64
+	server    serverSample
 	serverErr error
 }
 
 func (sc *scenario) measure(ctx context.Context) measure {
-	m := measure{at: time.Now(), moves: sc.st.moves.Load(), sent: sc.st.sent.Load(), botCPU: profile.ProcessCPU()}
+	st := sc.st
+	m := measure{at: time.Now(), moves: st.moves.Load(), sent: st.sent.Load(), ticks: st.ticks.Load(),
+		msgBytes: st.msgBytes.Load(), wireBytes: st.wireBytes.Load(), botCPU: profile.ProcessCPU()}
 	if u := sc.cfg.metricsURL(); u != "" {
-		m.serverCPU, m.serverErr = scrapeCPU(ctx, sc.rest, u)
+		m.server, m.serverErr = scrapeServer(ctx, sc.rest, u, sc.cfg.Game)
 	} else {
 		m.serverErr = errors.New("off")
 	}

@@ -60,7 +60,13 @@ type stats struct {
 	joins      atomic.Int64
 	online     atomic.Int64 // sockets online now
 	deliveries atomic.Int64 // updates received by spectators
-	measuring  atomic.Bool  // inside the measured window
+	ticks      atomic.Int64 // tick messages the bots received (real-time games)
+	msgBytes   atomic.Int64 // bytes of the messages the bots' transports handed them
+	wireBytes  atomic.Int64 // bytes read from the bots' sockets
+	// rtLeakFrames counts a real-time game's frames (ticks, snapshots,
+	// updates) checked for leaks as they came.
+	rtLeakFrames atomic.Int64
+	measuring    atomic.Bool // inside the measured window
 
 	series   []point
 	serMu    sync.Mutex
