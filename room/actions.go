@@ -172,13 +172,22 @@ func (r *Room) httpJoin(name, invite string, reply chan JoinResult) {
 	r.b.joins = append(r.b.joins, joinReply{reply: reply, res: JoinResult{Room: r.code, Token: token, Seat: r.st.seatOf(p.ID)}})
 }
 
+// batchHolds reports whether rev is one of the batch's entries, not stored
+// yet.
+func (r *Room) batchHolds(rev uint64) bool {
+	return len(r.b.entries) > 0 && rev >= r.b.entries[0].Rev
+}
+
 // action handles one client action.
 func (r *Room) action(mem *member, a *protocol.Action, at time.Time) {
 	c := mem.c
 	if mem.player != "" {
 		if d := r.st.Dedup[mem.player]; d != nil {
 			if prev, ok := d.find(a.ID); ok {
-				r.send(out{to: c, frame: receiptAgain(a.ID, prev)})
+				// A resend of an action of this very batch repeats a receipt
+				// that stands only once the batch is stored: it is dropped
+				// with the batch's other messages if storing fails.
+				r.send(out{to: c, frame: receiptAgain(a.ID, prev), durable: prev.Code == "" && r.batchHolds(prev.Rev)})
 				return
 			}
 		}

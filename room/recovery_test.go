@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/roomd/roomd/core/nim"
 	"github.com/roomd/roomd/core/session"
@@ -196,4 +197,58 @@ func TestClientAheadOfRestoredRoom(t *testing.T) {
 	if n := back.last(t, protocol.TypeNotice).Notice; n.Code != protocol.CodeEpochChanged {
 		t.Fatalf("notice %+v", n)
 	}
+}
+
+// gateStore holds one append until its gate opens, then makes the store
+// refuse every write after it.
+type gateStore struct {
+	*memstore.Memory
+	gate  chan struct{}
+	armed atomic.Bool
+}
+
+func (s *gateStore) Append(ctx context.Context, l store.Lease, e []store.Entry) error {
+	if !s.armed.CompareAndSwap(true, false) {
+		return s.Memory.Append(ctx, l, e)
+	}
+	<-s.gate
+	err := s.Memory.Append(ctx, l, e)
+	s.Memory.SetFail(errors.New("disk on fire"))
+	return err
+}
+
+// TestResendInSameBatchIsNotAcknowledged: an action and its resend land in
+// one batch whose append fails. Neither may be acknowledged: the repeated
+// receipt stands only once the batch is stored (PROTOCOL.md §2.2 rule 7).
+func TestResendInSameBatchIsNotAcknowledged(t *testing.T) {
+	st := &gateStore{Memory: memstore.New(), gate: make(chan struct{})}
+	m := newManager(t, st)
+	r, host, guest, _ := nimRoom(t, m)
+	rev := currentRev(t, host)
+	st.armed.Store(true)
+	if err := r.Act(host, &protocol.Action{Type: protocol.TypeCommand, ID: "held", Rev: rev, Command: take(1)}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the room is in the held append
+	for range 2 {
+		if err := r.Act(guest, &protocol.Action{Type: protocol.TypeCommand, ID: "twice", Rev: rev, Command: take(2)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(st.gate)
+	waitFor(t, "answers to both copies", func() bool {
+		n := 0
+		for _, msg := range guest.messages(t) {
+			if msg.Receipt != nil && msg.Receipt.ID == "twice" {
+				n++
+			}
+		}
+		return n >= 1 && r.Info().Frozen
+	})
+	for _, msg := range guest.messages(t) {
+		if msg.Receipt != nil && msg.Receipt.ID == "twice" && msg.Receipt.OK {
+			t.Fatalf("an action whose append failed was acknowledged: %+v", msg.Receipt)
+		}
+	}
+	st.SetFail(nil)
 }
