@@ -165,8 +165,8 @@ func (s *scanner) object() ([]byte, bool) {
 }
 
 // decodeHot is DecodeServer's fast path for the messages nearly every
-// frame a client gets is: a receipt with no notice, and an update carrying
-// only beats (no room, seat, view, result or invite). Like decodeCommand it
+// frame a client gets is: a receipt with no notice, an update carrying
+// only beats (no room, seat, view, result or invite), and a tick. Like decodeCommand it
 // answers exactly what the encoding/json path answers, or ok is false and
 // the caller decodes the general way.
 func decodeHot(data []byte) (m ServerMessage, ok bool) {
@@ -174,7 +174,7 @@ func decodeHot(data []byte) (m ServerMessage, ok bool) {
 	var (
 		typ, id, epoch, beats []byte
 		okv                   bool
-		rev, from, to         uint64
+		rev, from, to, tick   uint64
 		by                    *int
 	)
 	seen, ok := s.members(hotKeys, func(k int) (ok bool) {
@@ -205,15 +205,26 @@ func decodeHot(data []byte) (m ServerMessage, ok bool) {
 			return ok && by != nil
 		case 8:
 			beats, ok = s.array()
+		case 9:
+			tick, ok = s.uint()
 		}
 		return ok
 	})
-	const receiptKeys, updateKeys = 0b000001111, 0b111110001 // by index in hotKeys
+	const receiptKeys, updateKeys, tickKeys = 0b1000001111, 0b0111110001, 0b1101100001 // by index in hotKeys
 	switch {
 	case !ok:
 		return ServerMessage{}, false
 	case string(typ) == TypeReceipt && seen&^receiptKeys == 0 && seen&0b100 != 0: // ok is required
-		return ServerMessage{Type: TypeReceipt, Receipt: &Receipt{Type: TypeReceipt, ID: string(id), OK: okv, Rev: rev}}, true
+		return ServerMessage{Type: TypeReceipt, Receipt: &Receipt{Type: TypeReceipt, ID: string(id), OK: okv, Rev: rev, Tick: tick}}, true
+	case string(typ) == TypeTick && seen&^tickKeys == 0:
+		tk := &Tick{Type: TypeTick, From: from, To: to, Tick: tick}
+		if beats != nil {
+			if !json.Valid(beats) {
+				return ServerMessage{}, false
+			}
+			tk.Beats = append(json.RawMessage(nil), beats...)
+		}
+		return ServerMessage{Type: TypeTick, Tick: tk}, true
 	case string(typ) == TypeUpdate && seen&^updateKeys == 0:
 		u := &Update{Type: TypeUpdate, Epoch: string(epoch), From: from, To: to, By: by}
 		if beats != nil {
@@ -227,7 +238,7 @@ func decodeHot(data []byte) (m ServerMessage, ok bool) {
 	return ServerMessage{}, false
 }
 
-var hotKeys = []string{"type", "id", "ok", "rev", "epoch", "from", "to", "by", "beats"}
+var hotKeys = []string{"type", "id", "ok", "rev", "epoch", "from", "to", "by", "beats", "tick"}
 
 // boolean reads true or false.
 func (s *scanner) boolean() (bool, bool) {

@@ -147,7 +147,7 @@ func checkSameServer(t interface{ Fatalf(string, ...any) }, data []byte) bool {
 		t.Fatalf("fast path accepted what encoding/json refuses (%v): %s", err, data)
 	}
 	if !reflect.DeepEqual(fast, slow) {
-		t.Fatalf("fast %+v %+v, encoding/json %+v %+v: %s", fast.Receipt, fast.Update, slow.Receipt, slow.Update, data)
+		t.Fatalf("fast %+v %+v %+v, encoding/json %+v %+v %+v: %s", fast.Receipt, fast.Update, fast.Tick, slow.Receipt, slow.Update, slow.Tick, data)
 	}
 	return true
 }
@@ -158,6 +158,13 @@ func TestDecodeHotFastPath(t *testing.T) {
 		fast bool
 	}{
 		{`{"type":"receipt","id":"a1","ok":true,"rev":12}`, true},
+		{`{"type":"receipt","id":"a1","ok":true,"rev":12,"tick":40}`, true},
+		{`{"type":"tick","from":3,"to":5,"tick":81,"beats":[{"t":"move","d":"rl.u"}]}`, true},
+		{`{"type":"tick","from":3,"to":3,"tick":82,"beats":[]}`, true},
+		{`{"type":"tick","from":3,"to":3,"tick":82,"beats":null}`, false},
+		{`{"type":"tick","from":3,"to":3,"tick":-1,"beats":[]}`, false},
+		{`{"type":"tick","epoch":"e","from":3,"to":3,"tick":82,"beats":[]}`, false},
+		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"tick":3}`, false},
 		{`{"type":"receipt","id":"a1","ok":false}`, true},
 		{`{"type":"receipt","id":"a1","ok":false,"notice":{"code":"stale","message":"x"}}`, false},
 		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"beats":[{"type":"flag","r":1,"c":2,"flagged":true}]}`, true},
@@ -240,6 +247,8 @@ func FuzzDecodeServer(f *testing.F) {
 		`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"beats":[{"type":"flag","r":1,"c":2,"flagged":true}]}`,
 		`{"type":"update","epoch":"e","from":1,"to":2,"by":null,"beats":["]",{"a":"\""}]}`,
 		`{"type":"presence","connected":[0],"spectators":1}`, `[]`, `{}`,
+		`{"type":"tick","from":3,"to":5,"tick":81,"beats":[{"t":"move","d":"rl.u"}]}`,
+		`{"type":"receipt","id":"a1","ok":true,"rev":12,"tick":82}`,
 	} {
 		f.Add([]byte(s))
 	}
