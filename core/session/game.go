@@ -134,6 +134,16 @@ type Step interface {
 	AppendBeats(dst []byte, viewer Seat) ([]byte, error)
 }
 
+// CanonicalParser is implemented by moves that recognise their own
+// canonical JSON — what a room stores and what a well-behaved client sends
+// — without encoding/json: ParseCanonical reports whether data is exactly
+// one such encoding, byte for byte, and sets the move when it is. Anything
+// else is decoded the strict way. It is the hot path of a real-time game,
+// whose inputs arrive many times a second.
+type CanonicalParser interface {
+	ParseCanonical(data []byte) bool
+}
+
 // JSONAppender is implemented by events and moves that write their own
 // JSON.
 type JSONAppender interface {
@@ -292,6 +302,9 @@ func DecodeMove[M any](raw json.RawMessage) (M, error) {
 	trimmed := jsonTrim(raw)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return m, Malformed(CodeMalformedInput, "a command must be a JSON object")
+	}
+	if p, ok := any(&m).(CanonicalParser); ok && p.ParseCanonical(trimmed) {
+		return m, nil
 	}
 	if err := json.Unmarshal(trimmed, &m); err != nil {
 		var rej *Rejection

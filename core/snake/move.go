@@ -103,6 +103,26 @@ func (m Move) AppendJSON(b []byte) []byte {
 	return append(b, `"}`...)
 }
 
+// canonicalTurns are the four commands' canonical JSON, by direction.
+var canonicalTurns = func() (out [Right + 1]string) {
+	for d := Up; d <= Right; d++ {
+		out[d] = string(Move{Dir: d}.AppendJSON(nil))
+	}
+	return out
+}()
+
+// ParseCanonical recognises a turn in its canonical form without
+// encoding/json (session.CanonicalParser): the form every client sends.
+func (m *Move) ParseCanonical(data []byte) bool {
+	for d := Up; d <= Right; d++ {
+		if string(data) == canonicalTurns[d] {
+			m.Dir = d
+			return true
+		}
+	}
+	return false
+}
+
 // MarshalJSON writes {"type":"turn","dir":D}.
 func (m Move) MarshalJSON() ([]byte, error) {
 	if !m.Dir.Valid() {

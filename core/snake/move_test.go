@@ -113,3 +113,30 @@ func FuzzDecodeMove(f *testing.F) {
 		}
 	})
 }
+
+// TestParseCanonical: the fast path takes exactly the four canonical
+// commands, and decodes them as the strict decoder does; anything else
+// (other spacing, other order, other values) is left to the strict decoder.
+func TestParseCanonical(t *testing.T) {
+	for d := Up; d <= Right; d++ {
+		raw := Move{Dir: d}.AppendJSON(nil)
+		var fast, strict Move
+		if !fast.ParseCanonical(raw) {
+			t.Fatalf("%s: not taken by the fast path", raw)
+		}
+		if err := strict.UnmarshalJSON(raw); err != nil || fast != strict {
+			t.Fatalf("%s: fast %v, strict %v (%v)", raw, fast, strict, err)
+		}
+		m, err := session.DecodeMove[Move](raw)
+		if err != nil || m != fast {
+			t.Fatalf("%s: DecodeMove %v %v", raw, m, err)
+		}
+	}
+	for _, raw := range []string{`{"dir":"up","type":"turn"}`, `{"type":"turn", "dir":"up"}`, `{"type":"turn","dir":"UP"}`,
+		`{"type":"turn","dir":"up","x":1}`, `{"type":"turn","dir":"up"}x`} {
+		var m Move
+		if m.ParseCanonical([]byte(raw)) {
+			t.Errorf("the fast path took %s", raw)
+		}
+	}
+}
