@@ -3,6 +3,7 @@
 //	roomd [serve] [flags]     run the server (the default)
 //	roomd replay [flags] FILE validate a recorded game by replay
 //	roomd verify [flags] FILE check a finished match's secret and outcome
+//	roomd script ENGINE       drive a seed 003 engine with JSON lines
 //
 // Run `roomd -h` or `roomd replay -h` for the flags.
 package main
@@ -18,7 +19,7 @@ import (
 func main() {
 	args := os.Args[1:]
 	cmd := "serve"
-	if len(args) > 0 && (args[0] == "serve" || args[0] == "replay" || args[0] == "verify" || args[0] == "probe") {
+	if len(args) > 0 && (args[0] == "serve" || args[0] == "replay" || args[0] == "verify" || args[0] == "probe" || args[0] == "script") {
 		cmd, args = args[0], args[1:]
 	}
 	var code int
@@ -29,6 +30,8 @@ func main() {
 		code = verifyMain(args, os.Stdin, os.Stdout, os.Stderr)
 	case "probe":
 		code = probeMain(args, os.Stderr)
+	case "script":
+		code = scriptMain(args, os.Stdin, os.Stdout, os.Stderr)
 	default:
 		code = serveMain(args, os.Stdout, os.Stderr)
 	}
@@ -43,6 +46,7 @@ Usage:
   roomd replay [flags] FILE   print the verdict of a recorded game (FILE or - for stdin)
   roomd verify FILE|URL|-     check a finished match: its secret against the commitment, its moves against its result
   roomd probe URL             exit 0 if URL answers 200 (a health check for images without curl)
+  roomd script ENGINE         drive a game engine of seed 003 (baba, cards, spellgrid) with JSON lines on stdin
 
 Every flag can also be set by the environment variable named after it.
 `
