@@ -14,6 +14,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/roomd/roomd/internal/ids"
+	"github.com/roomd/roomd/internal/queue"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
 )
@@ -27,7 +28,9 @@ type conn struct {
 	ws   *websocket.Conn
 	addr netip.Addr // the client's, for its quotas
 
-	out  chan []byte
+	// out is the outbox: a bounded queue whose buffers grow with use, so an
+	// idle socket holds a few bytes of it rather than a channel's 128 slots.
+	out  *queue.Queue[[]byte]
 	held atomic.Int64 // bytes waiting in out
 	// heard is when the peer last sent a frame (Unix ns): a peer heard
 	// within a heartbeat is alive, and is not pinged.
@@ -64,7 +67,7 @@ type closeReq struct {
 }
 
 func newConn(s *Server, ws *websocket.Conn) *conn {
-	c := &conn{id: ids.New(), srv: s, ws: ws, out: make(chan []byte, s.cfg.OutboxSize),
+	c := &conn{id: ids.New(), srv: s, ws: ws, out: queue.New[[]byte](s.cfg.OutboxSize),
 		closing: make(chan struct{}), finished: make(chan struct{}),
 		limiter: rate.NewLimiter(s.cfg.RateLimit, s.cfg.RateBurst)}
 	return c
@@ -100,17 +103,18 @@ func (c *conn) Send(frame []byte) {
 		c.slow(fmt.Sprintf("%d bytes waiting", held))
 		return
 	}
-	select {
-	case c.out <- frame:
-	default:
+	switch err := c.out.Push(frame); {
+	case errors.Is(err, queue.ErrFull):
 		c.held.Add(-int64(len(frame)))
-		c.slow(fmt.Sprintf("%d frames waiting", cap(c.out)))
+		c.slow(fmt.Sprintf("%d frames waiting", c.srv.cfg.OutboxSize))
+	case err != nil:
+		c.held.Add(-int64(len(frame))) // closed: the writer has finished
 	}
 }
 
 // slow closes a client that reads too slowly: 4008, its backlog dropped.
 func (c *conn) slow(why string) {
-	c.srv.cfg.Metrics.slowClose(len(c.out) + 1)
+	c.srv.cfg.Metrics.slowClose(c.out.Len() + 1)
 	c.logger().Info("outbox full; closing slow client", "outbox", why)
 	c.close(closeReq{code: protocol.CloseSlow, reason: "slow consumer", dropQueue: true})
 	// Leave the room at once: its presence shows the client gone and it
@@ -125,15 +129,16 @@ func (c *conn) slow(why string) {
 // is not closed as slow for its own refusals (the abuse limit closes it with
 // 4029 instead), and they never crowd out what the room sends.
 func (c *conn) trySend(frame []byte) {
-	if len(c.out) >= cap(c.out)/2 {
+	if c.out.Len() >= c.srv.cfg.OutboxSize/2 {
 		return // keep the other half for what the room sends
 	}
-	c.held.Add(int64(len(frame)))
 	select {
 	case <-c.closing:
-		c.held.Add(-int64(len(frame)))
-	case c.out <- frame:
+		return
 	default:
+	}
+	c.held.Add(int64(len(frame)))
+	if c.out.Push(frame) != nil {
 		c.held.Add(-int64(len(frame)))
 	}
 }
@@ -186,9 +191,8 @@ func (c *conn) writer(ctx context.Context) {
 	defer ping.Stop()
 	for {
 		select {
-		case frame := <-c.out:
-			c.held.Add(-int64(len(frame)))
-			if err := c.write(ctx, c.batch(frame)); err != nil {
+		case <-c.out.Signal():
+			if err := c.writeAll(ctx, c.out.Drain()); err != nil {
 				c.logger().Debug("write failed", "err", err)
 				c.ws.CloseNow()
 				return
@@ -219,19 +223,10 @@ func (c *conn) writer(ctx context.Context) {
 // bye (for every code but a plain 1000), and the close frame.
 func (c *conn) finish(ctx context.Context) {
 	req := c.req
-	if !req.dropQueue {
-	drain:
-		for {
-			select {
-			case frame := <-c.out:
-				c.held.Add(-int64(len(frame)))
-				if c.write(ctx, frame) != nil {
-					c.ws.CloseNow()
-					return
-				}
-			default:
-				break drain
-			}
+	if rest := c.out.Close(); !req.dropQueue {
+		if c.writeAll(ctx, rest) != nil {
+			c.ws.CloseNow()
+			return
 		}
 	}
 	if req.code == protocol.CloseNormal && req.reason == "" {
@@ -250,36 +245,45 @@ func (c *conn) finish(ctx context.Context) {
 	_ = c.ws.Close(websocket.StatusCode(req.code), req.reason)
 }
 
-// batch joins the frames waiting in the outbox behind first into one frame,
-// a JSON array of messages (PROTOCOL.md), of at most protocol.MaxBatch bytes:
-// one write instead of several. Frames are shared between connections, so
-// the batch is built in the writer's own buffer.
-func (c *conn) batch(first []byte) []byte {
-	if len(c.out) == 0 || len(first) >= protocol.MaxBatch/2 {
-		return first
+// writeAll writes frames taken from the outbox, joining those that wait
+// together into batched frames — a JSON array of messages (PROTOCOL.md) of
+// at most protocol.MaxBatch bytes — so that one write carries several.
+// Frames are shared between connections, so a batch is built in the
+// writer's own buffer. frames is the outbox's buffer: it is cleared here
+// so that the frames it held are not kept alive until the next drain.
+func (c *conn) writeAll(ctx context.Context, frames [][]byte) error {
+	defer clear(frames)
+	var held int64
+	for _, f := range frames {
+		held += int64(len(f))
 	}
-	buf := append(append(c.batchBuf[:0], '['), first...)
-	n := 1
-	for len(c.out) > 0 {
-		next := <-c.out
-		c.held.Add(-int64(len(next)))
-		if len(buf)+len(next)+2 > protocol.MaxBatch {
-			// Too big to join: send the batch so far, and go on from next.
-			if err := c.write(context.Background(), c.seal(buf, n)); err != nil {
-				return next // the caller's write fails as well, and closes
+	c.held.Add(-held)
+	for len(frames) > 0 {
+		if len(frames) == 1 || len(frames[0]) >= protocol.MaxBatch/2 {
+			if err := c.write(ctx, frames[0]); err != nil {
+				return err
 			}
-			buf, n = append(append(buf[:0], '['), next...), 1
+			frames = frames[1:]
 			continue
 		}
-		buf = append(append(buf, ','), next...)
-		n++
+		buf := append(append(c.batchBuf[:0], '['), frames[0]...)
+		n := 1
+		for n < len(frames) && len(buf)+len(frames[n])+2 <= protocol.MaxBatch {
+			buf = append(append(buf, ','), frames[n]...)
+			n++
+		}
+		err := c.write(ctx, c.seal(buf, n))
+		if cap(buf) <= 2<<10 {
+			c.batchBuf = buf[:0] // keep a small buffer; let a big one go
+		} else {
+			c.batchBuf = nil
+		}
+		if err != nil {
+			return err
+		}
+		frames = frames[n:]
 	}
-	if cap(buf) <= 2<<10 {
-		c.batchBuf = buf[:0] // keep a small buffer; let a big one go
-	} else {
-		c.batchBuf = nil
-	}
-	return c.seal(buf, n)
+	return nil
 }
 
 // seal ends a batch: n messages in brackets, or the one message alone.
