@@ -219,23 +219,34 @@ func decodeHot(data []byte) (m ServerMessage, ok bool) {
 	case string(typ) == TypeTick && seen&^tickKeys == 0:
 		tk := &Tick{Type: TypeTick, From: from, To: to, Tick: tick}
 		if beats != nil {
-			if !json.Valid(beats) {
+			raw, ok := ownBeats(beats)
+			if !ok {
 				return ServerMessage{}, false
 			}
-			tk.Beats = append(json.RawMessage(nil), beats...)
+			tk.Beats = raw
 		}
 		return ServerMessage{Type: TypeTick, Tick: tk}, true
 	case string(typ) == TypeUpdate && seen&^updateKeys == 0:
 		u := &Update{Type: TypeUpdate, Epoch: string(epoch), From: from, To: to, By: by}
 		if beats != nil {
-			if !json.Valid(beats) {
+			raw, ok := ownBeats(beats)
+			if !ok {
 				return ServerMessage{}, false
 			}
-			u.Beats = append(json.RawMessage(nil), beats...)
+			u.Beats = raw
 		}
 		return ServerMessage{Type: TypeUpdate, Update: u}, true
 	}
 	return ServerMessage{}, false
+}
+
+// ownBeats returns a valid beats array as the message's own copy (the
+// frame's bytes are the caller's), as encoding/json's RawMessage does.
+func ownBeats(beats []byte) (json.RawMessage, bool) {
+	if !json.Valid(beats) {
+		return nil, false
+	}
+	return append(json.RawMessage(nil), beats...), true
 }
 
 var hotKeys = []string{"type", "id", "ok", "rev", "epoch", "from", "to", "by", "beats", "tick"}
