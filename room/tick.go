@@ -41,6 +41,11 @@ type ticker struct {
 	beats  []byte
 }
 
+// step is the length of one tick.
+func (t *ticker) step() time.Duration {
+	return time.Duration(t.run.Rate().StepMs() * float64(time.Millisecond))
+}
+
 // hostMs is t in ms, for the runner.
 func hostMs(t time.Time) float64 { return float64(t.UnixMicro()) / 1000 }
 
@@ -64,7 +69,7 @@ func (r *Room) pace() {
 	now := r.now()
 	if want {
 		t.run.Resume(hostMs(now))
-		t.due = now.Add(time.Duration(t.run.Rate().StepMs() * float64(time.Millisecond)))
+		t.due = now.Add(t.step())
 		r.log.Debug("real-time match resumed", "tick", st.sess.Tick())
 	} else {
 		t.run.Pause()
@@ -132,7 +137,9 @@ func (r *Room) runTicks(now time.Time) {
 		return
 	}
 	mt := r.m.cfg.Metrics
-	mt.observeTickLateness(r.st.Game, now.Sub(r.lastDue(t, steps+skipped)), skipped)
+	// The lateness of the first of the ticks due, the latest of them.
+	firstDue := t.due.Add(-time.Duration(steps+skipped) * t.step())
+	mt.observeTickLateness(r.st.Game, now.Sub(firstDue), skipped)
 	for range steps {
 		start := time.Now()
 		more := r.tick()
@@ -147,12 +154,6 @@ func (r *Room) runTicks(now time.Time) {
 	r.aiInputs()
 }
 
-// lastDue is when the first of the n ticks just run was due: the lateness
-// of a tick is measured from there.
-func (r *Room) lastDue(t *ticker, n int) time.Time {
-	step := time.Duration(t.run.Rate().StepMs() * float64(time.Millisecond))
-	return t.due.Add(-time.Duration(n) * step)
-}
 
 // tick runs one tick and shows it to every member. It reports whether the
 // match goes on.
