@@ -154,7 +154,6 @@ func (r *Room) runTicks(now time.Time) {
 	r.aiInputs()
 }
 
-
 // tick runs one tick and shows it to every member. It reports whether the
 // match goes on.
 func (r *Room) tick() (more bool) {
