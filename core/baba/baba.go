@@ -36,9 +36,15 @@ type Baba struct {
 	// textProps to every text object. allProps is their union.
 	rules      ruleSet
 	active     ruleSet
-	thingProps [numWords]wordSet
+	thingProps [maxWords]wordSet
 	textProps  wordSet
 	allProps   wordSet
+
+	// card holds a SpellGrid's card nouns (NewWithNouns); nil for a
+	// plain Baba. keep and kept: see StepWith.
+	card *cardLex
+	keep bool
+	kept []ID
 
 	scratch scratch
 }
@@ -86,7 +92,7 @@ func ValidKind(s string) bool {
 // and re-reads the rules. An invalid kind, a tile outside the level or a
 // Baba already holding MaxObjects live objects is an error.
 func (b *Baba) Place(kindName string, x, y int) (ID, error) {
-	k, ok := parseKind(kindName)
+	k, ok := b.parseKind(kindName)
 	if !ok {
 		return 0, fmt.Errorf("baba: place: kind %q: %w", session.Clip(kindName), ErrKind)
 	}
@@ -138,7 +144,7 @@ func (b *Baba) KindsAt(x, y int) ([]string, error) {
 	}
 	kinds := []string{}
 	for i := b.head[b.tile(x, y)]; i != 0; i = b.objs[i-1].next {
-		kinds = append(kinds, b.objs[i-1].kind.String())
+		kinds = append(kinds, b.kindString(b.objs[i-1].kind))
 	}
 	slices.Sort(kinds)
 	return kinds, nil
@@ -167,6 +173,7 @@ func (b *Baba) Clone() *Baba {
 	c := *b
 	c.objs = slices.Clone(b.objs)
 	c.head = slices.Clone(b.head)
+	c.kept = nil
 	c.scratch = scratch{}
 	return &c
 }

@@ -169,7 +169,10 @@ func stringField(what string, raw json.RawMessage, s *string) error {
 }
 
 // check validates a level against §4, naming the offending entry.
-func (l *LevelDef) check() error {
+func (l *LevelDef) check() error { return l.checkWith(parseKind) }
+
+// checkWith is check with the kinds read by parse.
+func (l *LevelDef) checkWith(parse func(string) (kind, bool)) error {
 	if l.Width < 1 || l.Width > MaxSide || l.Height < 1 || l.Height > MaxSide {
 		return fmt.Errorf("%w: %d×%d: width and height must lie in 1..%d", ErrLevel, l.Width, l.Height, MaxSide)
 	}
@@ -180,7 +183,7 @@ func (l *LevelDef) check() error {
 		return fmt.Errorf("%w: %d objects: %w (at most %d)", ErrLevel, len(l.Objects), ErrTooMany, MaxObjects)
 	}
 	for i, o := range l.Objects {
-		if _, ok := parseKind(o.Kind); !ok {
+		if _, ok := parse(o.Kind); !ok {
 			return fmt.Errorf("%w: objects[%d]: kind %q: %w", ErrLevel, i, session.Clip(o.Kind), ErrKind)
 		}
 		if o.X < 0 || o.X >= l.Width || o.Y < 0 || o.Y >= l.Height {

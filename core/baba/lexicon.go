@@ -42,6 +42,10 @@ const (
 	numWords
 )
 
+// maxWords bounds the words of one Baba: the fixed lexicon and, in a
+// SpellGrid, its card nouns (NewWithNouns), each one bit of a wordSet.
+const maxWords = 64
+
 // wordClass is a word's row of the lexicon's table.
 type wordClass uint8
 

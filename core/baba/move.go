@@ -51,7 +51,7 @@ func (b *Baba) moveOne(mover, dx, dy int) {
 			b.shift(int(i), dx, dy)
 		}
 		for _, i := range pairs {
-			b.destroy(int(i))
+			b.smite(int(i))
 		}
 	}
 	b.scratch.chain, b.scratch.pairs = chain[:0], pairs[:0]

@@ -5,7 +5,7 @@ import "slices"
 // ruleSet is a set of rules: pos[X] holds every Y of a rule "X IS Y",
 // neg[X] every Y of "X IS NOT Y".
 type ruleSet struct {
-	pos, neg [numWords]wordSet
+	pos, neg [maxWords]wordSet
 }
 
 // read reads the rules from the board (§3.1–§3.2), adds the implicit TEXT
@@ -25,7 +25,7 @@ func (b *Baba) read() {
 	var rs ruleSet
 	for i := range b.objs {
 		o := &b.objs[i]
-		if !o.alive || !o.kind.text || !nounWords.has(o.kind.w) {
+		if !o.alive || !o.kind.text || !b.nounSet().has(o.kind.w) {
 			continue
 		}
 		// A subject starts a rule rightwards and downwards. Several text
@@ -50,7 +50,7 @@ func (b *Baba) read() {
 	}
 	rs.pos[wTEXT] |= wPUSH.set()
 	b.rules = rs
-	b.active = postPass(rs)
+	b.active = postPass(rs, b.nounSet())
 	b.deriveProps()
 }
 
@@ -63,23 +63,23 @@ func (b *Baba) readFrom(rs *ruleSet, subject word, second, third wordSet, hasFou
 	if !second.has(wIS) {
 		return
 	}
-	rs.pos[subject] |= third & complements
+	rs.pos[subject] |= third & b.complementSet()
 	if hasFourth && third.has(wNOT) {
-		rs.neg[subject] |= b.scratch.tileWords[fourth] & complements
+		rs.neg[subject] |= b.scratch.tileWords[fourth] & b.complementSet()
 	}
 }
 
 // postPass returns the active rules of a reading (§3.4): every "X IS NOT
 // Y" removes "X IS Y" (the same X, literally), then every surviving "X IS
 // X" removes every "X IS Y" with Y a noun other than X.
-func postPass(rs ruleSet) ruleSet {
+func postPass(rs ruleSet, nouns wordSet) ruleSet {
 	act := rs
-	for x := range numWords {
+	for x := range word(maxWords) {
 		act.pos[x] &^= rs.neg[x]
 	}
-	for x := range numWords {
+	for x := range word(maxWords) {
 		if act.pos[x].has(x) {
-			act.pos[x] &^= nounWords &^ x.set()
+			act.pos[x] &^= nouns &^ x.set()
 		}
 	}
 	return act
@@ -90,8 +90,8 @@ func postPass(rs ruleSet) ruleSet {
 // naming it. Nouns among them are its conversion targets (§6.2).
 func (b *Baba) deriveProps() {
 	all := wordSet(0)
-	for w := range numWords {
-		if !thingNouns.has(w) {
+	for w := range word(maxWords) {
+		if !b.thingSet().has(w) {
 			b.thingProps[w] = 0
 			continue
 		}
@@ -105,20 +105,20 @@ func (b *Baba) deriveProps() {
 // Rules returns every rule of the last reading (§3.3), the implicit TEXT
 // IS PUSH and negated rules included, as "BABA IS YOU" and "BABA IS NOT
 // YOU", each once, in byte order.
-func (b *Baba) Rules() []string { return b.rules.strings() }
+func (b *Baba) Rules() []string { return b.rules.strings(b) }
 
 // ActiveRules returns the rules that survive the post-pass (§3.4), in the
 // form and order of Rules.
-func (b *Baba) ActiveRules() []string { return b.active.strings() }
+func (b *Baba) ActiveRules() []string { return b.active.strings(b) }
 
-func (rs *ruleSet) strings() []string {
+func (rs *ruleSet) strings(b *Baba) []string {
 	var out []string
-	for x := range numWords {
+	for x := range word(maxWords) {
 		for s := rs.pos[x]; s != 0; s &= s - 1 {
-			out = append(out, x.String()+" IS "+s.first().String())
+			out = append(out, b.spell(x)+" IS "+b.spell(s.first()))
 		}
 		for s := rs.neg[x]; s != 0; s &= s - 1 {
-			out = append(out, x.String()+" IS NOT "+s.first().String())
+			out = append(out, b.spell(x)+" IS NOT "+b.spell(s.first()))
 		}
 	}
 	slices.Sort(out)

@@ -36,7 +36,7 @@ func (b *Baba) Snapshot() State {
 	}
 	for i := range b.objs {
 		if o := &b.objs[i]; o.alive {
-			s.Objects = append(s.Objects, Object{ID: ID(i + 1), Kind: o.kind.String(), X: int(o.x), Y: int(o.y)})
+			s.Objects = append(s.Objects, Object{ID: ID(i + 1), Kind: b.kindString(o.kind), X: int(o.x), Y: int(o.y)})
 		}
 	}
 	return s

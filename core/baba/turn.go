@@ -55,6 +55,11 @@ func (b *Baba) convert() {
 			isDeleted = isDeleted || b.active.neg[n].has(n)
 			isProtected = isProtected || b.active.pos[n].has(n)
 		}
+		if o.kind.isCard() {
+			// A card noun's object (a minion's) is never converted and
+			// brings no target with it (card-engine.md §9).
+			targets, isProtected = 0, true
+		}
 		switch {
 		case isDeleted:
 			changes = append(changes, change{i: int32(i), deleted: true, targets: targets})
@@ -70,7 +75,7 @@ func (b *Baba) convert() {
 		i, targets := int(c.i), c.targets
 		x, y := int(b.objs[i].x), int(b.objs[i].y)
 		if c.deleted {
-			b.destroy(i)
+			b.smite(i)
 		} else {
 			b.objs[i].kind = kind{w: targets.first()}
 			targets &= targets - 1
@@ -116,7 +121,7 @@ func (b *Baba) hazard(trigger word) {
 		}
 	})
 	for _, i := range victims {
-		b.destroy(int(i))
+		b.smite(int(i))
 	}
 	b.scratch.victims = victims[:0]
 }

@@ -246,19 +246,23 @@ func (g *Game) Cast(card string, p Player, target ID) error {
 	if err != nil {
 		return fmt.Errorf("cast(%q, %d, %d): %w", card, p, target, err)
 	}
-	err = g.sequence(func() {
-		g.emit(SpellCast(d.Name))
-		g.runEffects(source{owner: p, target: target}, d.Effects)
-		g.endPhase()
-		start := len(g.queue)
-		g.queueBoard(p, AfterOwnerSpell, NoID)
-		g.resolve(start)
-		g.endPhase()
-	})
+	err = g.sequence(func() { g.castPhases(d, p, target) })
 	if err != nil {
 		return fmt.Errorf("cast(%q, %d, %d): %w", card, p, target, err)
 	}
 	return nil
+}
+
+// castPhases runs the Phases of the cast Sequence (§6.6): Spell Text,
+// then After Spell.
+func (g *Game) castPhases(d *CardDef, p Player, target ID) {
+	g.emit(SpellCast(d.Name))
+	g.runEffects(source{owner: p, target: target}, d.Effects)
+	g.endPhase()
+	start := len(g.queue)
+	g.queueBoard(p, AfterOwnerSpell, NoID)
+	g.resolve(start)
+	g.endPhase()
 }
 
 // Health returns id's current Health (§2): base plus aura bonus minus
