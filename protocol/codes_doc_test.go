@@ -160,10 +160,13 @@ var notOnTheWire = map[string]string{
 
 // gameSections are the §5 headings of the games under core/.
 var gameSections = map[string]string{
-	"minesweeper": "### Minesweeper",
-	"nim":         "### Hidden Nim",
-	"snake":       "### Snake arena",
-	"tictactoe":   "### Tic-tac-toe",
+	"babagame":      "### Baba",
+	"cardgame":      "### Card duel",
+	"minesweeper":   "### Minesweeper",
+	"nim":           "### Hidden Nim",
+	"snake":         "### Snake arena",
+	"spellgridgame": "### SpellGrid",
+	"tictactoe":     "### Tic-tac-toe",
 }
 
 // TestGameCodesDocumented: each game's section of PROTOCOL.md §5 lists

@@ -156,19 +156,17 @@ func (s *State) rebuild(n int) {
 
 // refusal turns an engine's error into a rejection whose code names it.
 func refusal(err error) *session.Rejection {
-	for _, c := range []struct {
-		err  error
-		code string
-	}{
-		{spellgrid.ErrNotInHand, CodeNotInHand},
-		{spellgrid.ErrNotASpell, CodeNotASpell},
-		{spellgrid.ErrNotAMinion, CodeNotAMinion},
-		{spellgrid.ErrTarget, CodeInvalidTarget},
-		{spellgrid.ErrTile, CodeTileNotFree},
-	} {
-		if errors.Is(err, c.err) {
-			return session.Reject(c.code, "%v", err)
-		}
+	switch {
+	case errors.Is(err, spellgrid.ErrNotInHand):
+		return session.Reject(CodeNotInHand, "%v", err)
+	case errors.Is(err, spellgrid.ErrNotASpell):
+		return session.Reject(CodeNotASpell, "%v", err)
+	case errors.Is(err, spellgrid.ErrNotAMinion):
+		return session.Reject(CodeNotAMinion, "%v", err)
+	case errors.Is(err, spellgrid.ErrTarget):
+		return session.Reject(CodeInvalidTarget, "%v", err)
+	case errors.Is(err, spellgrid.ErrTile):
+		return session.Reject(CodeTileNotFree, "%v", err)
 	}
 	return session.Reject(session.CodeInvalidMove, "%v", err)
 }
