@@ -153,6 +153,31 @@ func runScriptLine(engine scriptEngine, line []byte) (reply scriptReply) {
 	return scriptReply{OK: true, Value: v}
 }
 
+// scriptFunc is one call of an engine's table of calls: the most
+// arguments it takes and what it does with them on engine state S.
+type scriptFunc[S any] struct {
+	args int
+	run  func(s S, args []json.RawMessage) (any, error)
+}
+
+// scriptLookup finds name in an engine's table and checks the number of
+// its arguments.
+func scriptLookup[S any](calls map[string]scriptFunc[S], name string, args []json.RawMessage) (scriptFunc[S], error) {
+	c, ok := calls[name]
+	if !ok {
+		names := make([]string, 0, len(calls))
+		for n := range calls {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		return c, fmt.Errorf("no such call; the calls are %s", strings.Join(names, ", "))
+	}
+	if len(args) > c.args {
+		return c, fmt.Errorf("%d arguments; the call takes at most %d", len(args), c.args)
+	}
+	return c, nil
+}
+
 // scriptArg decodes argument i of a call into v; a missing argument is an
 // error unless optional, when v is left as it is and false is returned.
 func scriptArg(args []json.RawMessage, i int, v any, optional bool) (bool, error) {

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
-	"strings"
 
 	"github.com/roomd/roomd/core/baba"
 )
@@ -35,14 +33,8 @@ type babaScript struct {
 	b *baba.Baba
 }
 
-// babaCall is one call of the harness: its number of arguments and what
-// it does with them.
-type babaCall struct {
-	args int
-	run  func(s *babaScript, args []json.RawMessage) (any, error)
-}
-
-var babaCalls = map[string]babaCall{
+// babaCalls are the harness's calls.
+var babaCalls = map[string]scriptFunc[*babaScript]{
 	"newBaba": {1, func(s *babaScript, args []json.RawMessage) (any, error) {
 		if err := babaNotNull(args, 0); err != nil {
 			return nil, err
@@ -125,17 +117,9 @@ var babaCalls = map[string]babaCall{
 // (every argument is checked before the engine is called, and the engine's
 // own failures change nothing).
 func (s *babaScript) Call(name string, args []json.RawMessage) (any, error) {
-	c, ok := babaCalls[name]
-	if !ok {
-		names := make([]string, 0, len(babaCalls))
-		for n := range babaCalls {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		return nil, fmt.Errorf("no such call; the calls are %s", strings.Join(names, ", "))
-	}
-	if len(args) > c.args {
-		return nil, fmt.Errorf("%d arguments; the call takes %d", len(args), c.args)
+	c, err := scriptLookup(babaCalls, name, args)
+	if err != nil {
+		return nil, err
 	}
 	if s.b == nil && name != "newBaba" {
 		return nil, errors.New("no level yet: call newBaba first")

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"os/exec"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -97,12 +93,12 @@ func TestScriptBaba(t *testing.T) {
 		{line: babaLineOf("place", "stone", 3, 3), errPart: "not a kind"},
 		{line: babaLineOf("place", "rock", 5, 3), errPart: "outside the level"},
 		{line: babaLineOf("place", "rock", 3), errPart: "argument 3 is missing"},
-		{line: babaLineOf("place", "rock", 3, 3, 1), errPart: "4 arguments; the call takes 3"},
+		{line: babaLineOf("place", "rock", 3, 3, 1), errPart: "4 arguments; the call takes at most 3"},
 		{line: babaLineOf("place", "rock", 3, 3.5), errPart: "not a coordinate"},
 		{line: babaLineOf("move", "north"), errPart: "not a direction"},
 		{line: babaLineOf("step", "UP"), errPart: "not a direction"},
 		{line: babaLineOf("step"), errPart: "argument 1 is missing"},
-		{line: babaLineOf("rules", 1), errPart: "1 arguments; the call takes 0"},
+		{line: babaLineOf("rules", 1), errPart: "1 arguments; the call takes at most 0"},
 		{line: babaLineOf("newBaba", babaRaw(`{"width": 99, "height": 4}`)), errPart: "1..64"},
 		{line: babaLineOf("fly"), errPart: "no such call"},
 		{line: `this is not json`, errPart: "not a call"},
@@ -160,75 +156,38 @@ func TestScriptBaba(t *testing.T) {
 			`"nextId":9,"rules":["BABA IS YOU","ROCK IS SINK","TEXT IS PUSH"],"activeRules":["BABA IS YOU","ROCK IS SINK","TEXT IS PUSH"],"won":false,"lost":true}`},
 	}
 
-	var in bytes.Buffer
-	for _, l := range script {
-		in.WriteString(l.line + "\n")
+	lines := make([]string, len(script))
+	for i, l := range script {
+		lines[i] = l.line
 	}
-	cmd := exec.Command(roomdBinary(t), "script", "baba")
-	cmd.Stdin = &in
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("roomd script baba: %v\n%s", err, stderr.String())
-	}
-
 	called := map[string]bool{}
 	labelled := map[string]json.RawMessage{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<20)
-	n := 0
-	for sc.Scan() {
-		if n >= len(script) {
-			t.Fatalf("more replies than calls: %s", sc.Text())
-		}
-		l := script[n]
-		n++
-		var reply struct {
-			OK    *bool           `json:"ok"`
-			Value json.RawMessage `json:"value"`
-			Error string          `json:"error"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &reply); err != nil || reply.OK == nil {
-			t.Fatalf("line %d: reply %s: %v", n, sc.Text(), err)
-		}
-		var c struct{ Call string }
-		json.Unmarshal([]byte(l.line), &c)
+	for i, reply := range runScript(t, "baba", lines) {
+		l, n := script[i], i+1
 		switch {
 		case l.errPart != "":
-			if *reply.OK || !strings.Contains(reply.Error, l.errPart) {
-				t.Errorf("line %d %s: reply %s; want an error containing %q", n, l.line, sc.Text(), l.errPart)
+			if *reply.OK || reply.Error == nil || !strings.Contains(*reply.Error, l.errPart) {
+				t.Errorf("line %d %s: reply %s; want an error containing %q", n, l.line, reply.Raw, l.errPart)
 			}
 		case !*reply.OK:
-			t.Errorf("line %d %s: error %q", n, l.line, reply.Error)
+			t.Errorf("line %d %s: reply %s", n, l.line, reply.Raw)
 		case l.sameAs != "":
-			if !babaJSONEqual(reply.Value, labelled[l.sameAs]) {
+			if !jsonEqual(reply.Value, labelled[l.sameAs]) {
 				t.Errorf("line %d %s: %s; want as at %s: %s", n, l.line, reply.Value, l.sameAs, labelled[l.sameAs])
 			}
-		case l.want != "*" && !babaJSONEqual(reply.Value, json.RawMessage(l.want)):
+		case l.want != "*" && !jsonEqual(reply.Value, json.RawMessage(l.want)):
 			t.Errorf("line %d %s: value %s; want %s", n, l.line, reply.Value, l.want)
 		}
 		if *reply.OK {
-			called[c.Call] = true
+			called[reply.Call] = true
 		}
 		if l.label != "" {
 			labelled[l.label] = reply.Value
 		}
-	}
-	if n != len(script) {
-		t.Fatalf("%d replies to %d calls; stderr: %s", n, len(script), stderr.String())
 	}
 	for _, name := range []string{"newBaba", "place", "rules", "activeRules", "hasProperty", "move", "step", "posOf", "kindsAt", "won", "lost", "snapshot"} {
 		if !called[name] {
 			t.Errorf("the script never made a successful %s call", name)
 		}
 	}
-}
-
-func babaJSONEqual(a, b json.RawMessage) bool {
-	var va, vb any
-	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
-		return false
-	}
-	return reflect.DeepEqual(va, vb)
 }

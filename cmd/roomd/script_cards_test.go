@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -125,57 +122,31 @@ func TestScriptCards(t *testing.T) {
 		{line: cardsLine("newGame", `null`), value: `null`},
 		{line: cardsLine("summon", `"Gnoll"`), errPart: "no card of that name"},
 	}
-	var in bytes.Buffer
-	for _, s := range steps {
-		in.WriteString(s.line + "\n")
+	lines := make([]string, len(steps))
+	for i, s := range steps {
+		lines[i] = s.line
 	}
-	cmd := exec.Command(roomdBinary(t), "script", "cards")
-	cmd.Stdin = &in
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("roomd script cards: %v\n%s", err, stderr.Bytes())
-	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<20)
-	var replies []json.RawMessage
-	for sc.Scan() {
-		replies = append(replies, json.RawMessage(append([]byte(nil), sc.Bytes()...)))
-	}
-	if len(replies) != len(steps) {
-		t.Fatalf("%d replies to %d calls:\n%s", len(replies), len(steps), out)
-	}
+	replies := runScript(t, "cards", lines)
 	calls := map[string]bool{}
 	for i, s := range steps {
-		var c scriptCall
-		if json.Unmarshal([]byte(s.line), &c) == nil {
-			calls[c.Call] = true
-		}
-		var r struct {
-			OK    bool            `json:"ok"`
-			Value json.RawMessage `json:"value"`
-			Error *string         `json:"error"`
-		}
-		if err := json.Unmarshal(replies[i], &r); err != nil {
-			t.Fatalf("step %d: reply %s: %v", i, replies[i], err)
-		}
+		r := replies[i]
+		calls[r.Call] = true
 		switch {
 		case s.errPart != "":
-			if r.OK || r.Error == nil || !strings.Contains(*r.Error, s.errPart) || string(r.Value) != "null" {
-				t.Errorf("step %d %s: reply %s, want an error with %q", i, s.line, replies[i], s.errPart)
+			if *r.OK || r.Error == nil || !strings.Contains(*r.Error, s.errPart) || string(r.Value) != "null" {
+				t.Errorf("step %d %s: reply %s, want an error with %q", i, s.line, r.Raw, s.errPart)
 			}
 		case s.same != 0:
-			if !bytes.Equal(replies[i], replies[s.same]) {
-				t.Errorf("step %d %s: the failed calls changed the game:\n%s\n%s", i, s.line, replies[s.same], replies[i])
+			if r.Raw != replies[s.same].Raw {
+				t.Errorf("step %d %s: the failed calls changed the game:\n%s\n%s", i, s.line, replies[s.same].Raw, r.Raw)
 			}
 		case s.value != "":
-			if !r.OK || r.Error != nil || !cardsJSONEqual(r.Value, json.RawMessage(s.value)) {
-				t.Errorf("step %d %s: reply %s, want value %s", i, s.line, replies[i], s.value)
+			if !*r.OK || r.Error != nil || !jsonEqual(r.Value, json.RawMessage(s.value)) {
+				t.Errorf("step %d %s: reply %s, want value %s", i, s.line, r.Raw, s.value)
 			}
 		default:
-			if !r.OK {
-				t.Errorf("step %d %s: reply %s", i, s.line, replies[i])
+			if !*r.OK {
+				t.Errorf("step %d %s: reply %s", i, s.line, r.Raw)
 			}
 		}
 	}
@@ -184,16 +155,6 @@ func TestScriptCards(t *testing.T) {
 			t.Errorf("the script never calls %s", name)
 		}
 	}
-}
-
-func cardsJSONEqual(a, b json.RawMessage) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	xb, _ := json.Marshal(x)
-	yb, _ := json.Marshal(y)
-	return bytes.Equal(xb, yb)
 }
 
 // TestScriptCardsChooserRollback: a call that fails gives back the

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/roomd/roomd/core/baba"
@@ -45,12 +44,8 @@ type spellgridScript struct {
 	next    int
 }
 
-type spellgridCall struct {
-	args int
-	run  func(s *spellgridScript, args []json.RawMessage) (any, error)
-}
-
-var spellgridCalls = map[string]spellgridCall{
+// spellgridCalls are the harness's calls.
+var spellgridCalls = map[string]scriptFunc[*spellgridScript]{
 	"newSpellGrid": {2, (*spellgridScript).newSpellGrid},
 	"step": {1, func(s *spellgridScript, args []json.RawMessage) (any, error) {
 		d, err := babaDir(args, 0)
@@ -205,17 +200,9 @@ var spellgridCalls = map[string]spellgridCall{
 // Call runs one harness call; a failed call leaves the SpellGrid as it
 // was, the chooser's answers included.
 func (s *spellgridScript) Call(name string, args []json.RawMessage) (any, error) {
-	c, ok := spellgridCalls[name]
-	if !ok {
-		names := make([]string, 0, len(spellgridCalls))
-		for n := range spellgridCalls {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		return nil, fmt.Errorf("no such call; the calls are %s", strings.Join(names, ", "))
-	}
-	if len(args) > c.args {
-		return nil, fmt.Errorf("%d arguments; the call takes at most %d", len(args), c.args)
+	c, err := scriptLookup(spellgridCalls, name, args)
+	if err != nil {
+		return nil, err
 	}
 	if s.s == nil && name != "newSpellGrid" {
 		return nil, errors.New("no level yet: call newSpellGrid first")

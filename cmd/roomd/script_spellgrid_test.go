@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -123,59 +120,31 @@ func TestScriptSpellgrid(t *testing.T) {
 		{line: babaLineOf("minionAt", 2, 2), want: `null`},
 	}
 
-	var in bytes.Buffer
-	for _, l := range script {
-		in.WriteString(l.line + "\n")
-	}
-	cmd := exec.Command(roomdBinary(t), "script", "spellgrid")
-	cmd.Stdin = &in
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("roomd script spellgrid: %v\n%s", err, stderr.String())
+	lines := make([]string, len(script))
+	for i, l := range script {
+		lines[i] = l.line
 	}
 	called := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<20)
-	n := 0
-	for sc.Scan() {
-		if n >= len(script) {
-			t.Fatalf("more replies than calls: %s", sc.Text())
-		}
-		l := script[n]
-		n++
-		var reply struct {
-			OK    *bool           `json:"ok"`
-			Value json.RawMessage `json:"value"`
-			Error string          `json:"error"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &reply); err != nil || reply.OK == nil {
-			t.Fatalf("line %d: reply %s: %v", n, sc.Text(), err)
-		}
-		var c struct{ Call string }
-		json.Unmarshal([]byte(l.line), &c)
+	for i, reply := range runScript(t, "spellgrid", lines) {
+		l, n := script[i], i+1
 		switch {
 		case l.errPart != "":
-			if *reply.OK || !strings.Contains(reply.Error, l.errPart) {
-				t.Errorf("line %d %s: reply %s; want an error containing %q", n, l.line, sc.Text(), l.errPart)
+			if *reply.OK || reply.Error == nil || !strings.Contains(*reply.Error, l.errPart) {
+				t.Errorf("line %d %s: reply %s; want an error containing %q", n, l.line, reply.Raw, l.errPart)
 			}
 		case !*reply.OK:
-			t.Errorf("line %d %s: error %q", n, l.line, reply.Error)
+			t.Errorf("line %d %s: reply %s", n, l.line, reply.Raw)
 		case l.valuePart != "":
 			var s string
 			if json.Unmarshal(reply.Value, &s) != nil || !strings.Contains(s, l.valuePart) {
 				t.Errorf("line %d %s: value %s; want a string containing %q", n, l.line, reply.Value, l.valuePart)
 			}
-		case l.want != "*" && !babaJSONEqual(reply.Value, json.RawMessage(l.want)):
+		case l.want != "*" && !jsonEqual(reply.Value, json.RawMessage(l.want)):
 			t.Errorf("line %d %s: value %s; want %s", n, l.line, reply.Value, l.want)
 		}
 		if *reply.OK {
-			called[c.Call] = true
+			called[reply.Call] = true
 		}
-	}
-	if n != len(script) {
-		t.Fatalf("%d replies to %d calls; stderr: %s", n, len(script), stderr.String())
 	}
 	for _, name := range []string{"newSpellGrid", "step", "move", "cast", "play", "minionAt", "hand", "checkCast", "checkPlay",
 		"place", "posOf", "kindsAt", "rules", "activeRules", "hasProperty", "won", "lost", "health", "attack", "hero",
