@@ -17,11 +17,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/roomd/roomd/core/babagame"
+	"github.com/roomd/roomd/core/cardgame"
 	"github.com/roomd/roomd/core/minesweeper"
 	"github.com/roomd/roomd/core/nim"
 
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/core/snake"
+	"github.com/roomd/roomd/core/spellgridgame"
 	"github.com/roomd/roomd/core/tictactoe"
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store/memstore"
@@ -38,7 +41,7 @@ func startServer(t *testing.T) string {
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	rooms, err := room.NewManager(room.Config{Games: session.NewRegistry(minesweeper.Game, nim.Game, snake.Game, tictactoe.Game),
+	rooms, err := room.NewManager(room.Config{Games: session.NewRegistry(babagame.Game, cardgame.Game, minesweeper.Game, nim.Game, snake.Game, spellgridgame.Game, tictactoe.Game),
 		Store: memstore.New(), Metrics: room.NewMetrics(reg), AIDelay: 5 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +163,7 @@ func TestGameNotServed(t *testing.T) {
 	url := startServer(t)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"--url", url, "--game", "chess", "--duration", "1s", "--progress", "0"}, &stdout, &stderr)
-	if code != 2 || !strings.Contains(stderr.String(), `--game "chess": the server at `+url+` does not run it; it runs minesweeper, nim, snake, tictactoe`) {
+	if code != 2 || !strings.Contains(stderr.String(), `--game "chess": the server at `+url+` does not run it; it runs baba, cards, minesweeper, nim, snake, spellgrid, tictactoe`) {
 		t.Errorf("status %d: %s", code, stderr.String())
 	}
 }

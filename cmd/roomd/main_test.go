@@ -170,7 +170,7 @@ func TestServeAndGracefulStop(t *testing.T) {
 	for _, g := range listed.Games {
 		ids = append(ids, g.ID)
 	}
-	if got := strings.Join(ids, " "); got != "minesweeper nim snake tictactoe" {
+	if got := strings.Join(ids, " "); got != "baba cards minesweeper nim snake spellgrid tictactoe" {
 		t.Errorf("GET /api/games lists %q", got)
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
