@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/roomd/roomd/core/cardgame"
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/core/session/sessiontest"
 	"github.com/roomd/roomd/protocol"
@@ -193,4 +194,44 @@ func TestListPeriods(t *testing.T) {
 	if _, ok := listOf(sessiontest.Tap, "marathon", "coop", PeriodAll, at); ok {
 		t.Fatal("a list for a board the game keeps none for")
 	}
+}
+
+// TestAIOpensWhenOnlyItMayMove: the AI waits for a human's first move only
+// while a human may move. A card duel whose seed gives the AI's seat the
+// first turn starts with the AI's turn, played without any human move.
+func TestAIOpensWhenOnlyItMayMove(t *testing.T) {
+	seed := int64(-1)
+	for n := range int64(64) {
+		s := sessiontest.NewSession(t, cardgame.Game, n, `{}`, cardgame.Seats)
+		if s.Match().View(0).(cardgame.View).First == 1 {
+			seed = n
+			break
+		}
+	}
+	if seed < 0 {
+		t.Fatal("no seed of 64 gives seat 1 the first turn")
+	}
+	synctest.Test(t, func(t *testing.T) {
+		m := bubbleManager(t, Config{Games: session.NewRegistry(cardgame.Game), AIDelay: 100 * time.Millisecond,
+			Seeds: func() session.Seed { return session.IntSeed(seed) }})
+		created, err := m.Create(t.Context(), CreateRequest{Game: "cards", Settings: json.RawMessage(`{}`), Name: "Ann"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := m.Get(t.Context(), created.Room)
+		host := newFake("Ann")
+		r.Hello(host, &protocol.Hello{Room: r.Code(), Token: created.Token})
+		synctest.Wait()
+		sendAct(t, r, host, "ai", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlFillWithAI})
+		sendAct(t, r, host, "start", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlStart})
+		rev := r.Stats().Rev
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if got := r.Stats().Rev; got <= rev {
+			t.Fatalf("the AI, first to play, has not moved in a minute: rev %d → %d", rev, got)
+		}
+		if pending := r.st.sess.Match().Pending(); len(pending) != 1 || pending[0] != 0 {
+			t.Fatalf("after the AI's opening turn, pending seats %v, want the human's", pending)
+		}
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -555,12 +556,18 @@ func (r *Room) onTimer() {
 }
 
 // aiSeat returns a pending seat played by the AI, or -1. The AI waits for
-// a human's first move of the match (state.awaitsHuman).
+// a human's first move of the match (state.awaitsHuman) while a human may
+// move; when only AI seats may (a card duel the AI opens), it goes first.
 func (r *Room) aiSeat() int {
-	if r.st.Phase != phaseRunning || r.st.sess == nil || r.st.awaitsHuman() || r.st.stepped() {
+	if r.st.Phase != phaseRunning || r.st.sess == nil || r.st.stepped() {
 		return -1 // a real-time match's AI seats give inputs at its ticks (aiInputs)
 	}
 	pending := r.st.sess.Match().Pending()
+	if r.st.awaitsHuman() && slices.ContainsFunc(pending, func(seat int) bool {
+		return seat < len(r.st.Players) && !r.st.Players[seat].AI
+	}) {
+		return -1
+	}
 	n := len(pending)
 	for i := range n {
 		seat := pending[(r.aiNext+i)%n]

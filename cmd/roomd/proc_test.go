@@ -170,8 +170,13 @@ type bot struct {
 	update   *protocol.Update // the last update
 	ticks    []uint64         // the tick numbers received, in order
 	closes   []int
-	sig      chan struct{}
-	done     chan struct{}
+	// follow, when set, applies an update's beats to the view the bot
+	// follows (view, at revision rev): the game's own View.Apply.
+	follow func(view json.RawMessage, beats json.RawMessage) (json.RawMessage, error)
+	view   json.RawMessage
+	rev    uint64
+	sig    chan struct{}
+	done   chan struct{}
 }
 
 func dialBot(t *testing.T, base, room, token string) *bot {
@@ -180,13 +185,20 @@ func dialBot(t *testing.T, base, room, token string) *bot {
 
 func dialGame(t *testing.T, base, room, token string, pin protocol.GamePin) *bot {
 	t.Helper()
+	return dialFollow(t, base, room, token, pin, nil)
+}
+
+// dialFollow dials a bot that follows its view with follow (see bot.follow).
+func dialFollow(t *testing.T, base, room, token string, pin protocol.GamePin,
+	follow func(view, beats json.RawMessage) (json.RawMessage, error)) *bot {
+	t.Helper()
 	tr, err := client.Dial(context.Background(), client.Config{URL: base, Room: room, Token: token, Game: pin,
 		Backoff: func(int) time.Duration { return 100 * time.Millisecond }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := &bot{t: t, tr: tr, room: room, acked: map[string]uint64{}, ackTicks: map[string]uint64{}, refused: map[string]string{},
-		sig: make(chan struct{}, 1), done: make(chan struct{})}
+		follow: follow, sig: make(chan struct{}, 1), done: make(chan struct{})}
 	go func() {
 		defer close(b.done)
 		for ev := range tr.Events() {
@@ -201,8 +213,11 @@ func dialGame(t *testing.T, base, room, token string, pin protocol.GamePin) *bot
 				b.refused[ev.Receipt.ID] = ev.Receipt.Notice.Code
 			case ev.Snapshot != nil:
 				b.snapshot = ev.Snapshot
+				b.view, _ = ev.Snapshot.View.(json.RawMessage)
+				b.rev = ev.Snapshot.Rev
 			case ev.Update != nil:
 				b.update = ev.Update
+				b.followUpdate(ev.Update)
 			case ev.Tick != nil:
 				b.ticks = append(b.ticks, ev.Tick.Tick)
 			case ev.Kind == client.EventState && ev.Close != 0:
@@ -220,6 +235,29 @@ func dialGame(t *testing.T, base, room, token string, pin protocol.GamePin) *bot
 }
 
 func (b *bot) close() { b.tr.Close(); <-b.done }
+
+// followUpdate moves the followed view on by one update: its view when it
+// has one, else its beats through follow. Called with b.mu held.
+func (b *bot) followUpdate(u *protocol.Update) {
+	if b.follow == nil {
+		return
+	}
+	b.rev = u.To
+	if v, ok := u.View.(json.RawMessage); ok && v != nil {
+		b.view = v
+		return
+	}
+	beats, ok := u.Beats.(json.RawMessage)
+	if !ok || beats == nil || b.view == nil {
+		return
+	}
+	v, err := b.follow(b.view, beats)
+	if err != nil {
+		b.t.Errorf("room %s: update %d→%d: %v", b.room, u.From, u.To, err)
+		return
+	}
+	b.view = v
+}
 
 func (b *bot) until(what string, d time.Duration, cond func() bool) {
 	b.t.Helper()

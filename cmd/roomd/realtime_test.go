@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -235,20 +232,7 @@ func TestKill9RealTimeMatch(t *testing.T) {
 		t.Fatalf("the result says %d ticks, the match was at %d", res.Ticks, snap.Tick)
 	}
 	// The finished match replays.
-	resp, err = http.Get(p2.URL + "/api/rooms/" + created.Room + "/replay")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	file := filepath.Join(t.TempDir(), "match.json")
-	if err := os.WriteFile(file, body, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(roomdBinary(t), "replay", file).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), `"valid": true`) && !strings.Contains(string(out), `"valid":true`) {
-		t.Fatalf("roomd replay: %v\n%s", err, out)
-	}
+	checkReplay(t, p2.URL, created.Room)
 	// The ticks are measured on /metrics.
 	resp, err = http.Get(p2.URL + "/metrics")
 	if err != nil {
