@@ -1,7 +1,9 @@
 package room
 
 import (
+	"bytes"
 	"encoding/json"
+	"math"
 	"strconv"
 
 	"github.com/roomd/roomd/core/session"
@@ -92,11 +94,94 @@ func (e *entry) encode() ([]byte, error) {
 // (a start entry without rv started a match under these).
 var legacyRules = map[string]string{"minesweeper": "minesweeper/1", "nim": "nim/1"}
 
-// decodeEntry decodes a stored entry.
+// decodeEntry decodes a stored entry: a game command in the form encode
+// writes by a scan of that one form (a restore reads every entry of a
+// match, and encoding/json took most of a long match's restore), anything
+// else — and a command in any other form — with encoding/json.
 func decodeEntry(data []byte) (*entry, error) {
+	if e, ok := decodeCommandEntry(data); ok {
+		return e, nil
+	}
 	var e entry
 	if err := json.Unmarshal(data, &e); err != nil {
 		return nil, err
 	}
 	return &e, nil
+}
+
+// decodeCommandEntry decodes a command entry exactly as encode writes it:
+// {"rev":N,"k":"command"[,"by":S][,"aid":S],"t":N[,"tick":N],"move":{…}},
+// strings without escapes. ok is false for anything else.
+func decodeCommandEntry(data []byte) (*entry, bool) {
+	e := entry{Kind: kindCommand}
+	rest, ok := bytes.CutPrefix(data, []byte(`{"rev":`))
+	if !ok {
+		return nil, false
+	}
+	if e.Rev, rest, ok = cutUint(rest); !ok {
+		return nil, false
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`,"k":"command"`)); !ok {
+		return nil, false
+	}
+	if r, found := bytes.CutPrefix(rest, []byte(`,"by":"`)); found {
+		if e.By, rest, ok = cutPlainString(r); !ok {
+			return nil, false
+		}
+	}
+	if r, found := bytes.CutPrefix(rest, []byte(`,"aid":"`)); found {
+		if e.Aid, rest, ok = cutPlainString(r); !ok {
+			return nil, false
+		}
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`,"t":`)); !ok {
+		return nil, false
+	}
+	t, rest, ok := cutUint(rest)
+	if !ok || t > math.MaxInt64 {
+		return nil, false
+	}
+	e.T = int64(t)
+	if r, found := bytes.CutPrefix(rest, []byte(`,"tick":`)); found {
+		if e.Tick, rest, ok = cutUint(r); !ok {
+			return nil, false
+		}
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`,"move":`)); !ok {
+		return nil, false
+	}
+	// The move is the rest but the entry's closing brace: an object.
+	if n := len(rest); n < 3 || rest[0] != '{' || rest[n-2] != '}' || rest[n-1] != '}' {
+		return nil, false
+	}
+	e.Move = bytes.Clone(rest[:len(rest)-1])
+	return &e, true
+}
+
+// cutUint reads the decimal digits at the start of b.
+func cutUint(b []byte) (n uint64, rest []byte, ok bool) {
+	i := 0
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	if i == 0 || i > 19 || (i > 1 && b[0] == '0') {
+		return 0, nil, false
+	}
+	n, err := strconv.ParseUint(string(b[:i]), 10, 64)
+	return n, b[i:], err == nil
+}
+
+// cutPlainString reads a string's bytes up to its closing quote, b being
+// what follows the opening one; a string with an escape or a control
+// character is not plain.
+func cutPlainString(b []byte) (s string, rest []byte, ok bool) {
+	for i, c := range b {
+		switch {
+		case c == '"':
+			return string(b[:i]), b[i+1:], true
+		case c == '\\' || c < 0x20:
+			return "", nil, false
+		}
+	}
+	return "", nil, false
 }

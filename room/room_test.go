@@ -485,5 +485,44 @@ func TestEntryEncoding(t *testing.T) {
 		if string(ab) != string(bb) {
 			t.Fatalf("entry %s decodes differently from %s", got, want)
 		}
+		// decodeEntry (its scan of a command, or encoding/json) reads both
+		// forms as encoding/json does.
+		for _, data := range [][]byte{got, want} {
+			d, err := decodeEntry(data)
+			if err != nil {
+				t.Fatalf("decodeEntry(%s): %v", data, err)
+			}
+			if db, _ := json.Marshal(d); string(db) != string(bb) {
+				t.Fatalf("decodeEntry(%s) = %s, want %s", data, db, bb)
+			}
+		}
+	}
+	// Commands the scan does not take are still read, by encoding/json.
+	for _, data := range []string{
+		`{"rev":3,"k":"command","by":"p\u0041","t":1,"move":{"type":"x"}}`,
+		`{"k":"command","rev":3,"by":"p","t":1,"move":{"type":"x"}}`,
+		`{"rev":3,"k":"command","by":"p","t":1,"move":{"type":"x"} }`,
+		`{"rev":03,"k":"command","by":"p","t":1,"move":{"type":"x"}}`,
+	} {
+		var want entry
+		err := json.Unmarshal([]byte(data), &want)
+		got, gerr := decodeEntry([]byte(data))
+		if (err == nil) != (gerr == nil) {
+			t.Fatalf("decodeEntry(%s): %v, encoding/json: %v", data, gerr, err)
+		}
+		if err == nil {
+			a, _ := json.Marshal(got)
+			b, _ := json.Marshal(&want)
+			if string(a) != string(b) {
+				t.Fatalf("decodeEntry(%s) = %s, want %s", data, a, b)
+			}
+		}
+	}
+	// A scanned command is exactly the encoded one.
+	e := entry{Rev: 4, Kind: kindCommand, By: "p", Aid: "a1", T: 9, Tick: 3, Move: json.RawMessage(`{"type":"step","dir":"up"}`)}
+	data, _ := e.encode()
+	d, ok := decodeCommandEntry(data)
+	if !ok || d.Rev != 4 || d.By != "p" || d.Aid != "a1" || d.T != 9 || d.Tick != 3 || string(d.Move) != string(e.Move) {
+		t.Fatalf("decodeCommandEntry(%s) = %+v, %v", data, d, ok)
 	}
 }

@@ -136,3 +136,37 @@ func BenchmarkLongMatch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRestoreBaba10k rebuilds a Baba room whose match holds 10,000
+// steps (the most a level takes) as a restart does: from its last
+// snapshot — the room and the game's checkpoint, which replays the steps
+// from the level's start — and the entries stored since.
+func BenchmarkRestoreBaba10k(b *testing.B) {
+	var kept []store.Entry
+	var snap []byte
+	since := 0
+	dirs := []string{"up", "down", "down", "up"}
+	longMatch(b, "baba", `{"level":"baba-is-you"}`, 1, 10_000, func(i int) (string, int) {
+		return fmt.Sprintf(`{"type":"step","dir":%q}`, dirs[i%4]), 0
+	}, func(s *state, e store.Entry) {
+		kept = append(kept, e)
+		if since++; since == 256 {
+			data, _, err := s.encode()
+			if err != nil {
+				b.Fatal(err)
+			}
+			snap, since = data, 0
+		}
+	})
+	b.ReportAllocs()
+	for b.Loop() {
+		back, err := rebuild(testGames, snap, kept)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := len(back.sess.Log()); n != 10_000 {
+			b.Fatalf("rebuilt a match of %d steps", n)
+		}
+	}
+	b.ReportMetric(float64(len(snap)), "snapshot-bytes")
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roomd/roomd/core/babagame"
 	"github.com/roomd/roomd/core/minesweeper"
 	"github.com/roomd/roomd/core/nim"
 	"github.com/roomd/roomd/core/session"
@@ -16,7 +17,7 @@ import (
 // it says otherwise), applies its entries in order and checks the last one's
 // refusal code (or acceptance) and the state it leaves.
 
-var testGames = session.NewRegistry(minesweeper.Game, nim.Game)
+var testGames = session.NewRegistry(minesweeper.Game, nim.Game, babagame.Game)
 
 func lobby(t *testing.T, game, settings string) *state {
 	t.Helper()
