@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/roomd/roomd/core/cards"
 	"github.com/roomd/roomd/core/session"
@@ -38,6 +39,65 @@ var DefaultDeck = []string{
 	"Fireball", "Fireball",
 }
 
+// Preset is a deck a config may name instead of listing its cards.
+type Preset struct {
+	Name  string   // what a config says: "classic"
+	Title string   // what a lobby shows: "Classic"
+	Cards []string // the deck, 30 cards
+}
+
+// Presets are the named decks, in the order a lobby offers them: the
+// default deck, a fast one of cheap minions and burn, and a slow one of
+// Taunts, armour and board clears.
+var Presets = []Preset{
+	{Name: "classic", Title: "Classic — a curve of minions and four spells", Cards: DefaultDeck},
+	{Name: "rush", Title: "Rush — cheap minions and burn", Cards: []string{
+		"Wisp", "Wisp",
+		"Leper Gnome", "Leper Gnome",
+		"Bloodfen Raptor", "Bloodfen Raptor",
+		"Knife Juggler", "Knife Juggler",
+		"Haunted Creeper", "Haunted Creeper",
+		"Loot Hoarder", "Loot Hoarder",
+		"Novice Engineer", "Novice Engineer",
+		"Acolyte of Pain", "Acolyte of Pain",
+		"Raid Leader", "Raid Leader",
+		"Harvest Golem", "Harvest Golem",
+		"Cult Master", "Cult Master",
+		"Chillwind Yeti", "Chillwind Yeti",
+		"Arcane Missiles", "Arcane Missiles",
+		"Fireball", "Fireball",
+		"Stormwind Champion", "Stormwind Champion",
+	}},
+	{Name: "control", Title: "Control — Taunts, armour and board clears", Cards: []string{
+		"Unstable Ghoul", "Unstable Ghoul",
+		"Armorsmith", "Armorsmith",
+		"Wild Pyromancer", "Wild Pyromancer",
+		"Acolyte of Pain", "Acolyte of Pain",
+		"Harvest Golem", "Harvest Golem",
+		"Shield Block", "Shield Block",
+		"Arcane Intellect", "Arcane Intellect",
+		"Whirlwind", "Whirlwind",
+		"Chillwind Yeti", "Chillwind Yeti",
+		"Hellfire", "Hellfire",
+		"Fireball", "Fireball",
+		"Abomination", "Abomination",
+		"Baron Rivendare",
+		"Flamestrike", "Flamestrike",
+		"Stormwind Champion",
+		"Twisting Nether", "Twisting Nether",
+	}},
+}
+
+// preset returns the cards of the preset named name.
+func preset(name string) ([]string, bool) {
+	for _, p := range Presets {
+		if p.Name == name {
+			return p.Cards, true
+		}
+	}
+	return nil, false
+}
+
 // starter maps the name of every card a deck may hold (the starter set's
 // cards that are not tokens) to its definition.
 var starter = func() map[string]cards.CardDef {
@@ -62,8 +122,10 @@ func Starter() []string {
 
 // Config is how a match is set up. Its JSON form is
 // {"decks":[DECK0,DECK1],"mode":"duel"}, both optional, where each DECK is
-// an array of 1 to 30 card names (at most 2 copies of a name, no token) or
-// null for DefaultDeck. The zero value is two default decks.
+// an array of 1 to 30 card names (at most 2 copies of a name, no token),
+// the name of one of Presets, or null for DefaultDeck. The zero value is
+// two default decks. A preset's name is read as its cards: the canonical
+// form (MarshalJSON) lists every deck's cards.
 type Config struct {
 	// Decks are the seats' decks, in the order given (the match shuffles
 	// them). Nil means DefaultDeck.
@@ -92,9 +154,18 @@ func (c *Config) UnmarshalJSON(data []byte) error {
 				if string(raw) == "null" {
 					continue
 				}
+				var name string
+				if json.Unmarshal(raw, &name) == nil {
+					cards, ok := preset(name)
+					if !ok {
+						return fmt.Errorf("deck %d: no deck is named %q (the named decks are %s)", p, session.Clip(name), presetNames())
+					}
+					out.Decks[p] = slices.Clone(cards)
+					continue
+				}
 				var names []string
 				if err := json.Unmarshal(raw, &names); err != nil || names == nil {
-					return fmt.Errorf("deck %d must be an array of card names or null, got %s", p, session.Clip(string(raw)))
+					return fmt.Errorf("deck %d must be an array of card names, a deck's name or null, got %s", p, session.Clip(string(raw)))
 				}
 				out.Decks[p] = names
 			}
@@ -145,6 +216,18 @@ func (c *Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// presetNames lists the presets' names, quoted.
+func presetNames() string {
+	var b strings.Builder
+	for i, p := range Presets {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", p.Name)
+	}
+	return b.String()
 }
 
 // deck is seat p's deck, the default applied.

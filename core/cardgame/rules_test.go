@@ -47,6 +47,7 @@ func TestStarter(t *testing.T) {
 		Defs struct {
 			Deck struct {
 				OneOf []struct {
+					Enum  []string `json:"enum"`
 					Items struct {
 						Enum []string `json:"enum"`
 					} `json:"items"`
@@ -57,8 +58,15 @@ func TestStarter(t *testing.T) {
 	if err := json.Unmarshal(Game.Info().ConfigSchema, &schema); err != nil {
 		t.Fatal(err)
 	}
-	if enum := schema.Defs.Deck.OneOf[1].Items.Enum; !slices.Equal(enum, got) {
+	if enum := schema.Defs.Deck.OneOf[2].Items.Enum; !slices.Equal(enum, got) {
 		t.Errorf("schema lists %v, want %v", enum, got)
+	}
+	var names []string
+	for _, p := range Presets {
+		names = append(names, p.Name)
+	}
+	if enum := schema.Defs.Deck.OneOf[1].Enum; !slices.Equal(enum, names) {
+		t.Errorf("schema names the decks %v, want %v", enum, names)
 	}
 }
 
@@ -67,6 +75,9 @@ var configCases = []struct {
 	ok  bool
 }{
 	{`{}`, true},
+	{`{"decks":["rush","control"]}`, true},
+	{`{"decks":["mill",null]}`, false},
+	{`{"decks":[7,null]}`, false},
 	{`{"mode":"duel"}`, true},
 	{`{"decks":[null,null]}`, true},
 	{`{"decks":[["Wisp"],null]}`, true},
@@ -474,5 +485,30 @@ func TestConcede(t *testing.T) {
 		if _, err := s.Apply(1-conceder, command(t, Concede())); asRejection(t, err).Code != session.CodeGameOver {
 			t.Errorf("a concession after the end: %v", err)
 		}
+	}
+}
+
+// Every preset is a valid deck of 30, a config may name it for either
+// seat, and the canonical form lists its cards; an unknown name is refused
+// with the names there are.
+func TestPresets(t *testing.T) {
+	for _, p := range Presets {
+		if len(p.Cards) != MaxDeck {
+			t.Errorf("preset %s holds %d cards", p.Name, len(p.Cards))
+		}
+		var c Config
+		if err := json.Unmarshal([]byte(`{"decks":["`+p.Name+`",null]}`), &c); err != nil {
+			t.Fatalf("preset %s: %v", p.Name, err)
+		}
+		got, _ := json.Marshal(c)
+		want, _ := json.Marshal(map[string]any{"decks": [2][]string{p.Cards, DefaultDeck}, "mode": "duel"})
+		if string(got) != string(want) {
+			t.Errorf("preset %s: canonical %s, want %s", p.Name, got, want)
+		}
+	}
+	var c Config
+	err := json.Unmarshal([]byte(`{"decks":["mill",null]}`), &c)
+	if err == nil || !strings.Contains(err.Error(), `no deck is named "mill"`) || !strings.Contains(err.Error(), `"rush"`) {
+		t.Fatalf("an unknown preset: %v", err)
 	}
 }
