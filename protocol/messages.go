@@ -101,7 +101,9 @@ type Control struct {
 	Op string `json:"op" jsonschema:"enum=ready,enum=settings,enum=fill-with-ai,enum=remove-seat,enum=start,enum=rematch,enum=access"`
 	// Ready is the new readiness, for "ready".
 	Ready bool `json:"ready,omitempty"`
-	// Settings is the game config, for "settings" (host only, lobby only).
+	// Settings is the game config, for "settings" (host only, lobby only),
+	// and, optional, the next match's config for "rematch" (a puzzle's next
+	// level); the room keeps its canonical form.
 	Settings json.RawMessage `json:"settings,omitempty"`
 	// Seat is the seat to remove, for "remove-seat".
 	Seat *int `json:"seat,omitempty"`

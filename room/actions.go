@@ -302,6 +302,13 @@ func (r *Room) control(mem *member, a *protocol.Action) error {
 		e.Kind, e.Seed, e.RV = kindStart, r.m.cfg.Seeds(), r.st.game.Info().RulesVersion
 	case protocol.ControlRematch:
 		e.Kind, e.Seed, e.RV = kindRematch, r.m.cfg.Seeds(), r.st.game.Info().RulesVersion
+		if len(ctl.Settings) > 0 { // the next match's settings (a puzzle's next level)
+			setup, err := r.st.game.Configure(ctl.Settings)
+			if err != nil {
+				return refuse(protocol.CodeInvalidSettings, err.Error())
+			}
+			e.Settings = setup.Config
+		}
 	case protocol.ControlAccess:
 		e.Kind, e.Access, e.WatchLocked = kindAccess, ctl.Access, ctl.WatchLocked
 		if ctl.Access == protocol.AccessLocked {

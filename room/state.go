@@ -390,16 +390,31 @@ func (s *state) start(e *entry) (effect, error) {
 	}
 	eff := effect{meta: true, started: true}
 	players := s.Players
+	settings, setup := s.Settings, s.setup
 	if e.Kind == kindRematch {
 		players = slices.DeleteFunc(slices.Clone(players), func(p *player) bool { return p.Gone })
 		if len(players) != len(s.Players) {
 			eff.seats, eff.seatsBefore = true, s.seatIDs()
 		}
+		if len(e.Settings) > 0 { // a rematch under new settings
+			var err error
+			if setup, err = s.game.Configure(e.Settings); err != nil {
+				return effect{}, refuse(protocol.CodeInvalidSettings, err.Error())
+			}
+			settings = setup.Config
+			if !setup.Mode.AI && slices.ContainsFunc(players, func(p *player) bool { return p.AI }) {
+				return effect{}, refuse(protocol.CodeInvalidSettings, setup.Mode.Name+" has no AI seats; remove them first")
+			}
+		}
 	}
 	n := len(players)
-	if n < s.setup.Mode.MinSeats || n > s.setup.Mode.MaxSeats {
+	if (n < setup.Mode.MinSeats || n > setup.Mode.MaxSeats) && len(e.Settings) > 0 && e.Kind == kindRematch {
+		return effect{}, refuse(protocol.CodeInvalidSettings,
+			fmt.Sprintf("%s takes %d to %d seats, there are %d", setup.Mode.Name, setup.Mode.MinSeats, setup.Mode.MaxSeats, n))
+	}
+	if n < setup.Mode.MinSeats || n > setup.Mode.MaxSeats {
 		return effect{}, refuse(protocol.CodeNotReady,
-			fmt.Sprintf("%s needs %d to %d seats, there are %d", s.setup.Mode.Name, s.setup.Mode.MinSeats, s.setup.Mode.MaxSeats, n))
+			fmt.Sprintf("%s needs %d to %d seats, there are %d", setup.Mode.Name, setup.Mode.MinSeats, setup.Mode.MaxSeats, n))
 	}
 	if e.Kind == kindStart {
 		for i, p := range s.Players {
@@ -416,14 +431,16 @@ func (s *state) start(e *entry) (effect, error) {
 		// A stored match of rules this build does not run (a restart onto
 		// new rules): it cannot be replayed; it starts and ends at once.
 		s.Players, s.Phase, s.Match, s.MatchRev = players, phaseEnded, s.Match+1, e.Rev
+		s.Settings, s.setup = settings, setup
 		s.sess, s.roster, s.prefix = nil, nil, 0
 		s.endOldRules()
 		return eff, nil
 	}
-	sess, err := session.NewSession(s.game, e.Seed, s.Settings, n, nil)
+	sess, err := session.NewSession(s.game, e.Seed, settings, n, nil)
 	if err != nil {
 		return effect{}, refuse(protocol.CodeInvalidSettings, err.Error())
 	}
+	s.Settings, s.setup = settings, setup
 	s.oldRules = false
 	s.Players = players
 	s.sess, s.logFrom, s.prefix = sess, e.Rev+1, 0

@@ -135,6 +135,23 @@ func TestStateApplyLobbyRules(t *testing.T) {
 					t.Fatalf("seats %s match %d phase %s", names(s), s.Match, s.Phase)
 				}
 			}},
+		{name: "a rematch under new settings plays them, and the room keeps them", settings: `{"mode":"coop","level":"beginner"}`,
+			entries: []*entry{{Kind: kindStart, By: "h", Seed: session.IntSeed(1)}, {Kind: kindResign, By: "h"},
+				{Kind: kindRematch, By: "h", Seed: session.IntSeed(2), Settings: json.RawMessage(`{"mode":"coop","level":"expert"}`)}},
+			check: func(t *testing.T, s *state) {
+				v, _ := json.Marshal(s.sess.Match().View(0))
+				if s.Match != 2 || s.Phase != phaseRunning || !strings.Contains(string(s.Settings), `"expert"`) || !strings.Contains(string(v), `"expert"`) {
+					t.Fatalf("match %d phase %s settings %s view %.120s", s.Match, s.Phase, s.Settings, v)
+				}
+			}},
+		{name: "a rematch under settings the game refuses", settings: `{"mode":"coop","level":"beginner"}`,
+			entries: []*entry{{Kind: kindStart, By: "h", Seed: session.IntSeed(1)}, {Kind: kindResign, By: "h"},
+				{Kind: kindRematch, By: "h", Seed: session.IntSeed(2), Settings: json.RawMessage(`{"mode":"coop","level":"godlike"}`)}},
+			refused: protocol.CodeInvalidSettings},
+		{name: "a rematch under settings whose mode the seats do not fit", settings: `{"mode":"coop","level":"beginner"}`,
+			entries: []*entry{joinE("a"), {Kind: kindReady, By: "a", Ready: true}, {Kind: kindStart, By: "h", Seed: session.IntSeed(1)}, {Kind: kindResign, By: "h"},
+				{Kind: kindRematch, By: "h", Seed: session.IntSeed(2), Settings: json.RawMessage(`{"mode":"solo","level":"beginner"}`)}},
+			refused: protocol.CodeInvalidSettings},
 		{name: "a rematch before the end", entries: []*entry{{Kind: kindStart, By: "h", Seed: session.IntSeed(1)}, {Kind: kindRematch, By: "h", Seed: session.IntSeed(2)}}, refused: protocol.CodeWrongPhase},
 		{name: "leaving the lobby frees the seat and passes the host on", entries: []*entry{joinE("a"), {Kind: kindLeave, By: "h"}},
 			check: func(t *testing.T, s *state) {

@@ -33,7 +33,8 @@ import * as api from './api.js';
  * What a game's page may ask of the room page.
  * @typedef {object} GameContext
  * @property {(cmd: any) => Promise<Receipt>} command  sends a game command
- * @property {() => Promise<void>} newGame     host: a rematch (resigning a running match first)
+ * @property {(settings?: Record<string, any>) => Promise<void>} newGame   host: a rematch (resigning a
+ *     running match first), under new settings when given (a puzzle's next level)
  * @property {() => boolean} isHost
  * @property {() => number|null} seat          the viewer's seat; null for a spectator
  * @property {() => RoomInfo|null} room

@@ -303,13 +303,13 @@ class RoomPage {
   gameContext() {
     return {
       command: (cmd) => /** @type {RoomClient} */ (this.client).command(cmd),
-      newGame: async () => {
+      newGame: async (settings) => {
         if (!this.client || !this.isHost()) return;
         if (this.info?.phase === 'running') {
           const rc = await this.client.resign();
           if (!rc.ok) return;
         }
-        await this.client.control({ op: 'rematch' });
+        await this.client.control(settings ? { op: 'rematch', settings } : { op: 'rematch' });
       },
       isHost: () => this.isHost(),
       seat: () => this.client?.seat ?? null,
