@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -116,6 +118,36 @@ func TestScreenshots(t *testing.T) {
 	n.screenshot("nim-desktop")
 	n.resize(phone)
 	n.screenshot("nim-phone")
+	n.resize(desktop)
+
+	// To the end, taking one at a time: the history shows each take of the
+	// match's log once (the update that ends a match carries its beats and
+	// the view after them; the page must not apply the beats twice).
+	for i := 0; ; i++ {
+		if i > 20 {
+			t.Fatal("twenty takes and the match goes on")
+		}
+		n.wait("my turn or the end", `document.getElementById('turn')?.dataset.mine === 'true' || !document.getElementById('nim-result').hidden`)
+		if eval[bool](n, `!document.getElementById('nim-result').hidden`) {
+			break
+		}
+		before := eval[int](n, `document.querySelectorAll('#history li[data-seat]').length`)
+		n.click("#take-1")
+		n.wait("the take", fmt.Sprintf(`document.querySelectorAll('#history li[data-seat]').length > %d`, before))
+	}
+	var log []json.RawMessage
+	frames := n.wsFrames()
+	for i := len(frames) - 1; i >= 0 && log == nil; i-- {
+		var m struct {
+			Result *struct{ Log []json.RawMessage }
+		}
+		if json.Unmarshal([]byte(frames[i]), &m) == nil && m.Result != nil {
+			log = m.Result.Log
+		}
+	}
+	if shown := eval[int](n, `document.querySelectorAll('#history li[data-seat]').length`); len(log) == 0 || shown != len(log) {
+		t.Errorf("the history shows %d takes, the match's log holds %d", shown, len(log))
+	}
 }
 
 // flagSomething flags one hidden cell next to a revealed number, for a

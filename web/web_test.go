@@ -2,8 +2,10 @@ package web_test
 
 import (
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -132,12 +134,25 @@ func TestHandlerMethods(t *testing.T) {
 func TestNoExternalURLs(t *testing.T) {
 	h := web.Handler()
 	v := web.AssetPrefix + web.Version()
-	for _, path := range []string{"/", v + "/css/app.css", v + "/js/app.js", v + "/js/client.js", v + "/js/room.js",
-		v + "/js/lobby.js", v + "/js/ui.js", v + "/js/api.js", v + "/js/settings.js", v + "/js/registry.js",
-		v + "/js/games/minesweeper.js", v + "/js/games/minesweeper/settings.js", v + "/js/games/nim.js",
-		v + "/js/games/tictactoe.js", v + "/js/games/snake.js", v + "/js/games/snake/world.js", v + "/js/games/snake/draw.js",
-		v + "/js/games/snake/settings.js", v + "/img/snake.svg"} {
-		b := body(t, get(t, h, http.MethodGet, path, nil))
+	// Every file the handler serves: the page, and each file of static/
+	// (the .d.ts files are not served).
+	paths := []string{"/"}
+	err := filepath.WalkDir("static", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".d.ts") || path == filepath.Join("static", "index.html") {
+			return err
+		}
+		paths = append(paths, v+"/"+filepath.ToSlash(strings.TrimPrefix(path, "static"+string(filepath.Separator))))
+		return nil
+	})
+	if err != nil || len(paths) < 20 {
+		t.Fatalf("walking static/: %d files, %v", len(paths), err)
+	}
+	for _, path := range paths {
+		resp := get(t, h, http.MethodGet, path, nil)
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: status %d", path, resp.StatusCode)
+		}
+		b := body(t, resp)
 		for _, bad := range []string{"http://", "https://", "//fonts.", "@import"} {
 			if i := strings.Index(b, bad); i >= 0 {
 				if strings.Contains(b[i:min(len(b), i+40)], "www.w3.org/2000/svg") {

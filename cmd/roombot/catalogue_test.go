@@ -71,7 +71,7 @@ func TestChoosePlay(t *testing.T) {
 		{name: "bad pile", args: []string{"--game", "nim", "--pile", "0"}, err: "--pile must be 1 to 1000", flag: true},
 		{name: "not on the server", args: []string{"--game", "chess"}, err: `--game "chess": the server at http://127.0.0.1:8080 does not run it; it runs minesweeper, nim, snake, tictactoe`, flag: true},
 		{name: "no adapter", server: append(serverGames(t), chess), args: []string{"--game", "chess"},
-			err: `--game "chess": the server runs it, but roombot has no adapter for it; roombot plays minesweeper, nim, snake, tictactoe`, flag: true},
+			err: `--game "chess": the server runs it, but roombot has no adapter for it; roombot plays baba, cards, minesweeper, nim, snake, spellgrid, tictactoe`, flag: true},
 		{name: "other rules", server: newer, err: "the server runs minesweeper rules minesweeper/1+1, roombot's adapter follows minesweeper/1"},
 		{name: "no AI seats", server: noAI, args: []string{"--players", "1", "--ai", "1"}, err: "--ai 1: minesweeper mode coop has no AI seats", flag: true},
 	}
@@ -129,7 +129,7 @@ func TestHelpListsGames(t *testing.T) {
 		}
 	}
 	ids := strings.Split(roombotGames.ids(), ", ")
-	if !slices.Equal(ids, []string{"minesweeper", "nim", "snake", "tictactoe"}) {
+	if !slices.Equal(ids, []string{"baba", "cards", "minesweeper", "nim", "snake", "spellgrid", "tictactoe"}) {
 		t.Errorf("roombot plays %v", ids)
 	}
 }

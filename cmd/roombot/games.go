@@ -1,9 +1,12 @@
 package main
 
 import (
+	"github.com/roomd/roomd/core/babagame"
+	"github.com/roomd/roomd/core/cardgame"
 	"github.com/roomd/roomd/core/minesweeper"
 	"github.com/roomd/roomd/core/nim"
 	"github.com/roomd/roomd/core/snake"
+	"github.com/roomd/roomd/core/spellgridgame"
 	"github.com/roomd/roomd/core/tictactoe"
 )
 
@@ -16,8 +19,11 @@ import (
 // The type arguments are explicit: inferring them from the adapter's
 // methods depends on the order the compiler reads the files in.
 var roombotGames = newGameRegistry(
+	gameOf[babagame.View, babagame.Event](babaAdapter{}),
+	gameOf[cardgame.View, cardgame.Event](cardsAdapter{}),
 	gameOf[minesweeper.View, minesweeper.Event](minesweeperAdapter{}),
 	gameOf[nim.View, nim.Event](nimAdapter{}),
 	gameOf[snake.View, snake.Event](snakeAdapter{}),
+	gameOf[spellgridgame.View, spellgridgame.Event](spellgridAdapter{}),
 	gameOf[tictactoe.View, tictactoe.Event](tictactoeAdapter{}),
 )

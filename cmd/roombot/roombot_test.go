@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -92,8 +94,11 @@ func TestSmoke(t *testing.T) {
 		name string
 		args []string
 	}{
+		{"baba", []string{"--game", "baba", "--players", "2", "--loop", "open", "--rate", "40", "--think", "exp"}},
+		{"cards", []string{"--game", "cards", "--players", "2", "--loop", "open", "--rate", "40", "--think", "exp"}},
 		{"minesweeper-coop", []string{"--game", "minesweeper", "--mode", "coop", "--players", "2", "--loop", "closed", "--think", "uniform:2ms"}},
 		{"nim", []string{"--game", "nim", "--players", "2", "--ai", "1", "--loop", "open", "--rate", "40", "--think", "exp"}},
+		{"spellgrid", []string{"--game", "spellgrid", "--players", "1", "--loop", "open", "--rate", "40", "--think", "exp"}},
 		{"tictactoe", []string{"--game", "tictactoe", "--players", "2", "--loop", "open", "--rate", "40", "--think", "exp"}},
 	}
 	for _, tc := range cases {
@@ -125,7 +130,7 @@ func TestSmoke(t *testing.T) {
 				t.Errorf("violations: %v", res.Violations.ByKind)
 			case res.Window.Moves < 50:
 				t.Errorf("only %d moves", res.Window.Moves)
-			case res.Latency[latMove].Count == 0 || res.Latency[latMove].P99 <= 0 || res.Latency[latJoin].Count != 12:
+			case res.Latency[latMove].Count == 0 || res.Latency[latMove].P99 <= 0 || res.Latency[latJoin].Count != smokeJoins(tc.args):
 				t.Errorf("latency: %+v", res.Latency)
 			case res.Latency[latSpectate].Count == 0:
 				t.Errorf("no spectator delivery latency")
@@ -141,11 +146,11 @@ func TestSmoke(t *testing.T) {
 				// A few dozen frames fill the buffers of this server; a
 				// room this busy must have overflowed the outbox.
 				t.Errorf("the slow spectator was not closed with 4008 and back: %v", c)
-			case res.Checks.FinalViews < 10 || res.Checks.ViewChecks < int64(res.Checks.FinalViews):
+			case int64(res.Checks.FinalViews) < min(10, smokeJoins(tc.args)) || res.Checks.ViewChecks < int64(res.Checks.FinalViews):
 				t.Errorf("view checks: %+v", res.Checks)
 			case res.Checks.LeakMatches == 0 || res.Checks.LeakFrames == 0:
 				t.Errorf("no leak checks: %+v", res.Checks)
-			case res.Setup.Joined != 12:
+			case res.Setup.Joined != smokeJoins(tc.args):
 				t.Errorf("joins: %+v", res.Setup)
 			}
 			page, err := os.ReadFile(htmlPath)
@@ -155,6 +160,20 @@ func TestSmoke(t *testing.T) {
 			checkSelfContained(t, string(page))
 		})
 	}
+}
+
+// smokeJoins is how many joins a smoke case makes: each of its 4 rooms'
+// players (--players, the AI's seats included) and its one spectator.
+func smokeJoins(args []string) int64 {
+	i := slices.Index(args, "--players")
+	if i < 0 || i+1 >= len(args) {
+		panic("a smoke case without --players")
+	}
+	n, err := strconv.Atoi(args[i+1])
+	if err != nil {
+		panic(err)
+	}
+	return int64(4 * (n + 1))
 }
 
 // TestGameNotServed: a game the server does not run is a bad flag, and

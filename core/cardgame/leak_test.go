@@ -23,14 +23,6 @@ var (
 		"Baron Rivendare", "Stormwind Champion", "Flamestrike", "Twisting Nether", "Hellfire", "Whirlwind", "Arcane Intellect"}
 )
 
-func twice(names []string) []string {
-	var out []string
-	for _, n := range names {
-		out = append(out, n, n)
-	}
-	return out
-}
-
 // ids matches every number a frame gives as an id.
 var ids = regexp.MustCompile(`"(?:id|target|source|attacker|defender)":(\d+)`)
 
@@ -44,7 +36,7 @@ func TestNoLeaks(t *testing.T) {
 	for n := range 40 {
 		key := sha256.Sum256(binary.LittleEndian.AppendUint64(nil, uint64(n)))
 		seed := session.SecretSeed(key)
-		decks := [2][]string{twice(deckA), twice(deckB)}
+		decks := [2][]string{twice(deckA...), twice(deckB...)}
 		if n%2 == 1 {
 			decks[0], decks[1] = decks[1], decks[0]
 		}

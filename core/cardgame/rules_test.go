@@ -75,7 +75,7 @@ var configCases = []struct {
 	ok  bool
 }{
 	{`{}`, true},
-	{`{"decks":["rush","control"]}`, true},
+	{`{"decks":["raiders","wardens"]}`, true},
 	{`{"decks":["mill",null]}`, false},
 	{`{"decks":[7,null]}`, false},
 	{`{"mode":"duel"}`, true},
@@ -148,7 +148,7 @@ func TestInit(t *testing.T) {
 		if n%2 == 1 {
 			seed = session.SecretSeed([32]byte{byte(n)})
 		}
-		decks := [2][]string{twice(deckA), twice(deckB)}
+		decks := [2][]string{twice(deckA...), twice(deckB...)}
 		s, err := Rules{}.Init(seed, Config{Decks: decks}, Seats)
 		if err != nil {
 			t.Fatal(err)
@@ -493,8 +493,8 @@ func TestConcede(t *testing.T) {
 // with the names there are.
 func TestPresets(t *testing.T) {
 	for _, p := range Presets {
-		if len(p.Cards) != MaxDeck {
-			t.Errorf("preset %s holds %d cards", p.Name, len(p.Cards))
+		if err := (&Config{Decks: [2][]string{p.Cards, nil}}).Validate(); err != nil {
+			t.Errorf("preset %s: %v", p.Name, err)
 		}
 		var c Config
 		if err := json.Unmarshal([]byte(`{"decks":["`+p.Name+`",null]}`), &c); err != nil {
@@ -506,9 +506,14 @@ func TestPresets(t *testing.T) {
 			t.Errorf("preset %s: canonical %s, want %s", p.Name, got, want)
 		}
 	}
+	raiders, _ := PresetCards("raiders")
+	wardens, _ := PresetCards("wardens")
+	if len(raiders) != 20 || len(wardens) != 20 || slices.ContainsFunc(raiders, func(n string) bool { return slices.Contains(wardens, n) }) {
+		t.Errorf("raiders %v and wardens %v: not two decks of 20 without a name in common", raiders, wardens)
+	}
 	var c Config
 	err := json.Unmarshal([]byte(`{"decks":["mill",null]}`), &c)
-	if err == nil || !strings.Contains(err.Error(), `no deck is named "mill"`) || !strings.Contains(err.Error(), `"rush"`) {
+	if err == nil || !strings.Contains(err.Error(), `no deck is named "mill"`) || !strings.Contains(err.Error(), `"raiders"`) {
 		t.Fatalf("an unknown preset: %v", err)
 	}
 }

@@ -229,12 +229,20 @@ class RoomPage {
     if (u.result) this.result = u.result;
     if (u.room || u.seat != null) this.render();
     if (this.game) {
+      const beats = Array.isArray(u.beats) && u.beats.length ? u.beats : null;
       if (u.view) {
+        // An update's view is the match after the update: the update that
+        // ends a match carries its beats and the view they lead to. The
+        // beats go first, to the view they change (a page may log or
+        // animate them), and the view then replaces it — never the beats
+        // on top of the view that already holds them.
+        if (beats) this.game.applyBeats(beats, u.by ?? null);
         this.result = null;
         this.game.setView(u.view, this.client?.lastTick ?? 0);
         this.game.setResult(null);
+      } else if (beats) {
+        this.game.applyBeats(beats, u.by ?? null);
       }
-      if (Array.isArray(u.beats) && u.beats.length) this.game.applyBeats(u.beats, u.by ?? null);
       if (u.result) this.game.setResult(u.result, true);
     }
   }

@@ -1,0 +1,83 @@
+// @ts-check
+// The starter cards of the card engine (core/cards/cards/starter.json), as
+// the card duel's page shows them: a view names a card and gives a hand
+// card's cost, but not what the card does, so the page keeps its own copy
+// of each card's type, attack, health and text. TestCards checks that it
+// equals core/cards.Library() (names, types, costs, stats, text, target,
+// Taunt), so a change to the card data that forgets this file fails there.
+
+/**
+ * A card as the page shows it: its type, cost, a minion's attack and
+ * health, its rules text, the target a spell needs (character: a minion
+ * or a hero; minion: a minion only), Taunt, and whether it is a token
+ * (a minion an effect summons, never in a deck).
+ * @typedef {object} CardInfo
+ * @property {'minion'|'spell'} type
+ * @property {number} cost
+ * @property {number} [attack]
+ * @property {number} [health]
+ * @property {string} [text]
+ * @property {'character'|'minion'} [target]
+ * @property {boolean} [taunt]
+ * @property {boolean} [token]
+ */
+
+/** @type {Readonly<Record<string, CardInfo>>} */
+export const CARDS = Object.freeze({
+  "Wisp": { type: "minion", cost: 0, attack: 1, health: 1 },
+  "Bloodfen Raptor": { type: "minion", cost: 2, attack: 3, health: 2 },
+  "Chillwind Yeti": { type: "minion", cost: 4, attack: 4, health: 5 },
+  "Leper Gnome": { type: "minion", cost: 1, attack: 2, health: 1, text: "Deathrattle: Deal 2 damage to the enemy hero." },
+  "Loot Hoarder": { type: "minion", cost: 2, attack: 2, health: 1, text: "Deathrattle: Draw a card." },
+  "Harvest Golem": { type: "minion", cost: 3, attack: 2, health: 3, text: "Deathrattle: Summon a 2/1 Damaged Golem." },
+  "Damaged Golem": { type: "minion", cost: 1, attack: 2, health: 1, token: true },
+  "Haunted Creeper": { type: "minion", cost: 2, attack: 1, health: 2, text: "Deathrattle: Summon two 1/1 Spectral Spiders." },
+  "Spectral Spider": { type: "minion", cost: 1, attack: 1, health: 1, token: true },
+  "Abomination": { type: "minion", cost: 5, attack: 4, health: 4, text: "Taunt. Deathrattle: Deal 2 damage to ALL characters.", taunt: true },
+  "Unstable Ghoul": { type: "minion", cost: 2, attack: 1, health: 3, text: "Taunt. Deathrattle: Deal 1 damage to all minions.", taunt: true },
+  "Baron Rivendare": { type: "minion", cost: 4, attack: 1, health: 7, text: "Your minions trigger their Deathrattles twice." },
+  "Novice Engineer": { type: "minion", cost: 2, attack: 1, health: 1, text: "Battlecry: Draw a card." },
+  "Acolyte of Pain": { type: "minion", cost: 3, attack: 1, health: 3, text: "Whenever this minion takes damage, draw a card." },
+  "Knife Juggler": { type: "minion", cost: 2, attack: 3, health: 2, text: "After you summon a minion, deal 1 damage to a random enemy." },
+  "Wild Pyromancer": { type: "minion", cost: 2, attack: 3, health: 2, text: "After you cast a spell, deal 1 damage to ALL minions." },
+  "Armorsmith": { type: "minion", cost: 2, attack: 1, health: 4, text: "Whenever a friendly minion takes damage, gain 1 Armor." },
+  "Cult Master": { type: "minion", cost: 4, attack: 4, health: 2, text: "After a friendly minion dies, draw a card." },
+  "Raid Leader": { type: "minion", cost: 3, attack: 2, health: 2, text: "Your other minions have +1 Attack." },
+  "Stormwind Champion": { type: "minion", cost: 7, attack: 6, health: 6, text: "Your other minions have +1/+1." },
+  "Fireball": { type: "spell", cost: 4, text: "Deal 6 damage.", target: "character" },
+  "Flamestrike": { type: "spell", cost: 7, text: "Deal 4 damage to all enemy minions." },
+  "Arcane Missiles": { type: "spell", cost: 1, text: "Deal 3 damage randomly split among all enemy characters." },
+  "Twisting Nether": { type: "spell", cost: 8, text: "Destroy all minions." },
+  "Hellfire": { type: "spell", cost: 4, text: "Deal 3 damage to ALL characters." },
+  "Whirlwind": { type: "spell", cost: 1, text: "Deal 1 damage to ALL minions." },
+  "Shield Block": { type: "spell", cost: 3, text: "Gain 5 Armor. Draw a card." },
+  "Arcane Intellect": { type: "spell", cost: 3, text: "Draw 2 cards." },
+});
+
+/**
+ * The card named name, or undefined for a name this build does not know.
+ * @param {string|undefined} name
+ * @returns {CardInfo|undefined}
+ */
+export function card(name) {
+  return name != null && Object.hasOwn(CARDS, name) ? CARDS[name] : undefined;
+}
+
+/**
+ * The two decks a room may give its seats instead of the starter deck
+ * (the settings' "pair" choice): the server's presets "raiders" and
+ * "wardens" (core/cardgame; TestCards checks they match), twenty cards
+ * each, two copies of ten names, no name in both — raiders for seat 0,
+ * wardens for seat 1. Shorter decks make quicker matches. The page sends
+ * the names; it knows the cards to tell the pair in a room's settings.
+ * @type {Readonly<{raiders: readonly string[], wardens: readonly string[]}>}
+ */
+export const PAIR = Object.freeze({
+  raiders: twice('Leper Gnome', 'Bloodfen Raptor', 'Knife Juggler', 'Chillwind Yeti', 'Fireball',
+    'Arcane Missiles', 'Wisp', 'Harvest Golem', 'Raid Leader', 'Stormwind Champion'),
+  wardens: twice('Wild Pyromancer', 'Unstable Ghoul', 'Cult Master', 'Abomination', 'Loot Hoarder',
+    'Novice Engineer', 'Haunted Creeper', 'Acolyte of Pain', 'Hellfire', 'Shield Block'),
+});
+
+/** @param {...string} names @returns {readonly string[]} each name twice, in order */
+function twice(...names) { return Object.freeze(names.flatMap((n) => [n, n])); }
