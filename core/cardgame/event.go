@@ -90,11 +90,22 @@ func fromEngine(e cards.Event) Event {
 	return out
 }
 
-// MarshalJSON writes the event's form (see Event).
-func (e Event) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 96)
+// MarshalJSON writes the event's form (see Event); an event of a type
+// the game does not send is an error.
+func (e Event) MarshalJSON() ([]byte, error) { return e.appendJSON(make([]byte, 0, 96)) }
+
+// AppendJSON appends the event's form to b (session.JSONAppender: a room
+// encodes beats without encoding/json). An event of a type the game does
+// not send — a bug of the rules, which MarshalJSON reports — is written
+// as its type alone.
+func (e *Event) AppendJSON(b []byte) []byte {
+	b, _ = e.appendJSON(b)
+	return b
+}
+
+func (e *Event) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"type":`...)
-	b = strconv.AppendQuote(b, e.Type)
+	b = appendString(b, e.Type)
 	num := func(key string, v int64) {
 		b = append(b, ',', '"')
 		b = append(b, key...)
@@ -105,8 +116,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		b = append(b, ',', '"')
 		b = append(b, key...)
 		b = append(b, '"', ':')
-		q, _ := json.Marshal(v) // a string: cannot fail
-		b = append(b, q...)
+		b = appendString(b, v)
 	}
 	flag := func(key string, v bool) {
 		if v {
@@ -178,9 +188,24 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	case string(cards.EventSpellCast):
 		str("card", e.Card)
 	default:
-		return nil, fmt.Errorf("cardgame: event of unknown type %q", e.Type)
+		return append(b, '}'), fmt.Errorf("cardgame: event of unknown type %q", e.Type)
 	}
 	return append(b, '}'), nil
+}
+
+// appendString appends s as encoding/json writes it: card names and the
+// engine's words need no escape and are copied; anything else goes
+// through encoding/json (which also escapes <, > and &).
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // eventWire is every member any event may have, for decoding.

@@ -1,9 +1,11 @@
 package cardgame
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/roomd/roomd/core/cards"
 	"github.com/roomd/roomd/core/session"
@@ -51,18 +53,101 @@ func Concede() Move { return Move{Type: MoveConcede} }
 
 // MarshalJSON writes the command's type and its fields.
 func (m Move) MarshalJSON() ([]byte, error) {
+	if _, ok := moveFields[m.Type]; !ok {
+		return nil, fmt.Errorf("cardgame: move of unknown type %q", m.Type)
+	}
+	return m.AppendJSON(make([]byte, 0, 48)), nil
+}
+
+// AppendJSON appends the command's canonical form to b — what a room
+// stores (session.JSONAppender); a move of an unknown type, which no
+// decoder returns, is written as its type alone.
+func (m Move) AppendJSON(b []byte) []byte {
 	switch m.Type {
 	case MovePlay:
+		b = append(b, `{"type":"play","card":`...)
+		b = strconv.AppendUint(b, uint64(m.Card), 10)
 		if m.Target != 0 {
-			return fmt.Appendf(nil, `{"type":"play","card":%d,"target":%d}`, m.Card, m.Target), nil
+			b = append(b, `,"target":`...)
+			b = strconv.AppendUint(b, uint64(m.Target), 10)
 		}
-		return fmt.Appendf(nil, `{"type":"play","card":%d}`, m.Card), nil
+		return append(b, '}')
 	case MoveAttack:
-		return fmt.Appendf(nil, `{"type":"attack","attacker":%d,"defender":%d}`, m.Attacker, m.Defender), nil
-	case MoveEnd, MoveConcede:
-		return fmt.Appendf(nil, `{"type":%q}`, m.Type), nil
+		b = append(b, `{"type":"attack","attacker":`...)
+		b = strconv.AppendUint(b, uint64(m.Attacker), 10)
+		b = append(b, `,"defender":`...)
+		b = strconv.AppendUint(b, uint64(m.Defender), 10)
+		return append(b, '}')
 	}
-	return nil, fmt.Errorf("cardgame: move of unknown type %q", m.Type)
+	b = append(b, `{"type":`...)
+	b = appendString(b, m.Type)
+	return append(b, '}')
+}
+
+// ParseCanonical recognises a command in its canonical form (AppendJSON)
+// without encoding/json (session.CanonicalParser): the form clients send.
+// Anything else — other spacing, order or number forms — is left to the
+// strict decoder.
+func (m *Move) ParseCanonical(data []byte) bool {
+	switch string(data) {
+	case `{"type":"end"}`:
+		*m = End()
+		return true
+	case `{"type":"concede"}`:
+		*m = Concede()
+		return true
+	}
+	if rest, ok := bytes.CutPrefix(data, []byte(`{"type":"play","card":`)); ok {
+		card, rest, ok := cutID(rest)
+		if !ok {
+			return false
+		}
+		if string(rest) == "}" {
+			*m = Play(card, 0)
+			return true
+		}
+		if rest, ok = bytes.CutPrefix(rest, []byte(`,"target":`)); !ok {
+			return false
+		}
+		target, rest, ok := cutID(rest)
+		if !ok || string(rest) != "}" {
+			return false
+		}
+		*m = Play(card, target)
+		return true
+	}
+	if rest, ok := bytes.CutPrefix(data, []byte(`{"type":"attack","attacker":`)); ok {
+		attacker, rest, ok := cutID(rest)
+		if !ok {
+			return false
+		}
+		if rest, ok = bytes.CutPrefix(rest, []byte(`,"defender":`)); !ok {
+			return false
+		}
+		defender, rest, ok := cutID(rest)
+		if !ok || string(rest) != "}" {
+			return false
+		}
+		*m = Attack(attacker, defender)
+		return true
+	}
+	return false
+}
+
+// cutID reads an id (1 to 2^32-1, no leading zero) at the start of b.
+func cutID(b []byte) (ID, []byte, bool) {
+	i := 0
+	for i < len(b) && i < 11 && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	if i == 0 || b[0] == '0' {
+		return 0, nil, false
+	}
+	v, err := strconv.ParseUint(string(b[:i]), 10, 32)
+	if err != nil {
+		return 0, nil, false
+	}
+	return ID(v), b[i:], true
 }
 
 // moveFields lists the fields of each command type, "type" aside; the

@@ -105,3 +105,38 @@ func FuzzDecodeMove(f *testing.F) {
 		}
 	})
 }
+
+// ParseCanonical takes exactly the canonical form of a command, and reads
+// it as the strict decoder does; every case of moveCases, canonical or
+// not, is either parsed to what the decoder gives or left to it.
+func TestParseCanonical(t *testing.T) {
+	for _, m := range []Move{Play(5, 0), Play(5, 2), Play(4294967295, 4294967295), Attack(9, 1), End(), Concede()} {
+		data, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Move
+		if !got.ParseCanonical(data) || got != m {
+			t.Errorf("ParseCanonical(%s) = %+v, want %+v", data, got, m)
+		}
+		if b := m.AppendJSON(nil); string(b) != string(data) {
+			t.Errorf("AppendJSON %s, MarshalJSON %s", b, data)
+		}
+	}
+	for _, tc := range moveCases {
+		var got Move
+		if !got.ParseCanonical([]byte(tc.raw)) {
+			continue
+		}
+		if tc.code != "" || got != tc.want {
+			t.Errorf("ParseCanonical(%s) = %+v; the decoder gives %+v (code %q)", tc.raw, got, tc.want, tc.code)
+		}
+	}
+	for _, raw := range []string{`{"type":"play","card":05}`, `{"type":"play","card":5,"target":0}`, `{"type":"play","card":42949672950}`,
+		`{"type": "end"}`, `{"type":"attack","attacker":9}`, `{"type":"play","card":5}x`} {
+		var got Move
+		if got.ParseCanonical([]byte(raw)) {
+			t.Errorf("ParseCanonical took %s: %+v", raw, got)
+		}
+	}
+}
