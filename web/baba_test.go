@@ -1,16 +1,11 @@
 package web_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp/kb"
 
@@ -339,7 +334,7 @@ func TestBabaViewNode(t *testing.T) {
 	var matches []match
 	for _, tc := range cases {
 		s := sessiontest.NewSession(t, babagame.Game, 1, fmt.Sprintf(`{"level":%q,"control":%q}`, tc.level, tc.control), tc.seats)
-		m := match{Name: tc.level, First: babaJSON(t, s.Match().View(0))}
+		m := match{Name: tc.level, First: mustJSON(t, s.Match().View(0))}
 		for i := range len(tc.commands) {
 			seat := 0
 			if pending := s.Match().Pending(); len(pending) > 0 {
@@ -351,20 +346,16 @@ func TestBabaViewNode(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: command %d (%c): %v", tc.level, i, tc.commands[i], err)
 			}
-			m.Steps = append(m.Steps, step{Beats: babaJSON(t, st.Beats(0)), Want: string(babaJSON(t, s.Match().View(0)))})
+			m.Steps = append(m.Steps, step{Beats: mustJSON(t, st.Beats(0)), Want: string(mustJSON(t, s.Match().View(0)))})
 		}
 		if !s.Status().Over {
 			t.Fatalf("%s: %q does not win", tc.level, tc.commands)
 		}
 		matches = append(matches, m)
 	}
-	static, err := filepath.Abs("static")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := (&url.URL{Scheme: "file", Path: filepath.ToSlash(static)}).String()
+	base := staticURL(t)
 	prog := `import { fromWire, applyBeats } from '` + base + `/js/games/baba/view.js';
-const matches = ` + string(babaJSON(t, matches)) + `;
+const matches = ` + string(mustJSON(t, matches)) + `;
 const failures = [];
 for (const m of matches) {
   const v = fromWire(m.first);
@@ -377,26 +368,11 @@ for (const m of matches) {
 }
 process.stdout.write(JSON.stringify(failures));
 `
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "--input-type=module")
-	cmd.Stdin = strings.NewReader(prog)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node: %v\n%s", err, stderr.String())
-	}
-	var failures []string
-	if err := json.Unmarshal(out, &failures); err != nil {
-		t.Fatalf("node printed %q: %v\n%s", out, err, stderr.String())
-	}
-	for _, f := range failures {
-		t.Error(f)
-	}
+	runNodeModule(t, "games/baba/view.js", node, prog)
 }
 
-func babaJSON(t *testing.T, v any) json.RawMessage {
+// mustJSON encodes v, failing the test on error.
+func mustJSON(t *testing.T, v any) json.RawMessage {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -62,16 +62,27 @@ func runNodeScriptWith(t *testing.T, name string, with map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	js := strings.ReplaceAll(string(script), "ASSETS", staticURL(t))
+	for k, v := range with {
+		js = strings.ReplaceAll(js, k, v)
+	}
+	runNodeModule(t, name, node, "const failures = await ("+js+");\nprocess.stdout.write(JSON.stringify(failures));\n")
+}
+
+// staticURL is a file: URL of static/, for modules Node imports.
+func staticURL(t *testing.T) string {
+	t.Helper()
 	static, err := filepath.Abs("static")
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := (&url.URL{Scheme: "file", Path: filepath.ToSlash(static)}).String()
-	js := strings.ReplaceAll(string(script), "ASSETS", base)
-	for k, v := range with {
-		js = strings.ReplaceAll(js, k, v)
-	}
-	prog := "const failures = await (" + js + ");\nprocess.stdout.write(JSON.stringify(failures));\n"
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(static)}).String()
+}
+
+// runNodeModule runs prog, an ES module that writes a JSON list of
+// failures to its standard output, under Node, and reports each failure.
+func runNodeModule(t *testing.T, name, node, prog string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "--input-type=module")

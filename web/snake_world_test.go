@@ -60,13 +60,7 @@ func playSnake(t *testing.T, seed int64, cfg snake.Config, seats int) []snakeTra
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc := func(v any) json.RawMessage {
-		b, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	enc := func(v any) json.RawMessage { return mustJSON(t, v) }
 	viewers := append(make([]int, 0, seats+1), session.Spectator)
 	for seat := range seats {
 		viewers = append(viewers, seat)

@@ -277,13 +277,7 @@ func playSpellGrid(t *testing.T, id string) sgTrace {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc := func(v any) json.RawMessage {
-		b, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	enc := func(v any) json.RawMessage { return mustJSON(t, v) }
 	tr := sgTrace{Level: id, Start: enc(rules.Project(s, 0))}
 	do := func(cmd string) {
 		t.Helper()

@@ -141,8 +141,14 @@ func (p *proc) kill9() {
 
 func createRoom(t *testing.T, base, settings string) (room, token string) {
 	t.Helper()
+	return createGame(t, base, "minesweeper", "bot", settings)
+}
+
+// createGame creates a room of game with settings, its host named name.
+func createGame(t *testing.T, base, game, name, settings string) (room, token string) {
+	t.Helper()
 	resp, err := http.Post(base+"/api/rooms", "application/json",
-		strings.NewReader(`{"game":"minesweeper","name":"bot","settings":`+settings+`}`))
+		strings.NewReader(fmt.Sprintf(`{"game":%q,"name":%q,"settings":%s}`, game, name, settings)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,19 +97,10 @@ func (c *circler) ackedInputs() map[string]uint64 {
 func TestKill9RealTimeMatch(t *testing.T) {
 	addr, data := freeAddr(t), t.TempDir()
 	p := startRoomd(t, addr, "--data", data)
-	resp, err := http.Post(p.URL+"/api/rooms", "application/json",
-		strings.NewReader(`{"game":"snake","name":"Ann","settings":{"board":"small","speed":"normal","timeLimit":600}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var created struct{ Room, Token string }
-	json.NewDecoder(resp.Body).Decode(&created)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("create: %d", resp.StatusCode)
-	}
+	created.Room, created.Token = createGame(t, p.URL, "snake", "Ann", `{"board":"small","speed":"normal","timeLimit":600}`)
 	host := newCircler(t, p.URL, created.Room, created.Token)
-	resp, err = http.Post(p.URL+"/api/rooms/"+created.Room+"/join", "application/json", strings.NewReader(`{"name":"Bob"}`))
+	resp, err := http.Post(p.URL+"/api/rooms/"+created.Room+"/join", "application/json", strings.NewReader(`{"name":"Bob"}`))
 	if err != nil {
 		t.Fatal(err)
 	}

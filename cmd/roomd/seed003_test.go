@@ -105,18 +105,8 @@ func TestKill9Seed003Games(t *testing.T) {
 	bots := make([]*bot, len(seed003Games))
 	rooms := make([]string, len(seed003Games))
 	for i, g := range seed003Games {
-		resp, err := http.Post(p.URL+"/api/rooms", "application/json",
-			strings.NewReader(fmt.Sprintf(`{"game":%q,"name":"Ann","settings":%s}`, g.game, g.settings)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var created struct{ Room, Token string }
-		json.NewDecoder(resp.Body).Decode(&created)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusCreated {
-			t.Fatalf("create %s: %d", g.game, resp.StatusCode)
-		}
-		b := dialFollow(t, p.URL, created.Room, created.Token, g.pin, g.follow)
+		code, token := createGame(t, p.URL, g.game, "Ann", g.settings)
+		b := dialFollow(t, p.URL, code, token, g.pin, g.follow)
 		b.until("the snapshot", 10*time.Second, func() bool { return b.snapshot != nil })
 		if g.ai {
 			b.control(t, protocol.Control{Op: protocol.ControlFillWithAI})
@@ -124,7 +114,7 @@ func TestKill9Seed003Games(t *testing.T) {
 		b.control(t, protocol.Control{Op: protocol.ControlStart})
 		b.until("the match's view", 10*time.Second, func() bool { return b.view != nil && b.update != nil && b.update.View != nil })
 		g.before(t, b)
-		bots[i], rooms[i] = b, created.Room
+		bots[i], rooms[i] = b, code
 	}
 
 	type state struct {

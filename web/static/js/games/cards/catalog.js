@@ -1,10 +1,12 @@
 // @ts-check
-// The starter cards of the card engine (core/cards/cards/starter.json), as
-// the card duel's page shows them: a view names a card and gives a hand
-// card's cost, but not what the card does, so the page keeps its own copy
-// of each card's type, attack, health and text. TestCards checks that it
-// equals core/cards.Library() (names, types, costs, stats, text, target,
-// Taunt), so a change to the card data that forgets this file fails there.
+// Every card of the card engine (core/cards/cards/*.json: the starter set,
+// its tokens and roomd's invented cards), as the card duel's and
+// SpellGrid's pages show them: a view names a card and gives a hand card's
+// cost, but not what the card does, so the pages keep this one copy of
+// each card's type, attack, health, text, target, Taunt and grid noun.
+// TestCards and TestSpellGridModules check that it equals
+// core/cards.Library(), so a change to the card data that forgets this
+// file fails there.
 
 /**
  * A card as the page shows it: its type, cost, a minion's attack and
@@ -20,38 +22,41 @@
  * @property {'character'|'minion'} [target]
  * @property {boolean} [taunt]
  * @property {boolean} [token]
+ * @property {string} [noun]    a minion's noun on a SpellGrid
  */
 
 /** @type {Readonly<Record<string, CardInfo>>} */
 export const CARDS = Object.freeze({
-  "Wisp": { type: "minion", cost: 0, attack: 1, health: 1 },
-  "Bloodfen Raptor": { type: "minion", cost: 2, attack: 3, health: 2 },
-  "Chillwind Yeti": { type: "minion", cost: 4, attack: 4, health: 5 },
-  "Leper Gnome": { type: "minion", cost: 1, attack: 2, health: 1, text: "Deathrattle: Deal 2 damage to the enemy hero." },
-  "Loot Hoarder": { type: "minion", cost: 2, attack: 2, health: 1, text: "Deathrattle: Draw a card." },
-  "Harvest Golem": { type: "minion", cost: 3, attack: 2, health: 3, text: "Deathrattle: Summon a 2/1 Damaged Golem." },
-  "Damaged Golem": { type: "minion", cost: 1, attack: 2, health: 1, token: true },
-  "Haunted Creeper": { type: "minion", cost: 2, attack: 1, health: 2, text: "Deathrattle: Summon two 1/1 Spectral Spiders." },
-  "Spectral Spider": { type: "minion", cost: 1, attack: 1, health: 1, token: true },
-  "Abomination": { type: "minion", cost: 5, attack: 4, health: 4, text: "Taunt. Deathrattle: Deal 2 damage to ALL characters.", taunt: true },
-  "Unstable Ghoul": { type: "minion", cost: 2, attack: 1, health: 3, text: "Taunt. Deathrattle: Deal 1 damage to all minions.", taunt: true },
-  "Baron Rivendare": { type: "minion", cost: 4, attack: 1, health: 7, text: "Your minions trigger their Deathrattles twice." },
-  "Novice Engineer": { type: "minion", cost: 2, attack: 1, health: 1, text: "Battlecry: Draw a card." },
-  "Acolyte of Pain": { type: "minion", cost: 3, attack: 1, health: 3, text: "Whenever this minion takes damage, draw a card." },
-  "Knife Juggler": { type: "minion", cost: 2, attack: 3, health: 2, text: "After you summon a minion, deal 1 damage to a random enemy." },
-  "Wild Pyromancer": { type: "minion", cost: 2, attack: 3, health: 2, text: "After you cast a spell, deal 1 damage to ALL minions." },
-  "Armorsmith": { type: "minion", cost: 2, attack: 1, health: 4, text: "Whenever a friendly minion takes damage, gain 1 Armor." },
-  "Cult Master": { type: "minion", cost: 4, attack: 4, health: 2, text: "After a friendly minion dies, draw a card." },
-  "Raid Leader": { type: "minion", cost: 3, attack: 2, health: 2, text: "Your other minions have +1 Attack." },
-  "Stormwind Champion": { type: "minion", cost: 7, attack: 6, health: 6, text: "Your other minions have +1/+1." },
-  "Fireball": { type: "spell", cost: 4, text: "Deal 6 damage.", target: "character" },
-  "Flamestrike": { type: "spell", cost: 7, text: "Deal 4 damage to all enemy minions." },
-  "Arcane Missiles": { type: "spell", cost: 1, text: "Deal 3 damage randomly split among all enemy characters." },
-  "Twisting Nether": { type: "spell", cost: 8, text: "Destroy all minions." },
-  "Hellfire": { type: "spell", cost: 4, text: "Deal 3 damage to ALL characters." },
-  "Whirlwind": { type: "spell", cost: 1, text: "Deal 1 damage to ALL minions." },
-  "Shield Block": { type: "spell", cost: 3, text: "Gain 5 Armor. Draw a card." },
-  "Arcane Intellect": { type: "spell", cost: 3, text: "Draw 2 cards." },
+  'Wisp': { type: 'minion', cost: 0, attack: 1, health: 1, text: '', noun: 'WISP' },
+  'Bloodfen Raptor': { type: 'minion', cost: 2, attack: 3, health: 2, text: '', noun: 'RAPTOR' },
+  'Chillwind Yeti': { type: 'minion', cost: 4, attack: 4, health: 5, text: '', noun: 'YETI' },
+  'Leper Gnome': { type: 'minion', cost: 1, attack: 2, health: 1, text: 'Deathrattle: Deal 2 damage to the enemy hero.', noun: 'GNOME' },
+  'Loot Hoarder': { type: 'minion', cost: 2, attack: 2, health: 1, text: 'Deathrattle: Draw a card.', noun: 'HOARDER' },
+  'Harvest Golem': { type: 'minion', cost: 3, attack: 2, health: 3, text: 'Deathrattle: Summon a 2/1 Damaged Golem.', noun: 'GOLEM' },
+  'Damaged Golem': { type: 'minion', cost: 1, attack: 2, health: 1, text: '', noun: 'GOLEM', token: true },
+  'Haunted Creeper': { type: 'minion', cost: 2, attack: 1, health: 2, text: 'Deathrattle: Summon two 1/1 Spectral Spiders.', noun: 'CREEPER' },
+  'Spectral Spider': { type: 'minion', cost: 1, attack: 1, health: 1, text: '', noun: 'SPIDER', token: true },
+  'Abomination': { type: 'minion', cost: 5, attack: 4, health: 4, text: 'Taunt. Deathrattle: Deal 2 damage to ALL characters.', taunt: true, noun: 'ABOMINATION' },
+  'Unstable Ghoul': { type: 'minion', cost: 2, attack: 1, health: 3, text: 'Taunt. Deathrattle: Deal 1 damage to all minions.', taunt: true, noun: 'GHOUL' },
+  'Baron Rivendare': { type: 'minion', cost: 4, attack: 1, health: 7, text: 'Your minions trigger their Deathrattles twice.', noun: 'BARON' },
+  'Novice Engineer': { type: 'minion', cost: 2, attack: 1, health: 1, text: 'Battlecry: Draw a card.', noun: 'ENGINEER' },
+  'Acolyte of Pain': { type: 'minion', cost: 3, attack: 1, health: 3, text: 'Whenever this minion takes damage, draw a card.', noun: 'ACOLYTE' },
+  'Knife Juggler': { type: 'minion', cost: 2, attack: 3, health: 2, text: 'After you summon a minion, deal 1 damage to a random enemy.', noun: 'JUGGLER' },
+  'Wild Pyromancer': { type: 'minion', cost: 2, attack: 3, health: 2, text: 'After you cast a spell, deal 1 damage to ALL minions.', noun: 'PYROMANCER' },
+  'Armorsmith': { type: 'minion', cost: 2, attack: 1, health: 4, text: 'Whenever a friendly minion takes damage, gain 1 Armor.', noun: 'ARMORSMITH' },
+  'Cult Master': { type: 'minion', cost: 4, attack: 4, health: 2, text: 'After a friendly minion dies, draw a card.', noun: 'CULTIST' },
+  'Raid Leader': { type: 'minion', cost: 3, attack: 2, health: 2, text: 'Your other minions have +1 Attack.', noun: 'LEADER' },
+  'Stormwind Champion': { type: 'minion', cost: 7, attack: 6, health: 6, text: 'Your other minions have +1/+1.', noun: 'CHAMPION' },
+  'Fireball': { type: 'spell', cost: 4, target: 'character', text: 'Deal 6 damage.' },
+  'Flamestrike': { type: 'spell', cost: 7, text: 'Deal 4 damage to all enemy minions.' },
+  'Arcane Missiles': { type: 'spell', cost: 1, text: 'Deal 3 damage randomly split among all enemy characters.' },
+  'Twisting Nether': { type: 'spell', cost: 8, text: 'Destroy all minions.' },
+  'Hellfire': { type: 'spell', cost: 4, text: 'Deal 3 damage to ALL characters.' },
+  'Whirlwind': { type: 'spell', cost: 1, text: 'Deal 1 damage to ALL minions.' },
+  'Shield Block': { type: 'spell', cost: 3, text: 'Gain 5 Armor. Draw a card.' },
+  'Arcane Intellect': { type: 'spell', cost: 3, text: 'Draw 2 cards.' },
+  'Rune Scribe': { type: 'minion', cost: 1, attack: 1, health: 1, text: 'Deathrattle: Write WIN on this tile.', noun: 'SCRIBE' },
+  'Workshop': { type: 'spell', cost: 1, text: 'Assemble a minion in your hand.' },
 });
 
 /**
