@@ -572,6 +572,18 @@ func eval[T any](p *page, js string) T {
 	return v
 }
 
+// evalAsync evaluates js, a promise, in the page and decodes its value.
+func evalAsync[T any](p *page, js string) T {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		p.t.Fatalf("%s: eval: %v%s", p.name, err, p.debug())
+	}
+	return v
+}
+
 // wait polls js in the page until it is true, or fails after a deadline.
 func (p *page) wait(what, js string) {
 	p.t.Helper()

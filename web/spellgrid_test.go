@@ -1,16 +1,13 @@
 package web_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/roomd/roomd/core/baba"
@@ -380,16 +377,4 @@ func sgGrid(p *page) string {
 	p.t.Helper()
 	return eval[string](p, `[...document.querySelectorAll('#sg-grid .sg-obj')].map(o => o.dataset.id + ':' + o.dataset.kind + '@' + o.closest('.sg-tile').dataset.x + ',' + o.closest('.sg-tile').dataset.y).sort().join(' ')
 		+ ' | ' + [...document.querySelectorAll('#sg-hand .sg-card')].map(b => b.dataset.card).join(', ')`)
-}
-
-// evalAsync evaluates js, a promise, in the page and decodes its value.
-func evalAsync[T any](p *page, js string) T {
-	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
-	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
-	if err != nil {
-		p.t.Fatalf("%s: eval: %v%s", p.name, err, p.debug())
-	}
-	return v
 }

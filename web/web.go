@@ -19,12 +19,15 @@
 package web
 
 //go:generate go run ./internal/cmd/tsgen static/js/protocol.d.ts
+//go:generate go run ./internal/cmd/wasmbuild
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"io"
 	"io/fs"
 	"net/http"
 	"path"
@@ -51,12 +54,13 @@ var contentTypes = map[string]string{
 	".svg":  "image/svg+xml",
 	".png":  "image/png",
 	".json": "application/json",
+	".wasm": "application/wasm", // stored gzipped (.wasm.gz)
 	".txt":  "text/plain; charset=utf-8",
 }
 
 // contentSecurityPolicy allows nothing from another origin: scripts, styles,
 // images and the socket all come from roomd.
-const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+const contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 // roomRoute matches the app routes that show index.html.
@@ -66,6 +70,9 @@ type asset struct {
 	body  []byte
 	ctype string
 	etag  string
+	// gzipped: body is the file gzip-compressed (a .wasm.gz of static/,
+	// served under its name without .gz).
+	gzipped bool
 }
 
 type handler struct {
@@ -108,8 +115,9 @@ func newHandler(files embed.FS) (*handler, error) {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		ctype, ok := contentTypes[path.Ext(p)]
-		if !ok {
+		name, gzipped := strings.CutSuffix(p, ".gz")
+		ctype, ok := contentTypes[path.Ext(name)]
+		if !ok || gzipped && path.Ext(name) != ".wasm" {
 			return nil
 		}
 		body, err := fs.ReadFile(root, p)
@@ -117,8 +125,8 @@ func newHandler(files embed.FS) (*handler, error) {
 			return err
 		}
 		sum := sha256.Sum256(body)
-		h.assets[p] = asset{body: body, ctype: ctype, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
-		names = append(names, p)
+		h.assets[name] = asset{body: body, ctype: ctype, etag: `"` + hex.EncodeToString(sum[:8]) + `"`, gzipped: gzipped}
+		names = append(names, name)
 		return nil
 	})
 	if err != nil {
@@ -190,5 +198,33 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, a asset, cache s
 		hdr.Set("Content-Security-Policy", contentSecurityPolicy)
 		hdr.Set("X-Frame-Options", "DENY")
 	}
+	if a.gzipped {
+		// Every browser takes gzip; anyone else gets the file as it is.
+		hdr.Add("Vary", "Accept-Encoding")
+		if !acceptsGzip(r) {
+			zr, err := gzip.NewReader(bytes.NewReader(a.body))
+			if err != nil {
+				http.Error(w, "corrupt asset", http.StatusInternalServerError)
+				return
+			}
+			if r.Method != http.MethodHead {
+				io.Copy(w, zr)
+			}
+			return
+		}
+		hdr.Set("Content-Encoding", "gzip")
+	}
 	http.ServeContent(w, r, "", h.start, bytes.NewReader(a.body))
+}
+
+// acceptsGzip reports whether the request's Accept-Encoding lists gzip
+// (with a weight above 0).
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(coding), "gzip") && strings.ReplaceAll(params, " ", "") != "q=0" {
+			return true
+		}
+	}
+	return false
 }

@@ -141,7 +141,8 @@ func TestNoExternalURLs(t *testing.T) {
 		if err != nil || d.IsDir() || strings.HasSuffix(path, ".d.ts") || path == filepath.Join("static", "index.html") {
 			return err
 		}
-		paths = append(paths, v+"/"+filepath.ToSlash(strings.TrimPrefix(path, "static"+string(filepath.Separator))))
+		// The local core is stored gzipped and served as core.wasm.
+		paths = append(paths, v+"/"+strings.TrimSuffix(filepath.ToSlash(strings.TrimPrefix(path, "static"+string(filepath.Separator))), ".gz"))
 		return nil
 	})
 	if err != nil || len(paths) < 20 {
@@ -153,6 +154,13 @@ func TestNoExternalURLs(t *testing.T) {
 			t.Errorf("GET %s: status %d", path, resp.StatusCode)
 		}
 		b := body(t, resp)
+		if strings.HasSuffix(path, ".wasm") {
+			continue // compiled Go: it loads nothing (its JavaScript side is wasm_exec.js)
+		}
+		if strings.HasSuffix(path, "/wasm/wasm_exec.js") {
+			// Go's own file, copied as is: its one URL is in a comment.
+			b = strings.ReplaceAll(b, "// (temporary workaround for https://github.com/golang/go/issues/28975)", "")
+		}
 		for _, bad := range []string{"http://", "https://", "//fonts.", "@import"} {
 			if i := strings.Index(b, bad); i >= 0 {
 				if strings.Contains(b[i:min(len(b), i+40)], "www.w3.org/2000/svg") {

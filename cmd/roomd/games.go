@@ -3,20 +3,12 @@ package main
 import (
 	"strings"
 
-	"github.com/roomd/roomd/core/babagame"
-	"github.com/roomd/roomd/core/cardgame"
-	"github.com/roomd/roomd/core/minesweeper"
-	"github.com/roomd/roomd/core/nim"
+	"github.com/roomd/roomd/core/games"
 	"github.com/roomd/roomd/core/session"
-	"github.com/roomd/roomd/core/snake"
-	"github.com/roomd/roomd/core/spellgridgame"
-	"github.com/roomd/roomd/core/tictactoe"
 )
 
 // registry returns every game this build serves.
-func registry() *session.Registry {
-	return session.NewRegistry(babagame.Game, cardgame.Game, minesweeper.Game, nim.Game, snake.Game, spellgridgame.Game, tictactoe.Game)
-}
+func registry() *session.Registry { return games.Registry() }
 
 func gameIDs() string {
 	var ids []string

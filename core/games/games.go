@@ -1,0 +1,19 @@
+// Package games lists every game of this build: the server's registry and
+// the browser's local core (cmd/roomwasm) are the same list.
+package games
+
+import (
+	"github.com/roomd/roomd/core/babagame"
+	"github.com/roomd/roomd/core/cardgame"
+	"github.com/roomd/roomd/core/minesweeper"
+	"github.com/roomd/roomd/core/nim"
+	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/core/snake"
+	"github.com/roomd/roomd/core/spellgridgame"
+	"github.com/roomd/roomd/core/tictactoe"
+)
+
+// Registry returns a new registry of every game.
+func Registry() *session.Registry {
+	return session.NewRegistry(babagame.Game, cardgame.Game, minesweeper.Game, nim.Game, snake.Game, spellgridgame.Game, tictactoe.Game)
+}
