@@ -44,6 +44,14 @@ func TestClientModuleNode(t *testing.T) { runNodeScript(t, "client_test.js") }
 // new match's tick, and a resync refused for now asked again.
 func TestClientTicksNode(t *testing.T) { runNodeScript(t, "client_tick_test.js") }
 
+// TestLocalRunnerNode runs testdata/local_runner_test.js under Node: the
+// local session runner on the committed WebAssembly core — a game against
+// the AI to its end, undo by policy (limited, refused, counted), the
+// pass-and-play hand-off screen hiding every hand and beat, the daily
+// board the same on one date and another on the next, and saves that
+// restore the same game or say why they cannot.
+func TestLocalRunnerNode(t *testing.T) { runNodeScript(t, "local_runner_test.js") }
+
 // TestAPIModuleNode runs testdata/api_test.js under Node: leaderboard
 // entries of either shape ({name, value} or {name, time}).
 func TestAPIModuleNode(t *testing.T) { runNodeScript(t, "api_test.js") }
@@ -66,7 +74,7 @@ func runNodeScriptWith(t *testing.T, name string, with map[string]string) {
 	for k, v := range with {
 		js = strings.ReplaceAll(js, k, v)
 	}
-	runNodeModule(t, name, node, "const failures = await ("+js+");\nprocess.stdout.write(JSON.stringify(failures));\n")
+	runNodeModule(t, name, node, "const failures = await ("+js+");\nprocess.stdout.write(JSON.stringify(failures), () => process.exit(0));\n")
 }
 
 // staticURL is a file: URL of static/, for modules Node imports.

@@ -1,0 +1,450 @@
+// @ts-check
+// The local session runner (seed 001's createLocalSession, on our Go core
+// compiled to WebAssembly): one game played in this page with no server —
+// solo, against the AI, pass-and-play on one device, or the day's board.
+// No DOM here: page.js shows it, and web/testdata/local_runner_test.js
+// drives it under Node with the same core.
+//
+// What it does, and the choices made where the seed leaves them open:
+//
+// - Seats: the viewer's seat 0 is a human; in vs-AI mode every other seat
+//   is the AI's (it moves when pending, from its own view only, after
+//   aiDelayMs, and an illegal AI command is reported, never retried); in
+//   pass-and-play every seat is a human sharing the device.
+// - Hand-off (pass-and-play): when the seat to act changes, the runner
+//   shows nobody's hand — the spectator's view, and the spectator's beats
+//   — until reveal() hands the device to that seat. A finished game shows
+//   the spectator's view, so the last hand is not left on the screen.
+// - Undo (host policy, by mode): solo unlimited, vs-AI at most 3, none in
+//   pass-and-play and in the daily game. An undo takes back the human's
+//   last command and everything after it, by replaying the rest from the
+//   seed; it is refused after the end, without a command to take back,
+//   or past the allowance, and every undo is counted as assistance.
+// - Daily: one board per day and game for everyone, its seed derived from
+//   the date (UTC) — never ranked, since anyone can compute it; its result
+//   shares as a line of text that does not show the board.
+// - Saves: an envelope in localStorage (game, rules version, mode, seats,
+//   seed, config, log, undos, assists, elapsed) written after every
+//   accepted change; restoring replays the log through the core and
+//   refuses, saying why, a save of other rules or one whose log the rules
+//   no longer accept.
+// - Time: the core reads no clock; a command carries the ms since the
+//   game's first command (the displayed timer), never going back.
+
+/** @typedef {import('./core.js').LocalCore} LocalCore */
+
+/** @typedef {'solo'|'ai'|'pass'|'daily'} LocalMode */
+
+/**
+ * What undo allows in a mode: 'none', 'unlimited', or at most n.
+ * @type {Record<LocalMode, 'none'|'unlimited'|number>}
+ */
+export const UNDO_POLICY = { solo: 'unlimited', ai: 3, pass: 'none', daily: 'none' };
+
+/** The save envelope's version. */
+const SAVE_VERSION = 1;
+
+/**
+ * @typedef {object} LocalSeat
+ * @property {string} name
+ * @property {boolean} ai
+ */
+
+/**
+ * @typedef {object} LogEntry
+ * @property {number} seat
+ * @property {any} move
+ * @property {number} t
+ */
+
+/**
+ * A save: everything a game is restored from.
+ * @typedef {object} SaveEnvelope
+ * @property {number} v
+ * @property {string} game
+ * @property {string} rulesVersion
+ * @property {LocalMode} mode
+ * @property {LocalSeat[]} seats
+ * @property {any} seed
+ * @property {any} config
+ * @property {LogEntry[]} log
+ * @property {number} undos
+ * @property {string[]} assists
+ * @property {string} [day]       the daily game's date
+ */
+
+/**
+ * What the page shows, published whole after every change.
+ * @typedef {object} LocalState
+ * @property {number|null} viewer        the seat whose view is shown; null behind a hand-off screen or at the end of pass-and-play
+ * @property {any} view
+ * @property {number[]} pending
+ * @property {{phase: string, over: boolean, outcome: {winners: number[]|null}}} status
+ * @property {{seat: number, name: string}|null} handoff
+ * @property {{available: boolean, remaining: number|null, why: string}} undo
+ * @property {number[]} thinking       AI seats choosing now
+ * @property {number} undos
+ * @property {string[]} assists
+ * @property {number} match
+ */
+
+/**
+ * The seed of the daily game of a game on a day (YYYY-MM-DD, UTC): a
+ * 32-bit FNV-1a hash of "roomd daily", the game and the day, never 0. The
+ * same date gives the same board on every device.
+ * @param {string} game
+ * @param {string} day
+ */
+export function dailySeed(game, day) {
+  let h = 0x811c9dc5;
+  for (const c of new TextEncoder().encode(`roomd daily ${game} ${day}`)) {
+    h ^= c;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h || 1;
+}
+
+/** Today's date, UTC, as YYYY-MM-DD. @param {Date} [d] */
+export function today(d = new Date()) { return d.toISOString().slice(0, 10); }
+
+/** A fresh random seed (a 31-bit integer, as the core takes). */
+export function randomSeed() {
+  const a = new Uint32Array(1);
+  crypto.getRandomValues(a);
+  return (a[0] >>> 1) || 1;
+}
+
+export class LocalSession {
+  /**
+   * @param {LocalCore} core
+   * @param {object} opts
+   * @param {string} opts.game
+   * @param {LocalMode} opts.mode
+   * @param {LocalSeat[]} opts.seats
+   * @param {any} opts.config
+   * @param {any} [opts.seed]            default: random, or the day's for daily
+   * @param {string} [opts.day]          daily: the date (default today, UTC)
+   * @param {number} [opts.aiDelayMs]
+   * @param {Storage|null} [opts.storage] where saves go (default none)
+   * @param {(s: LocalState, beats: any[]|null) => void} [opts.onChange]
+   */
+  constructor(core, opts) {
+    this.core = core;
+    this.game = opts.game;
+    this.mode = opts.mode;
+    this.seats = opts.seats.map((s) => ({ name: s.name, ai: !!s.ai }));
+    this.config = opts.config ?? {};
+    this.day = this.mode === 'daily' ? (opts.day || today()) : undefined;
+    this.seed = opts.seed ?? (this.day ? dailySeed(this.game, this.day) : randomSeed());
+    this.aiDelayMs = opts.aiDelayMs ?? 400;
+    this.storage = opts.storage ?? null;
+    this.onChange = opts.onChange || (() => {});
+    const info = core.manifest.games.find((g) => g.id === this.game);
+    if (!info) throw new Error(`the local core has no game ${this.game}`);
+    this.rulesVersion = info.rulesVersion;
+    /** @type {number} */
+    this.handle = 0;
+    /** @type {LogEntry[]} */
+    this.log = [];
+    this.undos = 0;
+    /** @type {string[]} */
+    this.assists = [];
+    this.match = 0;
+    this.t0 = 0; // when the first command was made (performance.now), 0 before
+    /** @type {number|null} */
+    this.viewer = 0;
+    /** @type {{seat: number, name: string}|null} */
+    this.handoff = null;
+    /** @type {ReturnType<typeof setTimeout>|null} */
+    this.aiTimer = null;
+    this.disposed = false;
+    /** @type {any} */
+    this.status = null;
+    /** @type {number[]} */
+    this.pending = [];
+  }
+
+  /** Starts a new game (a new seed, but for the daily game). */
+  start() {
+    this.open(this.seed);
+    this.publish(null);
+    this.save();
+    this.driveAI();
+  }
+
+  /** @param {any} seed */
+  open(seed) {
+    if (this.handle) this.call({ op: 'close', session: this.handle });
+    const ans = this.call({ op: 'new', game: this.game, seed, config: this.config, seats: this.seats.length });
+    if (ans.error) throw new Error(ans.error.message);
+    this.handle = ans.session;
+    this.seed = seed;
+    this.status = ans.status;
+    this.pending = ans.pending;
+    this.log = [];
+    this.match++;
+    this.t0 = 0;
+    this.followTurn();
+  }
+
+  /** @param {Record<string, any>} req */
+  call(req) { return this.core.call(req); }
+
+  /** The ms since the first command, never before the last command's. */
+  now() {
+    if (!this.t0) this.t0 = performance.now() - (this.log.at(-1)?.t ?? 0);
+    return Math.max(Math.round(performance.now() - this.t0), this.log.at(-1)?.t ?? 0);
+  }
+
+  /**
+   * A human's command, from the viewer's seat (or, in pass-and-play, the
+   * seat to act). Answers like a receipt: {ok, notice?}.
+   * @param {any} command
+   */
+  command(command) {
+    if (this.disposed) return { ok: false, notice: { code: 'closed', message: 'This game is closed.' } };
+    if (this.handoff) return { ok: false, notice: { code: 'handoff', message: `Hand the device to ${this.handoff.name} first.` } };
+    const seat = this.viewer;
+    if (seat == null || this.seats[seat]?.ai) return { ok: false, notice: { code: 'wrong-seat', message: 'Watching: there is no seat to play.' } };
+    return this.apply(seat, command);
+  }
+
+  /**
+   * @param {number} seat
+   * @param {any} command
+   */
+  apply(seat, command) {
+    const viewers = this.viewerList();
+    const t = this.now();
+    const ans = this.call({ op: 'apply', session: this.handle, seat, command, t, viewers });
+    if (ans.error) return { ok: false, notice: ans.error };
+    this.log.push({ seat, move: ans.move, t });
+    this.status = ans.status;
+    this.pending = ans.pending;
+    const shown = this.shownViewer();
+    const beats = ans.beats[viewers.indexOf(shown)] ?? null;
+    const before = this.viewer;
+    this.followTurn();
+    // A new viewer (a hand-off) gets a whole view, not beats of another's.
+    this.publish(before === this.viewer && !this.handoff ? beats : null);
+    this.save();
+    this.driveAI();
+    return { ok: true };
+  }
+
+  /** The viewers whose beats an apply asks for: the shown one. */
+  viewerList() { return [this.shownViewer()]; }
+
+  /** The seat whose view is on the screen, -1 for the spectator's. */
+  shownViewer() { return this.viewer == null ? -1 : this.viewer; }
+
+  /**
+   * Pass-and-play follows the human seat to act, behind a hand-off screen;
+   * the other modes keep the viewer at seat 0. At the end of pass-and-play
+   * nobody's view stays on the screen.
+   */
+  followTurn() {
+    if (this.mode !== 'pass') return;
+    if (this.status?.over) {
+      this.viewer = null;
+      this.handoff = null;
+      return;
+    }
+    const next = this.pending.find((s) => !this.seats[s].ai);
+    if (next == null || next === this.viewer) return;
+    this.viewer = null;
+    this.handoff = { seat: next, name: this.seats[next].name };
+  }
+
+  /** Ends the hand-off screen: the device is with the seat to act. */
+  reveal() {
+    if (!this.handoff) return;
+    this.viewer = this.handoff.seat;
+    this.handoff = null;
+    this.publish(null);
+  }
+
+  /** Plays the pending AI seats, one command each, after aiDelayMs. */
+  driveAI() {
+    if (this.aiTimer || this.disposed || this.status?.over) return;
+    const seat = this.pending.find((s) => this.seats[s].ai);
+    if (seat == null) return;
+    this.aiTimer = setTimeout(() => {
+      this.aiTimer = null;
+      if (this.disposed || this.status?.over || !this.pending.includes(seat)) return;
+      const ans = this.call({ op: 'ai', session: this.handle, seat });
+      if (ans.error || ans.command == null) {
+        this.report(`the AI of seat ${seat} has no move: ${ans.error?.message || 'none'}`);
+        return;
+      }
+      const rc = this.apply(seat, ans.command);
+      if (!rc.ok) this.report(`the AI of seat ${seat} chose a refused command: ${rc.notice?.message}`);
+    }, this.aiDelayMs);
+    this.publish(null, true);
+  }
+
+  /** @param {string} msg */
+  report(msg) { console.warn(`roomd local: ${msg}`); }
+
+  /** What undo allows now. */
+  undoState() {
+    const policy = UNDO_POLICY[this.mode];
+    const remaining = typeof policy === 'number' ? Math.max(0, policy - this.undos) : null;
+    const lastHuman = this.log.findLastIndex((e) => !this.seats[e.seat].ai);
+    let why = '';
+    if (policy === 'none') why = this.mode === 'daily' ? 'The daily game has no undo.' : 'Pass-and-play has no undo.';
+    else if (remaining === 0) why = `No undo left (${policy} a game).`;
+    else if (this.status?.over) why = 'The game is over.';
+    else if (lastHuman < 0) why = 'Nothing to undo yet.';
+    return { available: !why, remaining, why };
+  }
+
+  /**
+   * Takes back the human's last command and all that followed, by
+   * replaying the rest from the seed. Answers like a receipt.
+   */
+  undo() {
+    const u = this.undoState();
+    if (!u.available) return { ok: false, notice: { code: 'undo-refused', message: u.why } };
+    const keep = this.log.slice(0, this.log.findLastIndex((e) => !this.seats[e.seat].ai));
+    const err = this.replay(keep);
+    if (err) return { ok: false, notice: { code: 'undo-failed', message: err } };
+    this.undos++;
+    if (!this.assists.includes('undo')) this.assists.push('undo');
+    this.publish(null);
+    this.save();
+    this.driveAI();
+    return { ok: true };
+  }
+
+  /**
+   * Opens the game afresh from its seed and plays entries; an error names
+   * the first entry the rules refuse.
+   * @param {LogEntry[]} entries
+   * @returns {string}
+   */
+  replay(entries) {
+    if (this.aiTimer) { clearTimeout(this.aiTimer); this.aiTimer = null; }
+    const match = this.match;
+    this.open(this.seed);
+    this.match = match;
+    for (const [i, e] of entries.entries()) {
+      const ans = this.call({ op: 'apply', session: this.handle, seat: e.seat, command: e.move, t: e.t, viewers: [] });
+      if (ans.error) return `entry ${i} (${JSON.stringify(e.move)}) is refused: ${ans.error.message}`;
+      this.log.push({ seat: e.seat, move: ans.move, t: e.t });
+      this.status = ans.status;
+      this.pending = ans.pending;
+    }
+    this.t0 = 0;
+    this.followTurn();
+    if (this.mode === 'pass' && !this.status?.over && this.handoff == null) {
+      // A restored pass-and-play game starts behind a hand-off screen.
+      const next = this.pending.find((s) => !this.seats[s].ai);
+      if (next != null) { this.viewer = null; this.handoff = { seat: next, name: this.seats[next].name }; }
+    }
+    return '';
+  }
+
+  /** The state the page shows. @returns {LocalState} */
+  state() {
+    const viewer = this.shownViewer();
+    const view = this.call({ op: 'view', session: this.handle, viewer }).view;
+    return {
+      viewer: this.viewer, view, pending: this.pending, status: this.status, handoff: this.handoff,
+      undo: this.undoState(), thinking: this.aiTimer ? this.pending.filter((s) => this.seats[s].ai) : [],
+      undos: this.undos, assists: [...this.assists], match: this.match,
+    };
+  }
+
+  /**
+   * @param {any[]|null} beats
+   * @param {boolean} [quiet]   only the thinking seats changed
+   */
+  publish(beats, quiet = false) {
+    if (this.disposed) return;
+    this.onChange(this.state(), quiet ? null : beats);
+  }
+
+  /** The save of the game now. @returns {SaveEnvelope} */
+  envelope() {
+    return {
+      v: SAVE_VERSION, game: this.game, rulesVersion: this.rulesVersion, mode: this.mode, seats: this.seats,
+      seed: this.seed, config: this.config, log: this.log, undos: this.undos, assists: this.assists, day: this.day,
+    };
+  }
+
+  /** The storage key of a game's save in a mode. @param {string} game @param {LocalMode} mode */
+  static key(game, mode) { return `roomd.local.${game}.${mode}`; }
+
+  save() {
+    if (!this.storage) return;
+    try {
+      this.storage.setItem(LocalSession.key(this.game, this.mode), JSON.stringify(this.envelope()));
+    } catch (err) {
+      this.report(`the save failed: ${/** @type {Error} */ (err).message}`);
+    }
+  }
+
+  /** Forgets the save (a finished game is not offered for resuming). */
+  clearSave() {
+    try { this.storage?.removeItem(LocalSession.key(this.game, this.mode)); } catch { /* none */ }
+  }
+
+  /**
+   * Restores a saved game, or says why it cannot.
+   * @param {LocalCore} core
+   * @param {SaveEnvelope} env
+   * @param {Omit<ConstructorParameters<typeof LocalSession>[1], 'game'|'mode'|'seats'|'config'|'seed'|'day'>} opts
+   * @returns {{session: LocalSession}|{error: string}}
+   */
+  static restore(core, env, opts) {
+    if (!env || env.v !== SAVE_VERSION || typeof env.game !== 'string' || !Array.isArray(env.log) || !Array.isArray(env.seats)) {
+      return { error: 'The save is not one this page can read.' };
+    }
+    const info = core.manifest.games.find((g) => g.id === env.game);
+    if (!info) return { error: `This build has no game ${env.game}.` };
+    if (info.rulesVersion !== env.rulesVersion) {
+      return { error: `The rules changed (${env.rulesVersion} → ${info.rulesVersion}): the saved game cannot continue.` };
+    }
+    const s = new LocalSession(core, { ...opts, game: env.game, mode: env.mode, seats: env.seats, config: env.config, seed: env.seed, day: env.day });
+    const err = s.replay(env.log);
+    if (err) {
+      s.dispose();
+      return { error: `The saved game does not replay: ${err}.` };
+    }
+    s.undos = Number(env.undos) || 0;
+    s.assists = Array.isArray(env.assists) ? env.assists.map(String) : [];
+    return { session: s };
+  }
+
+  /** Shows the restored game and lets the AI go on. */
+  resume() {
+    this.publish(null);
+    this.driveAI();
+  }
+
+  /** The result a page shows at the end: the room result's shape. */
+  result() {
+    if (!this.status?.over) return null;
+    return {
+      match: this.match, status: this.status.phase, time: this.log.at(-1)?.t ?? 0,
+      winners: this.status.outcome?.winners || [], seed: this.seed, config: this.config,
+    };
+  }
+
+  /** The daily game's result as a line to share: no board in it. */
+  shareText() {
+    const r = this.result();
+    if (!r || !this.day) return '';
+    const secs = Math.round(r.time / 1000);
+    return `roomd daily ${this.game} ${this.day}: ${r.status} in ${secs} s, ${this.log.length} moves${this.undos ? `, ${this.undos} undos` : ''}`;
+  }
+
+  dispose() {
+    if (this.disposed) return;
+    if (this.aiTimer) clearTimeout(this.aiTimer);
+    this.aiTimer = null;
+    if (this.handle) this.call({ op: 'close', session: this.handle });
+    this.disposed = true;
+  }
+}

@@ -1,0 +1,147 @@
+// The local session runner (static/js/local/runner.js) under Node, on the
+// committed WebAssembly core, loaded as the page loads it but from files
+// (client_node_test.go replaces ASSETS by a file: URL of static/). The
+// expression's value is the list of failures.
+(async () => {
+  const fs = await import('node:fs');
+  const zlib = await import('node:zlib');
+  const { LocalSession, dailySeed, UNDO_POLICY } = await import('ASSETS/js/local/runner.js');
+  await import('ASSETS/wasm/wasm_exec.js');
+  const manifest = JSON.parse(fs.readFileSync(new URL('ASSETS/wasm/manifest.json'), 'utf8'));
+  const wasm = zlib.gunzipSync(fs.readFileSync(new URL('ASSETS/wasm/core.wasm.gz')));
+  const go = new Go();
+  const { instance } = await WebAssembly.instantiate(wasm, go.importObject);
+  go.run(instance);
+  const core = { manifest, call: (req) => JSON.parse(globalThis.roomdCore.call(JSON.stringify(req))) };
+
+  const failures = [];
+  const check = (ok, what) => { if (!ok) failures.push(what); };
+  const tick = () => new Promise((r) => setTimeout(r, 0));
+  const memory = () => {
+    const m = new Map();
+    return { getItem: (k) => m.get(k) ?? null, setItem: (k, v) => m.set(k, String(v)), removeItem: (k) => m.delete(k), m };
+  };
+  /** A session with its last published state. */
+  const open = (opts) => {
+    const box = { states: [] };
+    box.s = new LocalSession(core, { aiDelayMs: 0, ...opts, onChange: (st, beats) => { box.last = st; box.states.push({ st, beats }); } });
+    return box;
+  };
+  /** Waits until the AI has nothing left to do now. */
+  const settle = async (box) => { for (let i = 0; i < 200 && box.s.aiTimer; i++) await tick(); };
+  const firstFree = (view) => {
+    for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) if (view.board[r][c] === '.') return { type: 'mark', r, c };
+    return null;
+  };
+
+  // Against the AI: tic-tac-toe to the end; the AI answers every mark.
+  {
+    const b = open({ game: 'tictactoe', mode: 'ai', seats: [{ name: 'Ann' }, { name: 'AI', ai: true }], config: {}, seed: 7 });
+    b.s.start();
+    for (let i = 0; i < 9 && !b.last.status.over; i++) {
+      const rc = b.s.command(firstFree(b.last.view));
+      check(rc.ok, 'a free square is refused: ' + JSON.stringify(rc));
+      await settle(b);
+    }
+    check(b.last.status.over, 'tic-tac-toe against the AI does not end');
+    const r = b.s.result();
+    check(r && r.status === b.last.status.phase && Array.isArray(r.winners), 'result ' + JSON.stringify(r));
+    const ai = b.s.log.filter((e) => e.seat === 1).length, me = b.s.log.length - ai;
+    check(ai >= 2 && ai >= me - 1 && ai <= me, `the AI moved ${ai} times to my ${me}`);
+    const refused = b.s.command({ type: 'mark', r: 0, c: 0 });
+    check(!refused.ok && refused.notice.code.startsWith('game:'), 'a move after the end: ' + JSON.stringify(refused));
+    b.s.dispose();
+  }
+
+  // Undo by policy: vs AI at most 3, each taking back the human's move and
+  // the AI's answer; the fourth is refused, and every one is counted.
+  {
+    check(UNDO_POLICY.ai === 3 && UNDO_POLICY.pass === 'none' && UNDO_POLICY.daily === 'none' && UNDO_POLICY.solo === 'unlimited', 'policy ' + JSON.stringify(UNDO_POLICY));
+    const b = open({ game: 'nim', mode: 'ai', seats: [{ name: 'Ann' }, { name: 'AI', ai: true }], config: { pile: 40 }, seed: 3 });
+    b.s.start();
+    check(!b.s.undo().ok && b.last.undo.why === 'Nothing to undo yet.', 'an undo with nothing to undo: ' + JSON.stringify(b.last.undo));
+    let mine = 0; // the pile before my last take
+    const take = async (n) => { mine = b.last.view.pile; b.s.command({ type: 'take', n }); await settle(b); };
+    for (let i = 0; i < 3; i++) await take(1);
+    for (let i = 0; i < 3; i++) {
+      const rc = b.s.undo();
+      check(rc.ok, 'undo ' + (i + 1) + ': ' + JSON.stringify(rc));
+      check(b.last.view.pile === mine && b.last.pending[0] === 0, `undo ${i + 1}: the pile is ${b.last.view.pile}, it was ${mine} before my take (the AI's answer taken back too)`);
+      await take(2);
+    }
+    const fourth = b.s.undo();
+    check(!fourth.ok && /No undo left/.test(fourth.notice.message) && b.last.undo.remaining === 0, 'the fourth undo: ' + JSON.stringify(fourth));
+    check(b.s.undos === 3 && b.last.assists.includes('undo'), 'undos counted ' + b.s.undos + ' ' + b.last.assists);
+    b.s.dispose();
+  }
+
+  // Pass-and-play: after each move a hand-off screen shows nobody's view
+  // (no secret in it, no beats) until reveal; no undo.
+  {
+    const b = open({ game: 'nim', mode: 'pass', seats: [{ name: 'Ann' }, { name: 'Bob' }], config: { pile: 12 }, seed: 5 });
+    b.s.start();
+    check(b.last.viewer === 0 && !b.last.handoff && b.last.view.you === 0 && b.last.view.secret != null, 'the first player sees their own view: ' + JSON.stringify(b.last));
+    b.states.length = 0;
+    b.s.command({ type: 'take', n: 1 });
+    check(b.last.handoff && b.last.handoff.seat === 1 && b.last.handoff.name === 'Bob' && b.last.viewer === null, 'hand-off to Bob: ' + JSON.stringify(b.last.handoff));
+    check(b.last.view.secret === undefined && b.last.view.you === undefined, 'the hand-off screen shows a secret: ' + JSON.stringify(b.last.view));
+    check(b.states.every((x) => x.beats === null), 'beats published behind the hand-off screen');
+    const blocked = b.s.command({ type: 'take', n: 1 });
+    check(!blocked.ok && blocked.notice.code === 'handoff', 'a move behind the hand-off screen: ' + JSON.stringify(blocked));
+    b.s.reveal();
+    check(b.last.viewer === 1 && b.last.view.you === 1 && b.last.view.secret != null, 'after reveal, Bob sees his view: ' + JSON.stringify(b.last.view));
+    const u = b.s.undo();
+    check(!u.ok && /Pass-and-play has no undo/.test(u.notice.message), 'an undo in pass-and-play: ' + JSON.stringify(u));
+    for (let i = 0; i < 20 && !b.last.status.over; i++) { if (b.last.handoff) b.s.reveal(); b.s.command({ type: 'take', n: 1 }); }
+    check(b.last.status.over && b.last.viewer === null && b.last.view.you === undefined, 'the end shows nobody\'s view: ' + JSON.stringify(b.last));
+    b.s.dispose();
+  }
+
+  // Daily: the same date gives the same board on every device, another
+  // date another; no undo; the shared line names no cell.
+  {
+    check(dailySeed('minesweeper', '2026-12-01') === dailySeed('minesweeper', '2026-12-01'), 'the daily seed changes within a day');
+    check(dailySeed('minesweeper', '2026-12-01') !== dailySeed('minesweeper', '2026-12-02'), 'two days have the same seed');
+    check(dailySeed('minesweeper', '2026-12-01') !== dailySeed('spellgrid', '2026-12-01'), 'two games have the same seed');
+    const boards = [];
+    for (const day of ['2026-12-01', '2026-12-01', '2026-12-02']) {
+      const b = open({ game: 'minesweeper', mode: 'daily', seats: [{ name: 'Ann' }], config: { mode: 'solo', level: 'beginner' }, day });
+      b.s.start();
+      b.s.command({ type: 'reveal', r: 0, c: 0 });
+      b.s.command({ type: 'reveal', r: 8, c: 8 });
+      boards.push(JSON.stringify(b.last.view));
+      check(!b.s.undo().ok, 'the daily game has an undo');
+      b.s.dispose();
+    }
+    check(boards[0] === boards[1], 'two devices on one day see different boards');
+    check(boards[0] !== boards[2], 'two days show the same board');
+  }
+
+  // Saves: every change is saved; the save restores the same game, view
+  // and undo count; a save of other rules, or whose log the rules refuse,
+  // says why.
+  {
+    const storage = memory();
+    const b = open({ game: 'baba', mode: 'solo', seats: [{ name: 'Ann' }], config: { level: 'baba-is-you' }, seed: 11, storage });
+    b.s.start();
+    for (let i = 0; i < 3; i++) check(b.s.command({ type: 'step', dir: 'right' }).ok, 'a step is refused');
+    check(b.s.undo().ok, 'an undo in solo is refused');
+    const key = LocalSession.key('baba', 'solo');
+    const env = JSON.parse(storage.getItem(key));
+    check(env && env.log.length === 2 && env.undos === 1 && env.rulesVersion === 'baba/1', 'the save ' + JSON.stringify(env));
+    const r = LocalSession.restore(core, env, { aiDelayMs: 0, storage });
+    check(!!r.session, 'restore: ' + r.error);
+    if (r.session) {
+      const st = r.session.state();
+      check(JSON.stringify(st.view) === JSON.stringify(b.last.view) && st.undos === 1, 'the restored game differs');
+      r.session.dispose();
+    }
+    const old = LocalSession.restore(core, { ...env, rulesVersion: 'baba/0' }, {});
+    check(/rules changed/.test(old.error || ''), 'a save of other rules: ' + JSON.stringify(old));
+    const bad = LocalSession.restore(core, { ...env, log: [...env.log, { seat: 0, move: { type: 'step', dir: 'sideways' }, t: 5 }] }, {});
+    check(/does not replay: entry 2/.test(bad.error || ''), 'a save the rules refuse: ' + JSON.stringify(bad));
+    check(LocalSession.restore(core, { v: 9 }, {}).error, 'an unreadable save restored');
+    b.s.dispose();
+  }
+  return failures;
+})()
