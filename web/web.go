@@ -63,8 +63,9 @@ var contentTypes = map[string]string{
 const contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-// roomRoute matches the app routes that show index.html.
-var roomRoute = regexp.MustCompile(`^/r/[A-Za-z0-9]{1,32}/?$`)
+// roomRoute matches the app routes that show index.html: a room, and a
+// game played on this device.
+var roomRoute = regexp.MustCompile(`^/(r/[A-Za-z0-9]{1,32}|play/[a-z0-9][a-z0-9_-]{0,63})/?$`)
 
 type asset struct {
 	body  []byte

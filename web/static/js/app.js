@@ -1,12 +1,15 @@
 // @ts-check
-// The entry point: / is the lobby, /r/{CODE} a room.
+// The entry point: / is the lobby, /r/{CODE} a room, /play/{game}?mode=…
+// a game on this device (loaded on demand with the local core).
 
 import { showLobby } from './lobby.js';
 import { showRoom } from './room.js';
 
 const app = /** @type {HTMLElement} */ (document.getElementById('app'));
 const m = /^\/r\/([A-Za-z0-9]{1,32})\/?$/.exec(location.pathname);
+const local = /^\/play\/([a-z0-9][a-z0-9_-]{0,63})\/?$/.exec(location.pathname);
 if (m) showRoom(app, m[1]);
+else if (local) import('./local/page.js').then((p) => p.showLocal(app, local[1], new URLSearchParams(location.search).get('mode') || 'solo'));
 else showLobby(app);
 
 // A page restored from the back-forward cache has closed its socket on the

@@ -7,6 +7,8 @@ import { TokenStore } from './client.js';
 import { entries, noPageText } from './registry.js';
 import { settingsForm, modeOf } from './settings.js';
 import { h, clear, icon, savedName, saveName } from './ui.js';
+import { LOCAL_MODES, localModes } from './local/modes.js';
+import { SETUP_KEY } from './local/setup.js';
 
 /** @typedef {import('./registry.js').GameEntry} GameEntry */
 
@@ -61,10 +63,40 @@ function createCard(games) {
     maxlength: '32', placeholder: 'Your name', value: savedName() }));
   const error = h('p', { class: 'form-error', id: 'create-error', role: 'alert', hidden: true });
   const button = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn btn-primary btn-big', id: 'create', type: 'submit' }, 'Create room'));
+  // Play on this device: the same settings, played by the page on the
+  // game's rules compiled to WebAssembly, with no room (local/page.js).
+  const local = h('div', { class: 'local-play', id: 'local-play' });
+  /** @param {GameEntry} g */
+  const localButtons = (g) => {
+    const modes = g.page ? localModes(g.info) : [];
+    local.hidden = !modes.length;
+    clear(local).append(h('p', { class: 'muted small', text: 'Or play on this device, no room needed:' }),
+      h('div', { class: 'actions' }, ...modes.map((m) => h('button', {
+        class: 'btn', type: 'button', id: `local-${m}`, dataset: { localMode: m },
+        on: { click: () => playHere(g, m) },
+      }, LOCAL_MODES.find((x) => x.id === m)?.label || m))));
+  };
+  /** @param {GameEntry} g @param {string} m */
+  const playHere = (g, m) => {
+    error.hidden = true;
+    let settings;
+    try {
+      settings = form ? form.read() : {};
+    } catch (err) {
+      error.textContent = /** @type {Error} */ (err).message;
+      error.hidden = false;
+      return;
+    }
+    const who = name.value.trim();
+    saveName(who);
+    try { sessionStorage.setItem(SETUP_KEY, JSON.stringify({ game: g.info.id, settings, name: who })); } catch { /* defaults then */ }
+    location.assign(`/play/${encodeURIComponent(g.info.id)}?mode=${m}`);
+  };
   /** @param {GameEntry} g */
   const choose = (g) => {
     current = g;
     error.hidden = true;
+    localButtons(g);
     if (g.page) {
       form = settingsForm(g.info, g.page, g.page.defaults?.(g.info) || {}, 'new');
       clear(formSlot).append(form.el);
@@ -90,7 +122,8 @@ function createCard(games) {
     formSlot,
     h('div', { class: 'field' }, h('label', { for: name.id, text: 'Your name' }), name),
     error,
-    button);
+    button,
+    local);
   el.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     error.hidden = true;

@@ -79,7 +79,7 @@ const SAVE_VERSION = 1;
  * @property {number|null} viewer        the seat whose view is shown; null behind a hand-off screen or at the end of pass-and-play
  * @property {any} view
  * @property {number[]} pending
- * @property {{phase: string, over: boolean, outcome: {winners: number[]|null}}} status
+ * @property {{phase: string, started: boolean, over: boolean, outcome: {winners: number[]|null}}} status
  * @property {{seat: number, name: string}|null} handoff
  * @property {{available: boolean, remaining: number|null, why: string}} undo
  * @property {number[]} thinking       AI seats choosing now

@@ -1,0 +1,59 @@
+// @ts-check
+// Which local modes a game offers, from its modes (GET /api/games or the
+// local core's games): solo and the daily board where a mode takes one
+// seat, against the AI where a mode for two or more has AI seats, and
+// pass-and-play where a mode takes two or more. A real-time game has none
+// yet (its local runner is a fixed-step one, still to come). Small and
+// pure: the lobby imports it without loading the core.
+
+/** @typedef {import('./runner.js').LocalMode} LocalMode */
+/** @typedef {import('../api.js').GameInfo} GameInfo */
+/** @typedef {import('../api.js').Mode} Mode */
+
+/** The local modes in the order the lobby offers them, with their labels. */
+export const LOCAL_MODES = /** @type {const} */ ([
+  { id: 'solo', label: 'Solo' },
+  { id: 'ai', label: 'Against the AI' },
+  { id: 'pass', label: 'Pass and play' },
+  { id: 'daily', label: "Today's board" },
+]);
+
+/**
+ * The game mode a local mode plays: the first of the game's modes that
+ * fits it, or undefined.
+ * @param {GameInfo} info
+ * @param {LocalMode} local
+ * @returns {Mode|undefined}
+ */
+export function gameModeFor(info, local) {
+  if (/** @type {any} */ (info).tick) return undefined;
+  const modes = info.modes || [];
+  switch (local) {
+    case 'solo':
+    case 'daily':
+      return modes.find((m) => m.minSeats <= 1);
+    case 'ai':
+      return modes.find((m) => m.ai && m.maxSeats >= 2);
+    case 'pass':
+      return modes.find((m) => m.maxSeats >= 2);
+  }
+  return undefined;
+}
+
+/**
+ * The local modes a game offers.
+ * @param {GameInfo} info
+ * @returns {LocalMode[]}
+ */
+export function localModes(info) {
+  return LOCAL_MODES.map((m) => m.id).filter((m) => gameModeFor(info, m));
+}
+
+/**
+ * How many seats a local mode plays a game mode with.
+ * @param {Mode} mode
+ * @param {LocalMode} local
+ */
+export function seatCount(mode, local) {
+  return local === 'solo' || local === 'daily' ? 1 : Math.max(2, mode.minSeats);
+}

@@ -1,0 +1,289 @@
+// @ts-check
+// The local play page, /play/{game}?mode=solo|ai|pass|daily: a game played
+// in this page on the WebAssembly core, with no room and no server once
+// the page has loaded. The game renders in its own page module, exactly
+// as in a room (registry.js's GameView): this page plays the room's part —
+// views, beats, the room info and the result — from the local runner
+// (runner.js), and adds what local play has: undo, a new game, the
+// pass-and-play hand-off screen and the daily game's shareable line.
+
+import { loadCore } from './core.js';
+import { LocalSession, today } from './runner.js';
+import { LOCAL_MODES, gameModeFor, localModes, seatCount } from './modes.js';
+import { SETUP_KEY } from './setup.js';
+import { games, loadPage, noPageText } from '../registry.js';
+import { h, clear, icon, showNotice, savedName, copyText } from '../ui.js';
+
+/** @typedef {import('./runner.js').LocalMode} LocalMode */
+/** @typedef {import('./runner.js').LocalState} LocalState */
+/** @typedef {import('../api.js').GameInfo} GameInfo */
+
+
+/**
+ * @param {HTMLElement} app
+ * @param {string} gameId
+ * @param {string} modeParam
+ */
+export async function showLocal(app, gameId, modeParam) {
+  clear(app);
+  app.className = 'app app-local';
+  const status = h('p', { class: 'muted', id: 'local-status', text: 'Loading the game…' });
+  app.append(status);
+  const fail = (/** @type {string} */ text) => {
+    status.textContent = text;
+    status.append(' ', h('a', { href: '/', text: 'Back to the lobby' }));
+  };
+  let core, info, page;
+  try {
+    core = await loadCore();
+    info = await gameInfo(core, gameId);
+    page = await loadPage(gameId);
+  } catch (err) {
+    return fail(`The game could not load: ${/** @type {Error} */ (err).message}.`);
+  }
+  if (!info) return fail(`There is no game ${gameId} here.`);
+  if (!page) return fail(noPageText(info));
+  const mode = /** @type {LocalMode} */ (modeParam);
+  const gameMode = LOCAL_MODES.some((m) => m.id === mode) ? gameModeFor(info, mode) : undefined;
+  if (!gameMode) {
+    const offered = localModes(info).map((m) => LOCAL_MODES.find((x) => x.id === m)?.label).join(', ');
+    return fail(`${info.name} cannot be played that way on this device${offered ? ` (it can: ${offered})` : ''}.`);
+  }
+  new LocalPage(app, core, info, page, mode, gameMode).start();
+}
+
+/**
+ * The game's registry entry: the server's, else the local core's own (the
+ * same fields), so that a page loaded earlier plays with the server gone.
+ * @param {import('./core.js').LocalCore} core
+ * @param {string} id
+ * @returns {Promise<GameInfo|undefined>}
+ */
+async function gameInfo(core, id) {
+  try {
+    const list = (await games()).games || [];
+    const found = list.find((g) => g.id === id);
+    if (found) return found;
+  } catch { /* the server is away: ask the core */ }
+  const ans = core.call({ op: 'games' });
+  return (ans.games || []).find((/** @type {GameInfo} */ g) => g.id === id);
+}
+
+class LocalPage {
+  /**
+   * @param {HTMLElement} app
+   * @param {import('./core.js').LocalCore} core
+   * @param {GameInfo} info
+   * @param {import('../registry.js').GamePage} page
+   * @param {LocalMode} mode
+   * @param {import('../api.js').Mode} gameMode
+   */
+  constructor(app, core, info, page, mode, gameMode) {
+    this.app = app;
+    this.core = core;
+    this.info = info;
+    this.page = page;
+    this.mode = mode;
+    this.gameMode = gameMode;
+    /** @type {LocalSession|null} */
+    this.session = null;
+    /** @type {import('../registry.js').GameView|null} */
+    this.game = null;
+    /** @type {LocalState|null} */
+    this.state = null;
+    this.ended = false;
+    this.storage = (() => { try { return localStorage; } catch { return null; } })();
+  }
+
+  /** Resumes this game's save in this mode, or starts a new game. */
+  start() {
+    const label = LOCAL_MODES.find((m) => m.id === this.mode)?.label || this.mode;
+    document.title = `${this.info.name} · ${label} · roomd`;
+    this.main = h('section', { class: 'room-main local-main', id: 'local-main' });
+    this.handoff = h('div', { class: 'panel local-handoff', id: 'local-handoff', role: 'dialog', 'aria-modal': 'true', hidden: true });
+    this.undoButton = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn', id: 'local-undo', type: 'button', on: { click: () => this.undo() } }, 'Undo'));
+    this.undoText = h('p', { class: 'muted small', id: 'local-undos' });
+    this.share = h('div', { class: 'local-share', id: 'local-share', hidden: true });
+    const side = h('aside', { class: 'room-side' },
+      h('section', { class: 'panel local-panel', id: 'local-panel', dataset: { mode: this.mode } },
+        h('h2', {}, icon(this.page.icon || 'logo'), ' ', this.info.name),
+        h('p', { class: 'local-mode', text: `${label} · on this device, no server` }),
+        this.mode === 'daily' ? h('p', { class: 'muted small', text: `The board of ${today()} (UTC): the same for everyone today. Not ranked.` }) : null,
+        h('div', { class: 'actions' }, this.undoButton,
+          h('button', { class: 'btn', id: 'local-new', type: 'button', on: { click: () => this.newGame() } }, 'New game')),
+        this.undoText, this.share,
+        h('p', {}, h('a', { href: '/', text: 'Back to the lobby' }))));
+    clear(this.app).append(this.handoff, h('div', { class: 'room-grid' }, this.main, side));
+
+    const saved = this.readSave();
+    if (saved) {
+      const r = LocalSession.restore(this.core, saved, this.sessionOpts());
+      if ('session' in r) {
+        this.session = r.session;
+        this.mount();
+        this.session.resume();
+        showNotice({ code: 'local-resumed', message: 'Your saved game is back where you left it.' }, { kind: 'info' });
+        return;
+      }
+      showNotice({ code: 'local-save', message: r.error }, { kind: 'warn' });
+    }
+    this.newGame();
+  }
+
+  /** The save of this game and mode, if any. */
+  readSave() {
+    try {
+      const raw = this.storage?.getItem(LocalSession.key(this.info.id, this.mode));
+      return raw ? JSON.parse(raw) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  sessionOpts() {
+    return { storage: this.storage, onChange: (/** @type {LocalState} */ st, /** @type {any[]|null} */ beats) => this.onChange(st, beats) };
+  }
+
+  /**
+   * A new game: the lobby's settings (or the page's defaults), under the
+   * game mode this local mode plays.
+   * @param {Record<string, any>} [settings]
+   */
+  newGame(settings) {
+    const setup = this.takeSetup();
+    let config = settings || setup?.settings || this.session?.config || this.page.defaults?.(this.info) || {};
+    if ((this.info.modes || []).length > 1) config = { ...config, mode: this.gameMode.id };
+    const me = (setup?.name || savedName() || 'You').trim() || 'You';
+    const n = seatCount(this.gameMode, this.mode);
+    const seats = Array.from({ length: n }, (_, i) => {
+      if (i === 0) return { name: me, ai: false };
+      return this.mode === 'ai' ? { name: n > 2 ? `AI ${i}` : 'AI', ai: true } : { name: `Player ${i + 1}`, ai: false };
+    });
+    this.session?.dispose();
+    try {
+      this.session = new LocalSession(this.core, { game: this.info.id, mode: this.mode, seats, config, ...this.sessionOpts() });
+      this.mount();
+      this.session.start();
+    } catch (err) {
+      showNotice({ code: 'local-start', message: `The game could not start: ${/** @type {Error} */ (err).message}` }, { kind: 'error' });
+    }
+  }
+
+  /** The settings the lobby left for this game, read once. */
+  takeSetup() {
+    try {
+      const raw = sessionStorage.getItem(SETUP_KEY);
+      sessionStorage.removeItem(SETUP_KEY);
+      const s = raw ? JSON.parse(raw) : null;
+      return s && s.game === this.info.id ? s : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** A fresh game view in the page. */
+  mount() {
+    this.game?.destroy();
+    this.state = null;
+    this.ended = false;
+    this.game = this.page.create(this.context());
+    clear(/** @type {HTMLElement} */ (this.main)).append(this.game.el);
+  }
+
+  /** @returns {import('../registry.js').GameContext} */
+  context() {
+    return {
+      command: async (cmd) => {
+        const rc = this.session ? this.session.command(cmd) : { ok: false, notice: { code: 'closed', message: 'No game.' } };
+        if (!rc.ok && rc.notice) showNotice(rc.notice);
+        return /** @type {any} */ ({ id: '', ok: rc.ok, rev: 0, notice: rc.notice });
+      },
+      newGame: async (settings) => this.newGame(settings),
+      isHost: () => true,
+      seat: () => this.state?.viewer ?? null,
+      room: () => this.room(),
+      seatName: (i) => this.session?.seats[i]?.name || `Seat ${i + 1}`,
+      serverNow: () => Date.now(),
+      resync: () => this.session?.resume(),
+      rtt: () => 0,
+      game: this.info,
+    };
+  }
+
+  /** The room info a page module reads, for a game on this device. */
+  room() {
+    const s = this.session, st = this.state;
+    if (!s || !st) return null;
+    const elapsed = s.log.at(-1)?.t ?? 0;
+    return /** @type {any} */ ({
+      code: 'LOCAL', phase: st.status?.over ? 'ended' : 'running', host: 0,
+      seats: s.seats.map((x, i) => ({ seat: i, name: x.name, ready: true, ai: x.ai, connected: true })),
+      settings: s.config, mode: this.gameMode.id, minSeats: this.gameMode.minSeats, maxSeats: this.gameMode.maxSeats,
+      ai: !!this.gameMode.ai, game: { id: this.info.id, rulesVersion: s.rulesVersion },
+      connected: s.seats.map((_, i) => i), spectators: 0, frozen: false, match: st.match, access: 'unlisted',
+      clocks: { now: Date.now(), elapsedMs: elapsed, running: !!st.status?.started && !st.status?.over, startedAt: Date.now() - elapsed },
+    });
+  }
+
+  /**
+   * @param {LocalState} st
+   * @param {any[]|null} beats
+   */
+  onChange(st, beats) {
+    const first = !this.state || this.state.match !== st.match || this.state.viewer !== st.viewer;
+    this.state = st;
+    const game = this.game;
+    if (!game) return;
+    const room = this.room();
+    game.setRoom(room, st.viewer);
+    if (beats && !first) game.applyBeats(beats, null);
+    else game.setView(st.view, 0);
+    if (room) game.setClocks(room.clocks);
+    const result = st.status?.over ? this.session?.result() || null : null;
+    if (result && !this.ended) {
+      this.ended = true;
+      this.session?.clearSave(); // a finished game is not offered again
+      game.setResult(result, true);
+    } else if (!result) {
+      this.ended = false;
+      game.setResult(null);
+    }
+    this.renderPanel(st);
+  }
+
+  /** @param {LocalState} st */
+  renderPanel(st) {
+    const undo = /** @type {HTMLButtonElement} */ (this.undoButton);
+    undo.disabled = !st.undo.available;
+    undo.title = st.undo.why;
+    undo.hidden = this.mode === 'pass' || this.mode === 'daily';
+    const u = /** @type {HTMLElement} */ (this.undoText);
+    u.textContent = st.undos ? `Undos used: ${st.undos}${st.undo.remaining != null ? ` (${st.undo.remaining} left)` : ''} — counted in the result.` : '';
+    u.dataset.undos = String(st.undos);
+    document.body.dataset.phase = st.status?.over ? 'ended' : 'running';
+    const hand = /** @type {HTMLElement} */ (this.handoff);
+    if (st.handoff) {
+      hand.hidden = false;
+      hand.dataset.seat = String(st.handoff.seat);
+      clear(hand).append(
+        h('h2', { text: `Pass the device to ${st.handoff.name}` }),
+        h('p', { class: 'muted', text: 'Nobody else should see the screen now: the next view is theirs alone.' }),
+        h('button', { class: 'btn btn-primary btn-big', id: 'local-reveal', type: 'button', on: { click: () => this.session?.reveal() } }, `I am ${st.handoff.name} — show my view`));
+      hand.querySelector('button')?.focus();
+    } else {
+      hand.hidden = true;
+    }
+    const share = /** @type {HTMLElement} */ (this.share);
+    const text = this.session?.shareText() || '';
+    share.hidden = !text;
+    if (text) {
+      clear(share).append(h('p', { id: 'local-share-text', text }),
+        h('button', { class: 'btn', type: 'button', on: { click: () => copyText(text) } }, 'Copy'));
+    }
+  }
+
+  undo() {
+    const rc = this.session?.undo();
+    if (rc && !rc.ok && rc.notice) showNotice(rc.notice);
+  }
+}
