@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/roomd/roomd/core/minesweeper"
 	"github.com/roomd/roomd/core/nim"
@@ -20,6 +21,9 @@ import (
 //     reload brings the same board back from the save;
 //   - pass-and-play Nim: after a take, a hand-off screen shows no secret
 //     until the next player says it is them, then shows theirs;
+//   - solo Baba to a win from the keyboard;
+//   - Nim against the AI: three undos, each taking back a take and the
+//     AI's answer, then the fourth refused, and on to the end;
 //   - the daily board: two browser profiles revealing the same cell see
 //     the same board.
 func TestLocalPlay(t *testing.T) {
@@ -120,6 +124,44 @@ func TestLocalPlay(t *testing.T) {
 	p.click("#local-reveal")
 	p.wait("the second player's secret", `document.getElementById('local-handoff').hidden && document.getElementById('secret').dataset.secret && document.getElementById('turn').dataset.mine === 'true'`)
 	t.Logf("pass-and-play: seat 0's secret %s, seat 1's %s", first, eval[string](p, `document.getElementById('secret').dataset.secret`))
+
+	// Solo to a win: Baba's first level, from the keyboard.
+	p.open("/play/baba?mode=solo")
+	p.wait("the level", `document.getElementById('baba')?.dataset.moves === '0' && document.getElementById('baba').dataset.mine === 'true'`)
+	for i := 1; i <= 6; i++ {
+		p.key(kb.ArrowRight)
+		p.wait(fmt.Sprintf("step %d", i), fmt.Sprintf(`document.getElementById('baba').dataset.moves === '%d'`, i))
+	}
+	p.wait("the win", `!document.getElementById('baba-result').hidden && document.getElementById('baba').dataset.won === 'true'`)
+	if !eval[bool](p, `document.getElementById('local-undo').disabled`) {
+		t.Error("undo is offered after the win")
+	}
+
+	// Against the AI at Nim: three undos, then the fourth is refused.
+	p.open("/play/nim?mode=ai")
+	p.wait("my turn", `document.getElementById('turn')?.dataset.mine === 'true' && document.getElementById('local-undo').disabled`)
+	for i := 1; i <= 3; i++ {
+		pile := eval[string](p, `document.getElementById('pile').dataset.pile`)
+		p.click("#take-1")
+		p.wait("the AI's answer", `document.getElementById('turn').dataset.mine === 'true' && !document.getElementById('local-undo').disabled`)
+		p.click("#local-undo")
+		p.wait(fmt.Sprintf("undo %d", i), fmt.Sprintf(`document.getElementById('pile').dataset.pile === '%s' && document.getElementById('local-undos').dataset.undos === '%d'`, pile, i))
+	}
+	p.click("#take-1")
+	p.wait("the AI's answer", `document.getElementById('turn').dataset.mine === 'true' || !document.getElementById('nim-result').hidden`)
+	if why := eval[string](p, `document.getElementById('local-undo').disabled ? document.getElementById('local-undo').title : ''`); why != "No undo left (3 a game)." {
+		t.Errorf("the fourth undo: %q", why)
+	}
+	for i := 0; eval[bool](p, `document.getElementById('nim-result').hidden`); i++ {
+		if i > 30 {
+			t.Fatal("thirty takes and the game goes on")
+		}
+		p.wait("my turn or the end", `document.getElementById('turn').dataset.mine === 'true' || !document.getElementById('nim-result').hidden`)
+		if eval[bool](p, `document.getElementById('nim-result').hidden`) {
+			p.click("#take-1")
+			p.wait("the take", `document.getElementById('turn').dataset.mine !== 'true' || !document.getElementById('nim-result').hidden`)
+		}
+	}
 
 	// The daily board: the same for two profiles on one day.
 	var boards []string
