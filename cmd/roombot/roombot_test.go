@@ -19,15 +19,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/roomd/roomd/core/babagame"
-	"github.com/roomd/roomd/core/cardgame"
-	"github.com/roomd/roomd/core/minesweeper"
-	"github.com/roomd/roomd/core/nim"
 
-	"github.com/roomd/roomd/core/session"
-	"github.com/roomd/roomd/core/snake"
-	"github.com/roomd/roomd/core/spellgridgame"
-	"github.com/roomd/roomd/core/tictactoe"
+	"github.com/roomd/roomd/core/games"
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store/memstore"
 	"github.com/roomd/roomd/transport"
@@ -43,7 +36,7 @@ func startServer(t *testing.T) string {
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	rooms, err := room.NewManager(room.Config{Games: session.NewRegistry(babagame.Game, cardgame.Game, minesweeper.Game, nim.Game, snake.Game, spellgridgame.Game, tictactoe.Game),
+	rooms, err := room.NewManager(room.Config{Games: games.Registry(),
 		Store: memstore.New(), Metrics: room.NewMetrics(reg), AIDelay: 5 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
