@@ -180,3 +180,36 @@ func TestLocalPlay(t *testing.T) {
 		t.Errorf("two profiles see different daily boards:\n%s\n%s", boards[0], boards[1])
 	}
 }
+
+// TestOfflinePlay: a visit leaves the app and the local core in the
+// service worker's cache; with roomd stopped, the site still opens, the
+// lobby says the server is away and offers the games of this device, and
+// one plays against the AI.
+func TestOfflinePlay(t *testing.T) {
+	srv := startRoomd(t, withGames(minesweeper.Game, nim.Game, tictactoe.Game))
+	p := newUser(t, srv, "olly", desktop)
+	p.open("/")
+	p.wait("the lobby under its service worker", `document.querySelector('#create-form') && navigator.serviceWorker?.controller != null`)
+	if got := evalAsync[string](p, `fetch('/sw.js').then((r) => r.text()).then((t) => t.includes('{{ASSETS}}') ? 'unreplaced' : t.includes("const ASSETS = '/assets/") ? 'ok' : t.slice(0, 200))`); got != "ok" {
+		t.Errorf("/sw.js: %s", got)
+	}
+	p.open("/play/nim?mode=ai")
+	p.wait("a game on this device", `document.getElementById('turn')?.dataset.mine === 'true'`)
+	if err := srv.down(); err != nil {
+		t.Fatal(err)
+	}
+	p.open("/")
+	p.wait("the offline lobby", `document.getElementById('offline-nim-ai') && !document.getElementById('create-form')`)
+	if eval[bool](p, `!!document.getElementById('offline-nim-solo')`) {
+		t.Error("Nim is offered solo")
+	}
+	if eval[bool](p, `!!document.querySelector('.offline-game[data-game="baba"]')`) {
+		t.Error("Baba, whose page this browser never loaded, is offered offline")
+	}
+	p.screenshot("offline-lobby-desktop")
+	p.click("#offline-nim-ai")
+	p.wait("Nim on this device, offline", `location.pathname === '/play/nim' && document.getElementById('turn')?.dataset.mine === 'true'`)
+	pile := eval[string](p, `document.getElementById('pile').dataset.pile`)
+	p.click("#take-1")
+	p.wait("the AI's answer", fmt.Sprintf(`document.getElementById('turn').dataset.mine === 'true' && Number(document.getElementById('pile').dataset.pile) < %s - 1`, pile))
+}

@@ -78,6 +78,7 @@ type asset struct {
 
 type handler struct {
 	version string
+	worker  asset // /sw.js
 	assets  map[string]asset // by path under static/, e.g. "js/app.js"
 	index   asset
 	start   time.Time
@@ -149,6 +150,14 @@ func newHandler(files embed.FS) (*handler, error) {
 	sum := sha256.Sum256(body)
 	h.index = asset{body: body, ctype: page.ctype, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
 	delete(h.assets, "index.html")
+	// The service worker lives at the root (its scope is the whole site)
+	// and names this build's assets.
+	if sw, ok := h.assets["sw.js"]; ok {
+		body := bytes.ReplaceAll(sw.body, []byte("{{ASSETS}}"), []byte(AssetPrefix+h.version))
+		sum := sha256.Sum256(body)
+		h.worker = asset{body: body, ctype: sw.ctype, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+		delete(h.assets, "sw.js")
+	}
 	return h, nil
 }
 
@@ -162,6 +171,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case p == "/" || p == "/index.html" || roomRoute.MatchString(p):
 		h.serve(w, r, h.index, "no-cache")
+		return
+	case p == "/sw.js" && h.worker.body != nil:
+		h.serve(w, r, h.worker, "no-cache")
 		return
 	case strings.HasPrefix(p, AssetPrefix):
 		rest := strings.TrimPrefix(p, AssetPrefix)

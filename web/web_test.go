@@ -141,8 +141,14 @@ func TestNoExternalURLs(t *testing.T) {
 		if err != nil || d.IsDir() || strings.HasSuffix(path, ".d.ts") || path == filepath.Join("static", "index.html") {
 			return err
 		}
-		// The local core is stored gzipped and served as core.wasm.
-		paths = append(paths, v+"/"+strings.TrimSuffix(filepath.ToSlash(strings.TrimPrefix(path, "static"+string(filepath.Separator))), ".gz"))
+		// The local core is stored gzipped and served as core.wasm; the
+		// service worker is served at the root.
+		name := strings.TrimSuffix(filepath.ToSlash(strings.TrimPrefix(path, "static"+string(filepath.Separator))), ".gz")
+		if name == "sw.js" {
+			paths = append(paths, "/sw.js")
+			return nil
+		}
+		paths = append(paths, v+"/"+name)
 		return nil
 	})
 	if err != nil || len(paths) < 20 {

@@ -12,6 +12,12 @@ if (m) showRoom(app, m[1]);
 else if (local) import('./local/page.js').then((p) => p.showLocal(app, local[1], new URLSearchParams(location.search).get('mode') || 'solo'));
 else showLobby(app);
 
+// The service worker keeps the app and the local core for a visit with no
+// server (sw.js); a browser without one just goes online.
+if ('serviceWorker' in navigator) {
+  navigator.serviceWorker.register('/sw.js').catch((err) => console.warn('roomd: no service worker:', err?.message || err));
+}
+
 // A page restored from the back-forward cache has closed its socket on the
 // way out: start again.
 addEventListener('pageshow', (e) => { if (e.persisted) location.reload(); });

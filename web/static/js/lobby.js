@@ -4,7 +4,7 @@
 
 import * as api from './api.js';
 import { TokenStore } from './client.js';
-import { entries, noPageText } from './registry.js';
+import { entries, loadPage, noPageText } from './registry.js';
 import { settingsForm, modeOf } from './settings.js';
 import { h, clear, icon, savedName, saveName } from './ui.js';
 import { LOCAL_MODES, localModes } from './local/modes.js';
@@ -26,6 +26,7 @@ export async function showLobby(app) {
   } catch (err) {
     status.textContent = 'The server did not answer: ' + /** @type {Error} */ (err).message;
     status.append(' ', h('button', { class: 'btn', type: 'button', on: { click: () => showLobby(app) } }, 'Try again'));
+    app.append(await offlineCard());
     return;
   }
   if (!games.length) {
@@ -198,4 +199,34 @@ function recentRooms() {
     }
   } catch { /* none */ }
   return out.sort().slice(0, 6);
+}
+
+/**
+ * Play on this device while the server is away: the games of the local
+ * core (kept by the service worker from an earlier visit), each with its
+ * local modes, at their default settings.
+ * @returns {Promise<HTMLElement>}
+ */
+async function offlineCard() {
+  const el = h('section', { class: 'panel offline-card', id: 'offline-play' },
+    h('h2', { text: 'Play on this device' }),
+    h('p', { class: 'muted', text: 'Rooms need the server; these games play right here, with no connection.' }));
+  try {
+    const { loadCore } = await import('./local/core.js');
+    const core = await loadCore();
+    const all = (core.call({ op: 'games' }).games || []).filter((/** @type {any} */ g) => localModes(g).length);
+    // Only the games whose page this browser has kept can be shown.
+    const pages = await Promise.all(all.map((/** @type {any} */ g) => loadPage(g.id)));
+    const list = all.filter((/** @type {any} */ _, /** @type {number} */ i) => pages[i]);
+    if (!list.length) throw new Error('no game page is kept');
+    const rows = list.map((/** @type {any} */ g) =>
+      h('div', { class: 'offline-game', dataset: { game: g.id } },
+        h('strong', { text: g.name }), ' ',
+        ...localModes(g).map((m) => h('a', { class: 'btn', href: `/play/${encodeURIComponent(g.id)}?mode=${m}`,
+          id: `offline-${g.id}-${m}` }, LOCAL_MODES.find((x) => x.id === m)?.label || m))));
+    el.append(...rows);
+  } catch (err) {
+    el.append(h('p', { class: 'muted', id: 'offline-none', text: `Nothing to play offline yet: the games are kept once this site has been visited online (${/** @type {Error} */ (err).message}).` }));
+  }
+  return el;
 }
