@@ -78,7 +78,7 @@ type asset struct {
 
 type handler struct {
 	version string
-	worker  asset // /sw.js
+	worker  asset            // /sw.js
 	assets  map[string]asset // by path under static/, e.g. "js/app.js"
 	index   asset
 	start   time.Time
