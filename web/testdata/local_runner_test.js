@@ -114,6 +114,17 @@
       b.s.dispose();
     }
     check(boards[0] === boards[1], 'two devices on one day see different boards');
+    // A daily game saved before midnight is the same game after it.
+    const storage = memory();
+    const late = open({ game: 'minesweeper', mode: 'daily', seats: [{ name: 'Ann' }], config: { mode: 'solo', level: 'beginner' }, day: '2026-12-01', storage });
+    late.s.start();
+    late.s.command({ type: 'reveal', r: 0, c: 0 });
+    const env = JSON.parse(storage.getItem(LocalSession.key('minesweeper', 'daily')));
+    const next = LocalSession.restore(core, env, { aiDelayMs: 0 });
+    check(next.session && next.session.day === '2026-12-01' && JSON.stringify(next.session.state().view) === JSON.stringify(late.last.view),
+      'a daily game restored the next day: ' + (next.error || next.session?.day));
+    next.session?.dispose();
+    late.s.dispose();
     check(boards[0] !== boards[2], 'two days show the same board');
   }
 
