@@ -3,6 +3,7 @@ package web_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp/kb"
@@ -22,6 +23,7 @@ import (
 //   - pass-and-play Nim: after a take, a hand-off screen shows no secret
 //     until the next player says it is them, then shows theirs;
 //   - solo Baba to a win from the keyboard;
+//   - a snake arena against the AI, ticked in the page, to its end;
 //   - Nim against the AI: three undos, each taking back a take and the
 //     AI's answer, then the fourth refused, and on to the end;
 //   - the daily board: two browser profiles revealing the same cell see
@@ -162,6 +164,16 @@ func TestLocalPlay(t *testing.T) {
 			p.wait("the take", `document.getElementById('turn').dataset.mine !== 'true' || !document.getElementById('nim-result').hidden`)
 		}
 	}
+
+	// A real-time game against the AI: the page's ticks run on the local
+	// runner's timer; the arena ends on its own.
+	p.open("/play/snake?mode=ai")
+	p.wait("the arena ticking", `Number(document.getElementById('snake-status')?.dataset.tick) > 5`)
+	if hz := eval[string](p, `document.getElementById('snake-status').dataset.hz`); hz != "20" {
+		t.Errorf("the arena runs at %s Hz", hz)
+	}
+	p.waitFor("the end of the arena", `document.getElementById('snake-result') && !document.getElementById('snake-result').hidden`, 60*time.Second)
+	p.screenshot("local-snake-end-desktop")
 
 	// The daily board: the same for two profiles on one day.
 	var boards []string

@@ -154,5 +154,27 @@
     check(LocalSession.restore(core, { v: 9 }, {}).error, 'an unreadable save restored');
     b.s.dispose();
   }
+  // A real-time game: snake against the AI, ticked by the runner at its
+  // rate, ticks without gaps, an input queued for the next tick, no ticks
+  // while paused, no undo.
+  {
+    const ticks = [];
+    const b = open({ game: 'snake', mode: 'ai', seats: [{ name: 'Ann' }, { name: 'AI', ai: true }], config: {}, seed: 21, hz: 20,
+      onTick: (t) => ticks.push(t) });
+    b.s.start();
+    await new Promise((r) => setTimeout(r, 600));
+    check(ticks.length >= 5 && ticks.every((t, i) => t === i + 1), 'ticks ' + JSON.stringify(ticks));
+    const rc = b.s.command({ type: 'turn', dir: 'up' });
+    check(rc.ok && rc.tick === b.s.tick + 1, 'an input: ' + JSON.stringify(rc) + ' at tick ' + b.s.tick);
+    check(!b.s.undoState().available && /real-time/.test(b.s.undoState().why), 'undo in a real-time game: ' + JSON.stringify(b.s.undoState()));
+    b.s.pause();
+    const at = ticks.length;
+    await new Promise((r) => setTimeout(r, 300));
+    check(ticks.length === at, `${ticks.length - at} ticks ran while paused`);
+    b.s.resumeTicking();
+    await new Promise((r) => setTimeout(r, 300));
+    check(ticks.length > at && ticks.every((t, i) => t === i + 1), 'no ticks after resuming, or a gap: ' + JSON.stringify(ticks.slice(at - 2)));
+    b.s.dispose();
+  }
   return failures;
 })()

@@ -2,9 +2,9 @@
 // Which local modes a game offers, from its modes (GET /api/games or the
 // local core's games): solo and the daily board where a mode takes one
 // seat, against the AI where a mode for two or more has AI seats, and
-// pass-and-play where a mode takes two or more. A real-time game has none
-// yet (its local runner is a fixed-step one, still to come). Small and
-// pure: the lobby imports it without loading the core.
+// pass-and-play where a mode takes two or more; a real-time game only
+// against the AI. Small and pure: the lobby imports it without loading
+// the core.
 
 /** @typedef {import('./runner.js').LocalMode} LocalMode */
 /** @typedef {import('../api.js').GameInfo} GameInfo */
@@ -26,8 +26,10 @@ export const LOCAL_MODES = /** @type {const} */ ([
  * @returns {Mode|undefined}
  */
 export function gameModeFor(info, local) {
-  if (/** @type {any} */ (info).tick) return undefined;
   const modes = info.modes || [];
+  // A real-time game is played against the AI only: one keyboard cannot
+  // be passed around at 20 ticks a second, and its board is not daily.
+  if (/** @type {any} */ (info).tick && local !== 'ai') return undefined;
   switch (local) {
     case 'solo':
     case 'daily':

@@ -114,6 +114,11 @@ class LocalPage {
         this.undoText, this.share,
         h('p', {}, h('a', { href: '/', text: 'Back to the lobby' }))));
     clear(this.app).append(this.handoff, h('div', { class: 'room-grid' }, this.main, side));
+    // A real-time game stops while the page is hidden.
+    document.addEventListener('visibilitychange', () => {
+      if (document.hidden) this.session?.pause();
+      else this.session?.resumeTicking();
+    });
 
     const saved = this.readSave();
     if (saved) {
@@ -141,7 +146,11 @@ class LocalPage {
   }
 
   sessionOpts() {
-    return { storage: this.storage, onChange: (/** @type {LocalState} */ st, /** @type {any[]|null} */ beats) => this.onChange(st, beats) };
+    return {
+      storage: this.storage, hz: /** @type {any} */ (this.info).tick?.hz || 0,
+      onChange: (/** @type {LocalState} */ st, /** @type {any[]|null} */ beats) => this.onChange(st, beats),
+      onTick: (/** @type {number} */ tick, /** @type {any[]} */ beats) => this.game?.applyTick?.(tick, beats),
+    };
   }
 
   /**
@@ -196,7 +205,7 @@ class LocalPage {
       command: async (cmd) => {
         const rc = this.session ? this.session.command(cmd) : { ok: false, notice: { code: 'closed', message: 'No game.' } };
         if (!rc.ok && rc.notice) showNotice(rc.notice);
-        return /** @type {any} */ ({ id: '', ok: rc.ok, rev: 0, notice: rc.notice });
+        return /** @type {any} */ ({ id: '', ok: rc.ok, rev: 0, notice: rc.notice, tick: /** @type {any} */ (rc).tick });
       },
       newGame: async (settings) => this.newGame(settings),
       isHost: () => true,
@@ -216,7 +225,7 @@ class LocalPage {
     if (!s || !st) return null;
     const elapsed = s.log.at(-1)?.t ?? 0;
     return /** @type {any} */ ({
-      code: 'LOCAL', phase: st.status?.over ? 'ended' : 'running', host: 0,
+      code: 'LOCAL', phase: st.status?.over ? 'ended' : 'running', host: 0, hz: s.hz || undefined, paused: s.paused || undefined,
       seats: s.seats.map((x, i) => ({ seat: i, name: x.name, ready: true, ai: x.ai, connected: true })),
       settings: s.config, mode: this.gameMode.id, minSeats: this.gameMode.minSeats, maxSeats: this.gameMode.maxSeats,
       ai: !!this.gameMode.ai, game: { id: this.info.id, rulesVersion: s.rulesVersion },
@@ -237,7 +246,7 @@ class LocalPage {
     const room = this.room();
     game.setRoom(room, st.viewer);
     if (beats && !first) game.applyBeats(beats, null);
-    else game.setView(st.view, 0);
+    else game.setView(st.view, this.session?.tick || 0);
     if (room) game.setClocks(room.clocks);
     const result = st.status?.over ? this.session?.result() || null : null;
     if (result && !this.ended) {
@@ -256,7 +265,7 @@ class LocalPage {
     const undo = /** @type {HTMLButtonElement} */ (this.undoButton);
     undo.disabled = !st.undo.available;
     undo.title = st.undo.why;
-    undo.hidden = this.mode === 'pass' || this.mode === 'daily';
+    undo.hidden = this.mode === 'pass' || this.mode === 'daily' || !!this.session?.hz;
     const u = /** @type {HTMLElement} */ (this.undoText);
     u.textContent = st.undos ? `Undos used: ${st.undos}${st.undo.remaining != null ? ` (${st.undo.remaining} left)` : ''} — counted in the result.` : '';
     u.dataset.undos = String(st.undos);

@@ -127,6 +127,8 @@ export class LocalSession {
    * @param {number} [opts.aiDelayMs]
    * @param {Storage|null} [opts.storage] where saves go (default none)
    * @param {(s: LocalState, beats: any[]|null) => void} [opts.onChange]
+   * @param {number} [opts.hz]           a real-time game's tick rate: the runner ticks it
+   * @param {(tick: number, beats: any[]) => void} [opts.onTick]   a real-time game's tick
    */
   constructor(core, opts) {
     this.core = core;
@@ -139,6 +141,12 @@ export class LocalSession {
     this.aiDelayMs = opts.aiDelayMs ?? 400;
     this.storage = opts.storage ?? null;
     this.onChange = opts.onChange || (() => {});
+    this.hz = opts.hz || 0;
+    this.onTick = opts.onTick || (() => {});
+    /** @type {ReturnType<typeof setTimeout>|null} */
+    this.tickTimer = null;
+    this.tick = 0;
+    this.paused = false;
     const info = core.manifest.games.find((g) => g.id === this.game);
     if (!info) throw new Error(`the local core has no game ${this.game}`);
     this.rulesVersion = info.rulesVersion;
@@ -168,8 +176,80 @@ export class LocalSession {
   start() {
     this.open(this.seed);
     this.publish(null);
+    if (this.hz) {
+      this.startTicking();
+      return;
+    }
     this.save();
     this.driveAI();
+  }
+
+  // A real-time game (seed 001's fixed-step runner, kept small): the
+  // runner's timer runs one tick per 1000/hz ms of wall time, at most a
+  // tenth of a second's ticks at once after a stall (the rest dropped),
+  // none while paused; inputs are queued for the next tick; the AI seats
+  // give theirs after each tick, from their own views. Time is ticks. A
+  // real-time game has no undo and is not saved.
+
+  startTicking() {
+    this.stopTicking();
+    let next = performance.now();
+    const step = 1000 / this.hz;
+    const loop = () => {
+      this.tickTimer = null;
+      if (this.disposed || this.paused || this.status?.over) return;
+      const now = performance.now();
+      let n = 0;
+      while (next <= now && n < Math.max(1, Math.round(this.hz / 10))) {
+        this.advance();
+        next += step;
+        n++;
+        if (this.status?.over) return;
+      }
+      if (next <= now) next = now + step; // behind: drop the backlog
+      this.tickTimer = setTimeout(loop, Math.max(0, next - performance.now()));
+    };
+    this.tickTimer = setTimeout(loop, 0);
+  }
+
+  stopTicking() {
+    if (this.tickTimer) clearTimeout(this.tickTimer);
+    this.tickTimer = null;
+  }
+
+  /** Runs one tick: its beats to the page, then the AI seats' inputs. */
+  advance() {
+    const ans = this.call({ op: 'advance', session: this.handle, viewers: [this.shownViewer()] });
+    if (ans.error) {
+      this.report(`tick ${this.tick + 1}: ${ans.error.message}`);
+      this.stopTicking();
+      return;
+    }
+    this.tick = ans.tick;
+    this.status = ans.status;
+    this.onTick(ans.tick, ans.beats[0] || []);
+    if (this.status?.over) {
+      this.publish(null);
+      return;
+    }
+    for (const [seat, s] of this.seats.entries()) {
+      if (!s.ai) continue;
+      const ai = this.call({ op: 'ai', session: this.handle, seat });
+      if (ai.command != null) this.call({ op: 'input', session: this.handle, seat, command: ai.command, t: this.tick });
+    }
+  }
+
+  /** Pauses a real-time game (the page is hidden): no tick runs. */
+  pause() {
+    if (!this.hz || this.paused) return;
+    this.paused = true;
+    this.stopTicking();
+  }
+
+  resumeTicking() {
+    if (!this.hz || !this.paused) return;
+    this.paused = false;
+    if (!this.status?.over) this.startTicking();
   }
 
   /** @param {any} seed */
@@ -184,6 +264,7 @@ export class LocalSession {
     this.log = [];
     this.match++;
     this.t0 = 0;
+    this.tick = 0;
     this.followTurn();
   }
 
@@ -206,6 +287,11 @@ export class LocalSession {
     if (this.handoff) return { ok: false, notice: { code: 'handoff', message: `Hand the device to ${this.handoff.name} first.` } };
     const seat = this.viewer;
     if (seat == null || this.seats[seat]?.ai) return { ok: false, notice: { code: 'wrong-seat', message: 'Watching: there is no seat to play.' } };
+    if (this.hz) {
+      if (this.paused || this.status?.over) return { ok: false, notice: { code: 'paused', message: 'The game is not running.' } };
+      const ans = this.call({ op: 'input', session: this.handle, seat, command, t: this.tick });
+      return ans.error ? { ok: false, notice: ans.error } : { ok: true, tick: ans.tick };
+    }
     return this.apply(seat, command);
   }
 
@@ -266,7 +352,7 @@ export class LocalSession {
 
   /** Plays the pending AI seats, one command each, after aiDelayMs. */
   driveAI() {
-    if (this.aiTimer || this.disposed || this.status?.over) return;
+    if (this.hz || this.aiTimer || this.disposed || this.status?.over) return;
     const seat = this.pending.find((s) => this.seats[s].ai);
     if (seat == null) return;
     this.aiTimer = setTimeout(() => {
@@ -292,7 +378,8 @@ export class LocalSession {
     const remaining = typeof policy === 'number' ? Math.max(0, policy - this.undos) : null;
     const lastHuman = this.log.findLastIndex((e) => !this.seats[e.seat].ai);
     let why = '';
-    if (policy === 'none') why = this.mode === 'daily' ? 'The daily game has no undo.' : 'Pass-and-play has no undo.';
+    if (this.hz) why = 'A real-time game has no undo.';
+    else if (policy === 'none') why = this.mode === 'daily' ? 'The daily game has no undo.' : 'Pass-and-play has no undo.';
     else if (remaining === 0) why = `No undo left (${policy} a game).`;
     else if (this.status?.over) why = 'The game is over.';
     else if (lastHuman < 0) why = 'Nothing to undo yet.';
@@ -377,7 +464,7 @@ export class LocalSession {
   static key(game, mode) { return `roomd.local.${game}.${mode}`; }
 
   save() {
-    if (!this.storage) return;
+    if (!this.storage || this.hz) return;
     try {
       this.storage.setItem(LocalSession.key(this.game, this.mode), JSON.stringify(this.envelope()));
     } catch (err) {
@@ -427,7 +514,7 @@ export class LocalSession {
   result() {
     if (!this.status?.over) return null;
     return {
-      match: this.match, status: this.status.phase, time: this.log.at(-1)?.t ?? 0,
+      match: this.match, status: this.status.phase, time: this.hz ? Math.round(this.tick * 1000 / this.hz) : this.log.at(-1)?.t ?? 0, ticks: this.tick,
       winners: this.status.outcome?.winners || [], seed: this.seed, config: this.config,
     };
   }
@@ -442,6 +529,7 @@ export class LocalSession {
 
   dispose() {
     if (this.disposed) return;
+    this.stopTicking();
     if (this.aiTimer) clearTimeout(this.aiTimer);
     this.aiTimer = null;
     if (this.handle) this.call({ op: 'close', session: this.handle });
