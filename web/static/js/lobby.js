@@ -77,19 +77,29 @@ function createCard(games) {
         on: { click: () => playHere(g, m) },
       }, LOCAL_MODES.find((x) => x.id === m)?.label || m))));
   };
-  /** @param {GameEntry} g @param {string} m */
-  const playHere = (g, m) => {
+  /**
+   * The form's settings and the name (remembered), or null with the
+   * form's complaint shown.
+   * @returns {{settings: Record<string, any>, who: string}|null}
+   */
+  const readForm = () => {
     error.hidden = true;
-    let settings;
     try {
-      settings = form ? form.read() : {};
+      const settings = form ? form.read() : {};
+      const who = name.value.trim();
+      saveName(who);
+      return { settings, who };
     } catch (err) {
       error.textContent = /** @type {Error} */ (err).message;
       error.hidden = false;
-      return;
+      return null;
     }
-    const who = name.value.trim();
-    saveName(who);
+  };
+  /** @param {GameEntry} g @param {string} m */
+  const playHere = (g, m) => {
+    const read = readForm();
+    if (!read) return;
+    const { settings, who } = read;
     try { sessionStorage.setItem(SETUP_KEY, JSON.stringify({ game: g.info.id, settings, name: who })); } catch { /* defaults then */ }
     location.assign(`/play/${encodeURIComponent(g.info.id)}?mode=${m}`);
   };
@@ -127,18 +137,10 @@ function createCard(games) {
     local);
   el.addEventListener('submit', async (ev) => {
     ev.preventDefault();
-    error.hidden = true;
     if (!form) return;
-    let settings;
-    try {
-      settings = form.read();
-    } catch (err) {
-      error.textContent = /** @type {Error} */ (err).message;
-      error.hidden = false;
-      return;
-    }
-    const who = name.value.trim();
-    saveName(who);
+    const read = readForm();
+    if (!read) return;
+    const { settings, who } = read;
     button.disabled = true;
     button.textContent = 'Creating…';
     try {
