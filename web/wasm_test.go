@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -38,56 +39,68 @@ func readManifest(t *testing.T) wasmbuild.Manifest {
 	return m
 }
 
-// TestWasmServed: the local core is served as application/wasm,
-// gzip-encoded to a browser and plain to a client that does not take gzip,
-// and both are the module the manifest describes; the page's CSP lets it
-// compile (and allows nothing wider); the manifest lists this build's
-// games and rules versions — a rules change without `go generate ./web`
-// fails here.
+// TestWasmServed: each module of the local core is served as
+// application/wasm, gzip-encoded to a browser and plain to a client that
+// does not take gzip, and is the module the manifest describes; the
+// modules hold every game of this build once each, at this build's rules
+// (a rules change without `go generate ./web` fails here); the page's CSP
+// lets a module compile and allows nothing wider.
 func TestWasmServed(t *testing.T) {
 	m := readManifest(t)
 	h := web.Handler()
-	path := web.AssetPrefix + web.Version() + "/wasm/" + m.Module
-	for _, gz := range []bool{true, false} {
-		hdr := map[string]string{}
-		if gz {
-			hdr["Accept-Encoding"] = "br, gzip;q=0.9"
-		}
-		resp := get(t, h, http.MethodGet, path, hdr)
-		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/wasm" {
-			t.Fatalf("GET %s (gzip %v): %d %s", path, gz, resp.StatusCode, resp.Header.Get("Content-Type"))
-		}
-		var r io.Reader = resp.Body
-		if enc := resp.Header.Get("Content-Encoding"); gz != (enc == "gzip") {
-			t.Fatalf("gzip %v: Content-Encoding %q", gz, enc)
-		} else if gz {
-			zr, err := gzip.NewReader(resp.Body)
+	var ids []string
+	for _, mod := range m.Modules {
+		ids = append(ids, mod.Games...)
+		path := web.AssetPrefix + web.Version() + "/wasm/" + mod.URL
+		for _, gz := range []bool{true, false} {
+			hdr := map[string]string{}
+			if gz {
+				hdr["Accept-Encoding"] = "br, gzip;q=0.9"
+			}
+			resp := get(t, h, http.MethodGet, path, hdr)
+			if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/wasm" {
+				t.Fatalf("GET %s (gzip %v): %d %s", path, gz, resp.StatusCode, resp.Header.Get("Content-Type"))
+			}
+			var r io.Reader = resp.Body
+			if enc := resp.Header.Get("Content-Encoding"); gz != (enc == "gzip") {
+				t.Fatalf("gzip %v: Content-Encoding %q", gz, enc)
+			} else if gz {
+				zr, err := gzip.NewReader(resp.Body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r = zr
+			}
+			wasm, err := io.ReadAll(r)
 			if err != nil {
 				t.Fatal(err)
 			}
-			r = zr
+			sum := sha256.Sum256(wasm)
+			if len(wasm) != mod.Bytes || hex.EncodeToString(sum[:]) != mod.SHA256 || !bytes.HasPrefix(wasm, []byte("\x00asm")) {
+				t.Fatalf("%s, gzip %v: %d bytes, sha256 %x; the manifest says %d, %s", mod.URL, gz, len(wasm), sum, mod.Bytes, mod.SHA256)
+			}
 		}
-		wasm, err := io.ReadAll(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256(wasm)
-		if len(wasm) != m.Bytes || hex.EncodeToString(sum[:]) != m.SHA256 || !bytes.HasPrefix(wasm, []byte("\x00asm")) {
-			t.Fatalf("gzip %v: %d bytes, sha256 %x; the manifest says %d, %s", gz, len(wasm), sum, m.Bytes, m.SHA256)
-		}
+		t.Logf("%s: %d bytes, %d gzipped, built by %s", mod.URL, mod.Bytes, mod.GzipBytes, m.Go)
 	}
 	csp := get(t, h, http.MethodGet, "/", nil).Header.Get("Content-Security-Policy")
-	if !strings.Contains(csp, "script-src 'self' 'wasm-unsafe-eval';") || strings.Contains(csp, "unsafe-eval'") && !strings.Contains(csp, "'wasm-unsafe-eval'") {
+	if !strings.Contains(csp, "script-src 'self' 'wasm-unsafe-eval';") || strings.Count(csp, "unsafe") != 1 {
 		t.Errorf("CSP %q", csp)
+	}
+	slices.Sort(ids)
+	var want []string
+	for _, g := range wasmbuild.Games() {
+		want = append(want, g.ID)
+	}
+	if !slices.Equal(ids, want) {
+		t.Errorf("the modules hold %v, this build's games are %v", ids, want)
 	}
 	if !slices.Equal(m.Games, wasmbuild.Games()) {
 		t.Errorf("the local core plays %v, this build %v: run go generate ./web", m.Games, wasmbuild.Games())
 	}
-	t.Logf("core.wasm: %d bytes, %d gzipped, built by %s", m.Bytes, m.GzipBytes, m.Go)
 }
 
-// TestWasmUpToDate builds cmd/roomwasm as go generate does and checks that
-// the committed module is that build, byte for byte, and wasm_exec.js the
+// TestWasmUpToDate builds each module of cmd/roomwasm as go generate does
+// and checks that the committed modules are those builds, byte for byte, and wasm_exec.js the
 // building Go's. A Go other than the manifest's builds other bytes: then
 // only the behaviour is compared (TestWasmAgreesWithNative).
 func TestWasmUpToDate(t *testing.T) {
@@ -101,12 +114,17 @@ func TestWasmUpToDate(t *testing.T) {
 	if v := strings.TrimSpace(string(ver)); v != m.Go {
 		t.Skipf("the module was built by %s, this is %s: its bytes cannot be compared", m.Go, v)
 	}
-	wasm, _, err := wasmbuild.Compile(ctx, "..")
-	if err != nil {
-		t.Fatal(err)
+	if len(m.Modules) != len(wasmbuild.Modules) {
+		t.Fatalf("static/wasm holds %d modules, wasmbuild builds %d: run go generate ./web", len(m.Modules), len(wasmbuild.Modules))
 	}
-	if got := wasmbuild.Describe(wasm, wasmbuild.Gzip(wasm), m.Go); got.SHA256 != m.SHA256 || got.Bytes != m.Bytes {
-		t.Fatalf("cmd/roomwasm builds %d bytes (sha256 %s); static/wasm holds %d (%s): run go generate ./web", got.Bytes, got.SHA256, m.Bytes, m.SHA256)
+	for i, mod := range wasmbuild.Modules {
+		wasm, _, err := wasmbuild.Compile(ctx, "..", mod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := wasmbuild.Describe(mod, wasm, wasmbuild.Gzip(wasm)); !reflect.DeepEqual(got, m.Modules[i]) {
+			t.Fatalf("cmd/roomwasm builds %+v; static/wasm holds %+v: run go generate ./web", got, m.Modules[i])
+		}
 	}
 	loader, err := wasmbuild.Loader(ctx)
 	if err != nil {
@@ -126,11 +144,12 @@ type coreScript struct {
 	Answers  []string `json:"answers"` // as strings: compared byte for byte
 }
 
-// scriptGame plays one session of a game through the native core c (the
-// scripts run one after the other on one core, as on the wasm one): the AI
+// playScript plays one session of a game through the native core c (the
+// scripts of a module run one after the other on one core, as on its wasm
+// module): the AI
 // moves where the game has one, else the scripted commands in turn, every
 // viewer's view asked after each command, then a save and a replay of it.
-func scriptGame(t *testing.T, c *corecall.Core, game, config string, seats int, seed int64, scripted []string) coreScript {
+func playScript(t *testing.T, c *corecall.Core, game, config string, seats int, seed int64, scripted []string) coreScript {
 	t.Helper()
 	sc := coreScript{Name: game}
 	call := func(format string, args ...any) json.RawMessage {
@@ -205,7 +224,7 @@ func scriptGame(t *testing.T, c *corecall.Core, game, config string, seats int, 
 }
 
 // TestWasmAgreesWithNative runs sessions of every game through the
-// committed WebAssembly core under Node (Go's wasm_exec.js, as the page
+// committed WebAssembly modules under Node (Go's wasm_exec.js, as the page
 // loads it) and checks that each answer — every view of every viewer after
 // every command, the beats, the saves and their replays, the refusals —
 // is byte for byte the native core's.
@@ -217,17 +236,27 @@ func TestWasmAgreesWithNative(t *testing.T) {
 	for i := range 81 {
 		ms = append(ms, reveal((i*7)%9, (i*4)%9))
 	}
-	c := corecall.New(games.Registry())
+	// One native core per module, as each wasm module is one core.
+	cores := map[string]*corecall.Core{}
+	for _, mod := range wasmbuild.Modules {
+		c := corecall.New(games.Registry())
+		for _, g := range mod.Games {
+			cores[g] = c
+		}
+	}
+	scriptGame := func(t *testing.T, game, config string, seats int, seed int64, scripted []string) coreScript {
+		return playScript(t, cores[game], game, config, seats, seed, scripted)
+	}
 	scripts := []coreScript{
-		scriptGame(t, c, "minesweeper", `{"mode":"solo","level":"beginner"}`, 1, 11, ms),
-		scriptGame(t, c, "nim", `{}`, 3, 12, []string{`{"type":"take","n":1}`}),
-		scriptGame(t, c, "tictactoe", `{}`, 2, 13, []string{`{"type":"mark","r":0,"c":0}`}),
-		scriptGame(t, c, "cards", `{"decks":["raiders","wardens"]}`, 2, 14, []string{`{"type":"end"}`}),
-		scriptGame(t, c, "baba", `{"level":"baba-is-you","control":"turns"}`, 2, 15,
+		scriptGame(t, "minesweeper", `{"mode":"solo","level":"beginner"}`, 1, 11, ms),
+		scriptGame(t, "nim", `{}`, 3, 12, []string{`{"type":"take","n":1}`}),
+		scriptGame(t, "tictactoe", `{}`, 2, 13, []string{`{"type":"mark","r":0,"c":0}`}),
+		scriptGame(t, "cards", `{"decks":["raiders","wardens"]}`, 2, 14, []string{`{"type":"end"}`}),
+		scriptGame(t, "baba", `{"level":"baba-is-you","control":"turns"}`, 2, 15,
 			[]string{step("right"), step("right"), `{"type":"undo"}`, step("up"), step("down"), step("right"), `{"type":"restart"}`}),
-		scriptGame(t, c, "spellgrid", `{"level":"golem"}`, 1, 16,
+		scriptGame(t, "spellgrid", `{"level":"golem"}`, 1, 16,
 			[]string{step("right"), step("up"), `{"type":"undo"}`, `{"type":"cast","card":"Whirlwind"}`, step("left"), `{"type":"restart"}`, step("down")}),
-		scriptGame(t, c, "snake", `{"board":"small","speed":"fast"}`, 2, 17, []string{`{"type":"turn","dir":"up"}`, `{"type":"turn","dir":"left"}`, `{"type":"turn","dir":"down"}`}),
+		scriptGame(t, "snake", `{"board":"small","speed":"fast"}`, 2, 17, []string{`{"type":"turn","dir":"up"}`, `{"type":"turn","dir":"left"}`, `{"type":"turn","dir":"down"}`}),
 	}
 	data, err := json.Marshal(scripts)
 	if err != nil {
@@ -246,14 +275,20 @@ func TestWasmAgreesWithNative(t *testing.T) {
 import zlib from 'node:zlib';
 const base = ` + "`" + staticURL(t) + "/wasm/`" + `;
 await import(base + 'wasm_exec.js');
-const wasm = zlib.gunzipSync(fs.readFileSync(new URL(base + 'core.wasm.gz')));
-const go = new Go();
-const { instance } = await WebAssembly.instantiate(wasm, go.importObject);
-go.run(instance);
+const manifest = JSON.parse(fs.readFileSync(new URL(base + 'manifest.json'), 'utf8'));
+const coreOf = {};
+for (const mod of manifest.modules) {
+  const wasm = zlib.gunzipSync(fs.readFileSync(new URL(base + mod.url + '.gz')));
+  const go = new Go();
+  const { instance } = await WebAssembly.instantiate(wasm, go.importObject);
+  go.run(instance);
+  const core = globalThis.roomdCore; // this module's, until the next one starts
+  for (const g of mod.games) coreOf[g] = core;
+}
 const failures = [];
 for (const sc of JSON.parse(fs.readFileSync(` + fmt.Sprintf("%q", file) + `, 'utf8'))) {
   sc.requests.forEach((req, i) => {
-    const got = globalThis.roomdCore.call(req);
+    const got = coreOf[sc.name].call(req);
     const want = sc.answers[i];
     if (got !== want && failures.length < 20) failures.push(sc.name + ' request ' + i + ' ' + req + ':\n wasm   ' + got.slice(0, 400) + '\n native ' + want.slice(0, 400));
   });
@@ -280,7 +315,7 @@ func TestLocalCoreInBrowser(t *testing.T) {
 	}](p, `(async () => {
   const t0 = performance.now();
   const m = await import(document.querySelector('meta[name="roomd-assets"]').content + '/js/local/core.js');
-  const core = await m.loadCore();
+  const core = await m.loadCore('minesweeper');
   const t1 = performance.now();
   const opened = core.call({op: 'new', game: 'minesweeper', seed: 5, config: {mode: 'solo', level: 'beginner'}, seats: 1});
   const answer = core.call({op: 'apply', session: opened.session, seat: 0, command: {type: 'reveal', r: 4, c: 4}, t: 0, viewers: [0]});

@@ -8,11 +8,16 @@
   const { LocalSession, dailySeed, UNDO_POLICY } = await import('ASSETS/js/local/runner.js');
   await import('ASSETS/wasm/wasm_exec.js');
   const manifest = JSON.parse(fs.readFileSync(new URL('ASSETS/wasm/manifest.json'), 'utf8'));
-  const wasm = zlib.gunzipSync(fs.readFileSync(new URL('ASSETS/wasm/core.wasm.gz')));
-  const go = new Go();
-  const { instance } = await WebAssembly.instantiate(wasm, go.importObject);
-  go.run(instance);
-  const core = { manifest, call: (req) => JSON.parse(globalThis.roomdCore.call(JSON.stringify(req))) };
+  const cores = {}; // by game: its module's core
+  for (const mod of manifest.modules) {
+    const wasm = zlib.gunzipSync(fs.readFileSync(new URL('ASSETS/wasm/' + mod.url + '.gz')));
+    const go = new Go();
+    const { instance } = await WebAssembly.instantiate(wasm, go.importObject);
+    go.run(instance);
+    const raw = globalThis.roomdCore; // this module's, until the next one starts
+    const core = { manifest, module: mod.name, call: (req) => JSON.parse(raw.call(JSON.stringify(req))) };
+    for (const g of mod.games) cores[g] = core;
+  }
 
   const failures = [];
   const check = (ok, what) => { if (!ok) failures.push(what); };
@@ -24,7 +29,7 @@
   /** A session with its last published state. */
   const open = (opts) => {
     const box = { states: [] };
-    box.s = new LocalSession(core, { aiDelayMs: 0, ...opts, onChange: (st, beats) => { box.last = st; box.states.push({ st, beats }); } });
+    box.s = new LocalSession(cores[opts.game], { aiDelayMs: 0, ...opts, onChange: (st, beats) => { box.last = st; box.states.push({ st, beats }); } });
     return box;
   };
   /** Waits until the AI has nothing left to do now. */
@@ -120,7 +125,7 @@
     late.s.start();
     late.s.command({ type: 'reveal', r: 0, c: 0 });
     const env = JSON.parse(storage.getItem(LocalSession.key('minesweeper', 'daily')));
-    const next = LocalSession.restore(core, env, { aiDelayMs: 0 });
+    const next = LocalSession.restore(cores[env.game], env, { aiDelayMs: 0 });
     check(next.session && next.session.day === '2026-12-01' && JSON.stringify(next.session.state().view) === JSON.stringify(late.last.view),
       'a daily game restored the next day: ' + (next.error || next.session?.day));
     next.session?.dispose();
@@ -140,18 +145,18 @@
     const key = LocalSession.key('baba', 'solo');
     const env = JSON.parse(storage.getItem(key));
     check(env && env.log.length === 2 && env.undos === 1 && env.rulesVersion === 'baba/1', 'the save ' + JSON.stringify(env));
-    const r = LocalSession.restore(core, env, { aiDelayMs: 0, storage });
+    const r = LocalSession.restore(cores[env.game], env, { aiDelayMs: 0, storage });
     check(!!r.session, 'restore: ' + r.error);
     if (r.session) {
       const st = r.session.state();
       check(JSON.stringify(st.view) === JSON.stringify(b.last.view) && st.undos === 1, 'the restored game differs');
       r.session.dispose();
     }
-    const old = LocalSession.restore(core, { ...env, rulesVersion: 'baba/0' }, {});
+    const old = LocalSession.restore(cores[env.game], { ...env, rulesVersion: 'baba/0' }, {});
     check(/rules changed/.test(old.error || ''), 'a save of other rules: ' + JSON.stringify(old));
-    const bad = LocalSession.restore(core, { ...env, log: [...env.log, { seat: 0, move: { type: 'step', dir: 'sideways' }, t: 5 }] }, {});
+    const bad = LocalSession.restore(cores[env.game], { ...env, log: [...env.log, { seat: 0, move: { type: 'step', dir: 'sideways' }, t: 5 }] }, {});
     check(/does not replay: entry 2/.test(bad.error || ''), 'a save the rules refuse: ' + JSON.stringify(bad));
-    check(LocalSession.restore(core, { v: 9 }, {}).error, 'an unreadable save restored');
+    check(LocalSession.restore(cores[env.game], { v: 9 }, {}).error, 'an unreadable save restored');
     b.s.dispose();
   }
   // A real-time game: snake against the AI, ticked by the runner at its

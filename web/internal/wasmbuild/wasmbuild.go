@@ -1,8 +1,10 @@
 // Package wasmbuild builds the browser's local game core: cmd/roomwasm for
-// GOOS=js GOARCH=wasm, gzipped, with Go's wasm_exec.js and a manifest, into
-// web/static/wasm (embedded in roomd with the rest of the client). web's
-// go:generate runs it (web/internal/cmd/wasmbuild); web's tests check that
-// what is committed is what this builds.
+// GOOS=js GOARCH=wasm, once per module (Modules: each a build tag and its
+// games, so that no module is more than a phone should load), gzipped,
+// with Go's wasm_exec.js and a manifest, into web/static/wasm (embedded in
+// roomd with the rest of the client). web's go:generate runs it
+// (web/internal/cmd/wasmbuild); web's tests check that what is committed
+// is what this builds, and that the modules hold every game once.
 package wasmbuild
 
 import (
@@ -21,29 +23,58 @@ import (
 	"github.com/roomd/roomd/core/games"
 )
 
-// The files of the output directory.
+// The files of the output directory besides the modules (core-{name}.wasm.gz,
+// served as core-{name}.wasm, gzip-encoded).
 const (
-	ModuleFile   = "core.wasm.gz" // served as core.wasm, gzip-encoded
-	LoaderFile   = "wasm_exec.js" // Go's JavaScript support, of the Go that built the module
+	LoaderFile   = "wasm_exec.js" // Go's JavaScript support, of the Go that built the modules
 	ManifestFile = "manifest.json"
 )
 
-// Manifest describes the module, for the page (which loads it to know what
-// to fetch and which rules the local core plays) and for the tests.
+// Module is one build of cmd/roomwasm: its name, the build tag that picks
+// its games (cmd/roomwasm/games_{name}.go), and their ids.
+type Module struct {
+	Name  string
+	Games []string
+}
+
+// Modules are the builds: the first games in one, seed 003's in another
+// (together they are 1.64 MB gzipped; apart, at most 1.44).
+var Modules = []Module{
+	{Name: "classic", Games: []string{"minesweeper", "nim", "snake", "tictactoe"}},
+	{Name: "seed003", Games: []string{"baba", "cards", "spellgrid"}},
+}
+
+// Tag is the build tag of a module.
+func (m Module) Tag() string { return "roomwasm_" + m.Name }
+
+// File is the module's file in the output directory.
+func (m Module) File() string { return "core-" + m.Name + ".wasm.gz" }
+
+// Manifest describes the modules, for the page (which loads it to know
+// what to fetch for a game and which rules the local core plays) and for
+// the tests.
 type Manifest struct {
-	// Module is the module's URL, relative to the manifest's.
-	Module string `json:"module"`
 	// Loader is Go's wasm_exec.js, relative to the manifest's URL.
 	Loader string `json:"loader"`
-	// Bytes and GzipBytes are the module's sizes; SHA256 is the hex digest
-	// of its uncompressed bytes.
-	Bytes     int    `json:"bytes"`
-	GzipBytes int    `json:"gzipBytes"`
-	SHA256    string `json:"sha256"`
-	// Go is the Go that built it (wasm_exec.js must be the same Go's).
+	// Go is the Go that built them (wasm_exec.js must be the same Go's).
 	Go string `json:"go"`
-	// Games are the games the module plays, with their rules versions.
+	// Modules are the modules, each with its games.
+	Modules []ModuleInfo `json:"modules"`
+	// Games are every game of the modules, with their rules versions.
 	Games []Game `json:"games"`
+}
+
+// ModuleInfo is one module in the manifest.
+type ModuleInfo struct {
+	Name string `json:"name"`
+	// URL is the module's, relative to the manifest's.
+	URL string `json:"url"`
+	// Bytes and GzipBytes are its sizes; SHA256 is the hex digest of its
+	// uncompressed bytes.
+	Bytes     int      `json:"bytes"`
+	GzipBytes int      `json:"gzipBytes"`
+	SHA256    string   `json:"sha256"`
+	Games     []string `json:"games"`
 }
 
 // Game is one game of the module.
@@ -61,17 +92,17 @@ func Games() []Game {
 	return out
 }
 
-// Compile builds cmd/roomwasm of the module at root and returns the wasm
-// bytes and the Go version that built them. The flags make the build
-// reproducible: the same sources and Go give the same bytes.
-func Compile(ctx context.Context, root string) ([]byte, string, error) {
+// Compile builds module m of cmd/roomwasm of the Go module at root and
+// returns the wasm bytes and the Go version that built them. The flags
+// make the build reproducible: the same sources and Go give the same bytes.
+func Compile(ctx context.Context, root string, m Module) ([]byte, string, error) {
 	tmp, err := os.MkdirTemp("", "roomwasm")
 	if err != nil {
 		return nil, "", err
 	}
 	defer os.RemoveAll(tmp)
 	out := filepath.Join(tmp, "core.wasm")
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", out, "./cmd/roomwasm")
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false", "-tags", m.Tag(), "-ldflags=-s -w", "-o", out, "./cmd/roomwasm")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0", "GOFLAGS=")
 	if msg, err := cmd.CombinedOutput(); err != nil {
@@ -107,36 +138,48 @@ func Gzip(b []byte) []byte {
 	return buf.Bytes()
 }
 
-// Describe returns the manifest of a module.
-func Describe(wasm, gz []byte, goVersion string) Manifest {
+// Describe returns the manifest entry of module m built as wasm.
+func Describe(m Module, wasm, gz []byte) ModuleInfo {
 	sum := sha256.Sum256(wasm)
-	return Manifest{Module: "core.wasm", Loader: LoaderFile, Bytes: len(wasm), GzipBytes: len(gz),
-		SHA256: hex.EncodeToString(sum[:]), Go: goVersion, Games: Games()}
+	return ModuleInfo{Name: m.Name, URL: strings.TrimSuffix(m.File(), ".gz"), Bytes: len(wasm), GzipBytes: len(gz),
+		SHA256: hex.EncodeToString(sum[:]), Games: m.Games}
 }
 
-// Build writes the module, the loader and the manifest into dir.
+// Build writes every module, the loader and the manifest into dir, and
+// removes the files of modules that are no more.
 func Build(ctx context.Context, root, dir string) (Manifest, error) {
-	wasm, goVersion, err := Compile(ctx, root)
-	if err != nil {
-		return Manifest{}, err
-	}
 	loader, err := Loader(ctx)
-	if err != nil {
-		return Manifest{}, err
-	}
-	gz := Gzip(wasm)
-	m := Describe(wasm, gz, goVersion)
-	manifest, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return Manifest{}, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Manifest{}, err
 	}
-	for name, b := range map[string][]byte{ModuleFile: gz, LoaderFile: loader, ManifestFile: append(manifest, '\n')} {
+	old, _ := filepath.Glob(filepath.Join(dir, "*.wasm.gz"))
+	for _, f := range old {
+		os.Remove(f)
+	}
+	man := Manifest{Loader: LoaderFile, Games: Games()}
+	for _, m := range Modules {
+		wasm, goVersion, err := Compile(ctx, root, m)
+		if err != nil {
+			return Manifest{}, err
+		}
+		gz := Gzip(wasm)
+		if err := os.WriteFile(filepath.Join(dir, m.File()), gz, 0o644); err != nil {
+			return Manifest{}, err
+		}
+		man.Go = goVersion
+		man.Modules = append(man.Modules, Describe(m, wasm, gz))
+	}
+	manifest, err := json.MarshalIndent(man, "", "  ")
+	if err != nil {
+		return Manifest{}, err
+	}
+	for name, b := range map[string][]byte{LoaderFile: loader, ManifestFile: append(manifest, '\n')} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			return Manifest{}, err
 		}
 	}
-	return m, nil
+	return man, nil
 }

@@ -214,9 +214,12 @@ async function offlineCard() {
     h('h2', { text: 'Play on this device' }),
     h('p', { class: 'muted', text: 'Rooms need the server; these games play right here, with no connection.' }));
   try {
-    const { loadCore } = await import('./local/core.js');
-    const core = await loadCore();
-    const all = (core.call({ op: 'games' }).games || []).filter((/** @type {any} */ g) => localModes(g).length);
+    const { loadCore, loadManifest } = await import('./local/core.js');
+    const manifest = await loadManifest();
+    // The modules this browser kept (a module never played was never fetched).
+    const loaded = await Promise.allSettled(manifest.modules.map((m) => loadCore(m.games[0])));
+    const cores = loaded.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const all = cores.flatMap((core) => core.call({ op: 'games' }).games || []).filter((/** @type {any} */ g) => localModes(g).length);
     // Only the games whose page this browser has kept can be shown.
     const pages = await Promise.all(all.map((/** @type {any} */ g) => loadPage(g.id)));
     const list = all.filter((/** @type {any} */ _, /** @type {number} */ i) => pages[i]);

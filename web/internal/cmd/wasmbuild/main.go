@@ -25,5 +25,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "wasmbuild:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("static/wasm: core.wasm %d bytes, %d gzipped (%s)\n", m.Bytes, m.GzipBytes, m.Go)
+	for _, mod := range m.Modules {
+		fmt.Printf("static/wasm: %s %d bytes, %d gzipped (%s)\n", mod.URL, mod.Bytes, mod.GzipBytes, m.Go)
+	}
 }

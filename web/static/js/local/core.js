@@ -1,10 +1,11 @@
 // @ts-check
-// The local game core: every game's Go rules, AI and replay compiled to
-// WebAssembly (cmd/roomwasm; built into static/wasm by `go generate ./web`),
-// loaded on demand — only when local play starts — and answering requests
-// in the form of core/corecall (see its package doc):
+// The local game core: the games' Go rules, AI and replay compiled to
+// WebAssembly (cmd/roomwasm; built into static/wasm by `go generate ./web`,
+// in modules of a few games each), the module of a game loaded on demand —
+// only when local play starts — and answering requests in the form of
+// core/corecall (see its package doc):
 //
-//   const core = await loadCore();
+//   const core = await loadCore('nim');
 //   const {session} = core.call({op: 'new', game: 'nim', seed: 7, config: {}, seats: 2});
 //   core.call({op: 'apply', session, seat: 0, command: {type: 'take', n: 1}, t: 0, viewers: [0]});
 //
@@ -15,55 +16,75 @@
 import { assets } from '../ui.js';
 
 /**
- * What static/wasm/manifest.json says of the module.
+ * What static/wasm/manifest.json says of the modules.
  * @typedef {object} CoreManifest
- * @property {string} module      the module's URL, relative to the manifest's
  * @property {string} loader      Go's wasm_exec.js, relative to the manifest's URL
- * @property {number} bytes
- * @property {number} gzipBytes
- * @property {string} sha256
  * @property {string} go
- * @property {{id: string, rulesVersion: string}[]} games
+ * @property {{name: string, url: string, bytes: number, gzipBytes: number, sha256: string, games: string[]}[]} modules
+ * @property {{id: string, rulesVersion: string}[]} games   every game of the modules
  */
 
 /**
- * The loaded core.
+ * A loaded module of the core.
  * @typedef {object} LocalCore
  * @property {CoreManifest} manifest
+ * @property {string} module                                   its name
  * @property {(request: Record<string, any>) => any} call   a request in, its answer out
  */
 
-/** @type {Promise<LocalCore>|null} */
-let loading = null;
+/** @type {Promise<CoreManifest>|null} */
+let manifest = null;
 
-/**
- * Loads the core once per page (again after a failure).
- * @returns {Promise<LocalCore>}
- */
-export function loadCore() {
-  if (!loading) {
-    loading = load();
-    loading.catch(() => { loading = null; });
+/** @type {Map<string, Promise<LocalCore>>} */
+const modules = new Map();
+
+/** The manifest, fetched once per page (again after a failure). */
+export function loadManifest() {
+  if (!manifest) {
+    manifest = fetch(`${assets()}/wasm/manifest.json`).then((res) => {
+      if (!res.ok) throw new Error(`the local core's manifest: HTTP ${res.status}`);
+      return res.json();
+    });
+    manifest.catch(() => { manifest = null; });
   }
-  return loading;
+  return manifest;
 }
 
-/** @returns {Promise<LocalCore>} */
-async function load() {
+/**
+ * Loads the module that plays game, once per page (again after a failure).
+ * @param {string} game
+ * @returns {Promise<LocalCore>}
+ */
+export async function loadCore(game) {
+  const m = await loadManifest();
+  const mod = m.modules.find((x) => x.games.includes(game));
+  if (!mod) throw new Error(`the local core has no game ${game}`);
+  let p = modules.get(mod.name);
+  if (!p) {
+    p = load(m, mod);
+    p.catch(() => { modules.delete(mod.name); });
+    modules.set(mod.name, p);
+  }
+  return p;
+}
+
+/**
+ * @param {CoreManifest} m
+ * @param {CoreManifest['modules'][number]} mod
+ * @returns {Promise<LocalCore>}
+ */
+async function load(m, mod) {
   const base = `${assets()}/wasm/`;
-  const res = await fetch(`${base}manifest.json`);
-  if (!res.ok) throw new Error(`the local core's manifest: HTTP ${res.status}`);
-  /** @type {CoreManifest} */
-  const manifest = await res.json();
-  await import(`${base}${manifest.loader}`); // defines globalThis.Go
+  await import(`${base}${m.loader}`); // defines globalThis.Go
   const G = /** @type {any} */ (globalThis);
   const go = new G.Go();
-  const { instance } = await WebAssembly.instantiateStreaming(fetch(`${base}${manifest.module}`), go.importObject);
-  go.run(instance); // runs main until it waits for calls: roomdCore is set by then
+  const { instance } = await WebAssembly.instantiateStreaming(fetch(`${base}${mod.url}`), go.importObject);
+  go.run(instance); // runs main until it waits for calls: roomdCore is this module's by then
   const core = G.roomdCore;
   if (!core || typeof core.call !== 'function') throw new Error('the local core did not start');
   return {
-    manifest,
+    manifest: m,
+    module: mod.name,
     call: (request) => JSON.parse(core.call(JSON.stringify(request))),
   };
 }

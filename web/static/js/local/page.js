@@ -35,7 +35,7 @@ export async function showLocal(app, gameId, modeParam) {
   };
   let core, info, page;
   try {
-    core = await loadCore();
+    core = await loadCore(gameId);
     info = await gameInfo(core, gameId);
     page = await loadPage(gameId);
   } catch (err) {
