@@ -38,7 +38,9 @@ self.addEventListener('fetch', (event) => {
       const hit = await cache.match(req);
       if (hit) return hit;
       const res = await fetch(req);
-      if (res.ok) await cache.put(req, res.clone());
+      // Kept while the page already reads it: the answer does not wait
+      // for the cache (a module is more than a megabyte).
+      if (res.ok) event.waitUntil(cache.put(req, res.clone()));
       return res;
     })());
     return;
