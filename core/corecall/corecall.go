@@ -88,9 +88,19 @@ func fail(code, format string, args ...any) error {
 	return &failure{code, fmt.Sprintf(format, args...)}
 }
 
-// Call answers one request. It never panics on bad input: whatever the
-// bytes, the answer is JSON.
-func (c *Core) Call(data []byte) []byte {
+// CodeEngineThrew is the answer to a request during which a game's code
+// panicked (a bug): the session may be broken, the core goes on.
+const CodeEngineThrew = "engine-threw"
+
+// Call answers one request. It never panics: whatever the bytes, the
+// answer is JSON (a game that panics answers CodeEngineThrew, so that the
+// page's core — one program for every session — lives on).
+func (c *Core) Call(data []byte) (answer []byte) {
+	defer func() {
+		if v := recover(); v != nil {
+			answer, _ = json.Marshal(map[string]map[string]string{"error": {"code": CodeEngineThrew, "message": fmt.Sprint("the game failed: ", v)}})
+		}
+	}()
 	out, err := c.call(data)
 	if err == nil {
 		b, merr := json.Marshal(out)
@@ -134,6 +144,11 @@ func (c *Core) call(data []byte) (any, error) {
 	s, ok := c.sessions[r.Session]
 	if !ok {
 		return nil, fail(CodeNoSession, "no session %d", r.Session)
+	}
+	for _, v := range append([]int{r.Viewer}, r.Viewers...) {
+		if v < session.Spectator || v >= s.Seats() {
+			return nil, fail(CodeBadRequest, "viewer %d: a viewer is -1 (a spectator) or a seat from 0 to %d", v, s.Seats()-1)
+		}
 	}
 	switch r.Op {
 	case "apply":

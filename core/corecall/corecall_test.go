@@ -8,6 +8,7 @@ import (
 
 	"github.com/roomd/roomd/core/nim"
 	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/core/session/sessiontest"
 	"github.com/roomd/roomd/core/tictactoe"
 )
 
@@ -93,16 +94,19 @@ func TestBadRequests(t *testing.T) {
 		`{"op":1}`:                             CodeBadRequest,
 		`{"op":"fly"}`:                         CodeBadRequest,
 		`{"op":"new","game":"chess","seed":1}`: CodeUnknownGame,
-		`{"op":"new","game":"nim","config":{},"seats":2}`:                     CodeBadRequest,
-		`{"op":"new","game":"nim","seed":1,"config":{"pile":0},"seats":2}`:    CodeRefused,
-		`{"op":"apply","session":9,"seat":0,"command":{}}`:                    CodeNoSession,
-		`{"op":"apply","session":1,"command":{"type":"take","n":1}}`:          CodeBadRequest,
-		`{"op":"apply","session":1,"seat":5,"command":{"type":"take","n":1}}`: CodeBadRequest,
-		`{"op":"apply","session":1,"seat":0,"command":{"type":"take","n":9}}`: session.CodeInvalidMove,
-		`{"op":"apply","session":1,"seat":0,"command":"take"}`:                session.CodeMalformedInput,
-		`{"op":"advance","session":1}`:                                        CodeBadRequest,
-		`{"op":"replay","game":"nim","record":{"seed":1}}`:                    CodeBadRequest,
-		`{"op":"games","pad":"` + strings.Repeat("x", MaxRequestBytes) + `"}`: CodeBadRequest,
+		`{"op":"new","game":"nim","config":{},"seats":2}`:                                     CodeBadRequest,
+		`{"op":"new","game":"nim","seed":1,"config":{"pile":0},"seats":2}`:                    CodeRefused,
+		`{"op":"apply","session":9,"seat":0,"command":{}}`:                                    CodeNoSession,
+		`{"op":"apply","session":1,"command":{"type":"take","n":1}}`:                          CodeBadRequest,
+		`{"op":"apply","session":1,"seat":5,"command":{"type":"take","n":1}}`:                 CodeBadRequest,
+		`{"op":"apply","session":1,"seat":0,"command":{"type":"take","n":9}}`:                 session.CodeInvalidMove,
+		`{"op":"apply","session":1,"seat":0,"command":"take"}`:                                session.CodeMalformedInput,
+		`{"op":"advance","session":1}`:                                                        CodeBadRequest,
+		`{"op":"view","session":1,"viewer":2}`:                                                CodeBadRequest,
+		`{"op":"view","session":1,"viewer":-2}`:                                               CodeBadRequest,
+		`{"op":"apply","session":1,"seat":0,"command":{"type":"take","n":1},"viewers":[0,7]}`: CodeBadRequest,
+		`{"op":"replay","game":"nim","record":{"seed":1}}`:                                    CodeBadRequest,
+		`{"op":"games","pad":"` + strings.Repeat("x", MaxRequestBytes) + `"}`:                 CodeBadRequest,
 	} {
 		if got := errorCode(t, c, req); got != code {
 			t.Errorf("%.80s: error %q, want %q", req, got, code)
@@ -122,4 +126,18 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A game that panics answers engine-threw, and the core goes on.
+func TestEngineThrew(t *testing.T) {
+	c := New(session.NewRegistry(sessiontest.Boom, nim.Game))
+	call(t, c, `{"op":"new","game":"boom","seed":1,"config":{},"seats":2}`)
+	for _, req := range []string{`{"op":"apply","session":1,"seat":0,"command":{"boom":true}}`, `{"op":"ai","session":1,"seat":0}`} {
+		if code := errorCode(t, c, req); code != CodeEngineThrew {
+			t.Errorf("%s: %q", req, code)
+		}
+	}
+	if ans := call(t, c, `{"op":"new","game":"nim","seed":1,"config":{},"seats":2}`); string(ans["session"]) != "2" {
+		t.Fatalf("after a panic: %v", ans)
+	}
 }
