@@ -90,24 +90,8 @@ var babaCalls = map[string]scriptFunc[*babaScript]{
 		s.b.Step(d)
 		return nil, nil
 	}},
-	"posOf": {1, func(s *babaScript, args []json.RawMessage) (any, error) {
-		id, err := babaID(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		x, y, alive, err := s.b.PosOf(id)
-		if err != nil || !alive {
-			return nil, err
-		}
-		return [2]int{x, y}, nil
-	}},
-	"kindsAt": {2, func(s *babaScript, args []json.RawMessage) (any, error) {
-		x, y, err := babaXY(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		return s.b.KindsAt(x, y)
-	}},
+	"posOf":    {1, func(s *babaScript, args []json.RawMessage) (any, error) { return gridPosOf(s.b, args) }},
+	"kindsAt":  {2, func(s *babaScript, args []json.RawMessage) (any, error) { return gridKindsAt(s.b, args) }},
 	"won":      {0, func(s *babaScript, _ []json.RawMessage) (any, error) { return s.b.Won(), nil }},
 	"lost":     {0, func(s *babaScript, _ []json.RawMessage) (any, error) { return s.b.Lost(), nil }},
 	"snapshot": {0, func(s *babaScript, _ []json.RawMessage) (any, error) { return s.b.Snapshot(), nil }},
@@ -160,6 +144,34 @@ func babaWhole(args []json.RawMessage, i int, what string, lo, hi float64) (floa
 		return 0, fmt.Errorf("argument %d: %v is not %s", i+1, v, what)
 	}
 	return v, nil
+}
+
+// grid is what the Baba and SpellGrid scripts both read of a board.
+type grid interface {
+	PosOf(id baba.ID) (x, y int, alive bool, err error)
+	KindsAt(x, y int) ([]string, error)
+}
+
+// gridPosOf answers posOf(id): [x, y], or null for an object no longer alive.
+func gridPosOf(g grid, args []json.RawMessage) (any, error) {
+	id, err := babaID(args, 0)
+	if err != nil {
+		return nil, err
+	}
+	x, y, alive, err := g.PosOf(id)
+	if err != nil || !alive {
+		return nil, err
+	}
+	return [2]int{x, y}, nil
+}
+
+// gridKindsAt answers kindsAt(x, y).
+func gridKindsAt(g grid, args []json.RawMessage) (any, error) {
+	x, y, err := babaXY(args, 0)
+	if err != nil {
+		return nil, err
+	}
+	return g.KindsAt(x, y)
 }
 
 func babaID(args []json.RawMessage, i int) (baba.ID, error) {

@@ -112,24 +112,8 @@ var spellgridCalls = map[string]scriptFunc[*spellgridScript]{
 		}
 		return s.s.Place(kind, x, y)
 	}},
-	"posOf": {1, func(s *spellgridScript, args []json.RawMessage) (any, error) {
-		id, err := babaID(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		x, y, alive, err := s.s.PosOf(id)
-		if err != nil || !alive {
-			return nil, err
-		}
-		return [2]int{x, y}, nil
-	}},
-	"kindsAt": {2, func(s *spellgridScript, args []json.RawMessage) (any, error) {
-		x, y, err := babaXY(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		return s.s.KindsAt(x, y)
-	}},
+	"posOf":       {1, func(s *spellgridScript, args []json.RawMessage) (any, error) { return gridPosOf(s.s, args) }},
+	"kindsAt":     {2, func(s *spellgridScript, args []json.RawMessage) (any, error) { return gridKindsAt(s.s, args) }},
 	"rules":       {0, func(s *spellgridScript, _ []json.RawMessage) (any, error) { return s.s.Rules(), nil }},
 	"activeRules": {0, func(s *spellgridScript, _ []json.RawMessage) (any, error) { return s.s.ActiveRules(), nil }},
 	"hasProperty": {2, func(s *spellgridScript, args []json.RawMessage) (any, error) {
