@@ -301,6 +301,10 @@ type Room struct {
 	// checked against result.seed once it is over (PROTOCOL.md, "Fair
 	// play").
 	Commitment string `json:"commitment,omitempty"`
+	// Daily is the day (YYYY-MM-DD, UTC) of the ranked daily the room
+	// plays (§2.8): its match's secret is that day's, disclosed when the
+	// day ends.
+	Daily string `json:"daily,omitempty"`
 	// Hz is the tick rate of a real-time game (0 for a game driven by
 	// commands), and Paused says its running match waits for a player.
 	Hz     int  `json:"hz,omitempty"`
@@ -337,7 +341,10 @@ type Result struct {
 	// Seed is the match's secret, disclosed now that it is over: 64 hex
 	// digits (ChaCha8's key), or an integer for a match that used the
 	// reference generator (mulberry32: matches stored before secrets).
-	Seed json.RawMessage `json:"seed" jsonschema:"oneof_type=integer;string"`
+	// A daily match's secret stays sealed until its day ends (§2.8): Seed
+	// is then absent and SealedUntil says when (Unix ms).
+	Seed        json.RawMessage `json:"seed,omitempty" jsonschema:"oneof_type=integer;string"`
+	SealedUntil int64           `json:"sealedUntil,omitempty"`
 	// Commitment is the hex SHA-256 of the secret's 32 bytes, as published
 	// in room.commitment when the match started (none for an integer seed).
 	Commitment string          `json:"commitment,omitempty"`
@@ -351,12 +358,14 @@ type Result struct {
 // serves it: what `roomd replay` and POST /api/replays take (game, seed,
 // config, seats, log), with its result.
 type Replay struct {
-	Game         string          `json:"game"`
-	RulesVersion string          `json:"rulesVersion"`
-	Seed         json.RawMessage `json:"seed" jsonschema:"oneof_type=integer;string"`
-	Config       json.RawMessage `json:"config"`
-	Seats        int             `json:"seats"`
-	Log          json.RawMessage `json:"log"`
+	Game         string `json:"game"`
+	RulesVersion string `json:"rulesVersion"`
+	// Seed is absent while a daily match's secret is sealed
+	// (result.sealedUntil).
+	Seed   json.RawMessage `json:"seed,omitempty" jsonschema:"oneof_type=integer;string"`
+	Config json.RawMessage `json:"config"`
+	Seats  int             `json:"seats"`
+	Log    json.RawMessage `json:"log"`
 	// Ticks is how many ticks a real-time match ran (its log's entries
 	// carry the tick each input took effect at).
 	Ticks  uint64 `json:"ticks,omitempty"`

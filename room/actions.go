@@ -265,6 +265,9 @@ func (r *Room) control(mem *member, a *protocol.Action) error {
 	if mem.player == "" {
 		return refuse(protocol.CodeWrongSeat, "spectators cannot control the room")
 	}
+	if err := r.dailyControl(ctl.Op); err != nil {
+		return err
+	}
 	switch ctl.Op {
 	case protocol.ControlReady:
 		e.Kind, e.Ready = kindReady, ctl.Ready
@@ -300,6 +303,9 @@ func (r *Room) control(mem *member, a *protocol.Action) error {
 			return nil
 		}
 		e.Kind, e.Seed, e.RV = kindStart, r.m.cfg.Seeds(), r.st.game.Info().RulesVersion
+		if r.st.Daily != nil {
+			e.Seed = r.st.Daily.Seed
+		}
 	case protocol.ControlRematch:
 		e.Kind, e.Seed, e.RV = kindRematch, r.m.cfg.Seeds(), r.st.game.Info().RulesVersion
 		if len(ctl.Settings) > 0 { // the next match's settings (a puzzle's next level)

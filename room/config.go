@@ -20,6 +20,9 @@ type Config struct {
 	Store store.Store
 	// Leaderboards records finished results. Nil means none are recorded.
 	Leaderboards store.Leaderboards
+	// Claims holds the daily key and who played each daily (daily.go). Nil
+	// means the server keeps no ranked dailies.
+	Claims store.Claims
 	// Logger receives the rooms' logs. Nil means discard.
 	Logger *slog.Logger
 	// Now is the host clock. Nil means time.Now.

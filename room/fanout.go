@@ -33,7 +33,7 @@ func (r *Room) fanout(e *entry, eff effect) {
 	}
 	var result *protocol.Result
 	if eff.ended {
-		result = r.st.resultWire(true)
+		result = r.st.resultWire(true, r.now().UnixMilli())
 	}
 	frames := r.scratch[:0]
 	encodings, deliveries := 0, 0
@@ -99,7 +99,7 @@ func (r *Room) audience(seat int) int {
 // batch.
 func (r *Room) flush() {
 	for _, reply := range r.b.replays {
-		rp, _ := r.st.replay()
+		rp, _ := r.st.replay(r.now().UnixMilli())
 		reply <- rp
 	}
 	if len(r.b.outs) == 0 && !r.presence && len(r.b.published) == 0 {

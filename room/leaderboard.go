@@ -81,7 +81,8 @@ func rankedValue(r *session.Ranking, timeMs, score float64) float64 {
 // board, say), the board keeps lists, somebody won, and no seat of the
 // match was ever the AI's (an AI-assisted match is not ranked). The entry
 // names the winners whose human made moves — a co-op player who watched
-// is not named — and goes on its mode's lists. The time is the host's.
+// is not named — and goes on its mode's lists (a daily's on its day's list
+// only). The time is the host's.
 func (r *Room) finish() {
 	res, st := r.st.Result, r.st
 	if res == nil || !res.Ranked || len(res.Winners) == 0 || st.assisted {
@@ -89,12 +90,21 @@ func (r *Room) finish() {
 	}
 	now := r.now()
 	var boards []store.Board
-	for _, period := range Periods {
-		b, ok := listOf(st.game, st.setup.Board, st.setup.Mode.ID, period, now)
-		if !ok {
+	if st.Daily != nil {
+		// A daily ranks on its day's list only, and only within the day:
+		// once the day's secret is out, anyone could know the board.
+		if _, open := st.sealed(now.UnixMilli()); !open {
 			return
 		}
-		boards = append(boards, b)
+		boards = append(boards, dailyList(st.game, st.Daily.Daily))
+	} else {
+		for _, period := range Periods {
+			b, ok := listOf(st.game, st.setup.Board, st.setup.Mode.ID, period, now)
+			if !ok {
+				return
+			}
+			boards = append(boards, b)
+		}
 	}
 	var names []string
 	for _, w := range res.Winners {

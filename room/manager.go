@@ -36,6 +36,9 @@ type Manager struct {
 	stopScores sync.Once
 
 	replaySlots chan struct{} // a token per replay being validated (SubmitReplay)
+
+	dailyMu       sync.Mutex
+	dailyKeyBytes []byte // the daily key, once claimed (daily.go)
 }
 
 // NewManager validates cfg and returns a manager with no rooms loaded.
@@ -69,6 +72,13 @@ type CreateRequest struct {
 	// watching a locked room need the invite too.
 	Access      string `json:"access,omitempty"`
 	WatchLocked bool   `json:"watchLocked,omitempty"`
+	// Daily asks for a room that plays today's ranked daily of the
+	// settings' game, mode and board (daily.go): a locked room, watched only
+	// with its invite, that plays one match.
+	Daily bool `json:"daily,omitempty"`
+	// Client names the client's address (set by the server, never read
+	// from the body): a daily is played once per address.
+	Client string `json:"-"`
 }
 
 // Create makes a room whose host is a new seat named req.Name, stores it
@@ -77,6 +87,7 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest) (JoinResult, er
 	if len(req.Settings) == 0 || string(req.Settings) == "null" {
 		req.Settings = json.RawMessage("{}")
 	}
+	var daily *dailyState
 	for range 8 {
 		code := ids.Code()
 		m.mu.Lock()
@@ -107,6 +118,14 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest) (JoinResult, er
 			st.Access, st.Invite, st.WatchLocked = req.Access, ids.Token(), req.WatchLocked
 		default:
 			return JoinResult{}, fmt.Errorf("%w: access must be public, unlisted or locked, not %q", ErrBadSettings, req.Access)
+		}
+		if req.Daily {
+			if daily == nil { // claimed once, whatever code the room ends up with
+				if daily, err = m.startDaily(ctx, req, st); err != nil {
+					return JoinResult{}, err
+				}
+			}
+			st.Daily, st.Access, st.Invite, st.WatchLocked = daily, protocol.AccessLocked, ids.Token(), true
 		}
 		data, keep, err := st.encode()
 		if err != nil {

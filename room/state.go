@@ -80,6 +80,8 @@ type state struct {
 	Access      string
 	Invite      string
 	WatchLocked bool
+	// Daily is set in a room that plays a ranked daily (daily.go).
+	Daily *dailyState
 
 	sess *session.GameSession
 	// roster is the player id of each seat of the match (fixed while it

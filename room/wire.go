@@ -26,6 +26,9 @@ func (r *Room) roomInfo() protocol.Room {
 	if st.sess != nil {
 		info.Commitment = st.sess.Seed().Commitment()
 	}
+	if st.Daily != nil {
+		info.Daily = st.Daily.Day
+	}
 	if rate := st.game.Info().Tick; rate != nil {
 		info.Hz, info.Paused = rate.Hz, r.paused()
 	}
@@ -58,17 +61,23 @@ func clocksWire(c clock) protocol.Clocks {
 	return protocol.Clocks{Now: c.now, ElapsedMs: c.elapsed, Running: c.running, StartedAt: c.startedAt}
 }
 
-// resultWire is the last match's result as clients get it; withLog adds
-// the match's moves (the update that ends the match does, snapshots do not:
-// a finished match's log is fetched once, not resent with every snapshot).
-func (st *state) resultWire(withLog bool) *protocol.Result {
+// resultWire is the last match's result as clients get it at host time now
+// (ms); withLog adds the match's moves (the update that ends the match
+// does, snapshots do not: a finished match's log is fetched once, not
+// resent with every snapshot). A daily match's secret stays out until its
+// day ends.
+func (st *state) resultWire(withLog bool, now int64) *protocol.Result {
 	res := st.Result
 	if res == nil {
 		return nil
 	}
 	out := &protocol.Result{Match: res.Match, Status: res.Status, TimeMs: res.TimeMs, Winners: res.Winners, Config: res.Config,
 		Commitment: res.Seed.Commitment(), Ticks: res.Ticks}
-	out.Seed, _ = res.Seed.MarshalJSON()
+	if until, sealed := st.sealed(now); sealed {
+		out.SealedUntil = until
+	} else {
+		out.Seed, _ = res.Seed.MarshalJSON()
+	}
 	if withLog {
 		out.Log = st.logWire()
 	}
@@ -87,9 +96,10 @@ func (st *state) logWire() json.RawMessage {
 	return log
 }
 
-// replay is the last finished match, or false when there is none.
-func (st *state) replay() (protocol.Replay, bool) {
-	res := st.resultWire(false)
+// replay is the last finished match at host time now (ms), or false when
+// there is none.
+func (st *state) replay(now int64) (protocol.Replay, bool) {
+	res := st.resultWire(false, now)
 	if res == nil || st.sess == nil {
 		return protocol.Replay{}, false
 	}
@@ -100,7 +110,7 @@ func (st *state) replay() (protocol.Replay, bool) {
 
 func (r *Room) snapshotFrame(seat int) []byte {
 	s := protocol.Snapshot{Type: protocol.TypeSnapshot, Epoch: r.st.Epoch, Rev: r.st.Rev, Seat: seatPtr(seat),
-		Room: r.roomInfo(), Result: r.st.resultWire(false)}
+		Room: r.roomInfo(), Result: r.st.resultWire(false, r.now().UnixMilli())}
 	if r.st.sess != nil {
 		s.View = r.st.sess.Match().View(seat)
 		if r.st.stepped() {

@@ -12,4 +12,7 @@ var (
 	// ErrGap is returned by Append when the first entry's revision does not
 	// follow the last stored one.
 	ErrGap = errors.New("store: revision gap")
+	// ErrTooLarge is returned by Claim for a key or value over the limits
+	// (MaxClaimKey, MaxClaimValue).
+	ErrTooLarge = errors.New("store: claim too large")
 )

@@ -1,7 +1,7 @@
-// Package store is what the room layer needs to persist rooms: the Store and
-// Leaderboards interfaces, the types they carry and the sentinel errors. It
-// links no implementation; those are store/memstore (memory, for tests),
-// store/boltstore (embedded bbolt) and store/redisstore (Redis), and
+// Package store is what the room layer needs to persist rooms: the Store,
+// Leaderboards and Claims interfaces, the types they carry and the sentinel
+// errors. It links no implementation; those are store/memstore (memory, for
+// tests), store/boltstore (embedded bbolt) and store/redisstore (Redis), and
 // store/storetest is the conformance suite every one of them passes.
 //
 // A room is stored as commands, not as a world: a snapshot of its state at
@@ -13,6 +13,8 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 )
 
@@ -100,9 +102,86 @@ type Store interface {
 	Close() error
 }
 
-// Backend is a store of rooms that also keeps leaderboards: what a server
-// wires into the room layer.
+// Claims holds small values under keys, each set once: the first claim of
+// a key stores its value, and later claims get the stored value back. It is
+// what servers must agree on without a room — across restarts and across
+// nodes sharing one store: the key that daily secrets are drawn from, and
+// who has played a day's ranked daily.
+type Claims interface {
+	// Claim stores value under key unless the key is held (and not
+	// expired); it returns the value held after the call and whether this
+	// call stored it. A ttl of zero keeps the key for good; otherwise the
+	// key expires ttl after it was stored (a claim that finds the key held
+	// does not extend it). Keys are 1 to 256 bytes and values at most 4 KiB
+	// (larger is an error wrapping ErrTooLarge, nothing stored); an empty
+	// key or a negative ttl is an error too.
+	Claim(ctx context.Context, key string, value []byte, ttl time.Duration) (held []byte, stored bool, err error)
+}
+
+// The limits of Claims: the longest key and the largest value.
+const (
+	MaxClaimKey   = 256
+	MaxClaimValue = 4 << 10
+)
+
+// CheckClaim returns the error Claim returns for its arguments before it
+// stores anything, or nil when they are within the limits.
+func CheckClaim(key string, value []byte, ttl time.Duration) error {
+	switch {
+	case key == "":
+		return errors.New("claim: empty key")
+	case len(key) > MaxClaimKey:
+		return fmt.Errorf("claim: key of %d bytes, at most %d: %w", len(key), MaxClaimKey, ErrTooLarge)
+	case len(value) > MaxClaimValue:
+		return fmt.Errorf("claim: value of %d bytes, at most %d: %w", len(value), MaxClaimValue, ErrTooLarge)
+	case ttl < 0:
+		return fmt.Errorf("claim: negative ttl %v", ttl)
+	}
+	return nil
+}
+
+// Event is a webhook event waiting in the outbox (package
+// transport/webhook delivers them).
+type Event struct {
+	// ID is unique (a ULID): the receiver deduplicates by it.
+	ID string
+	// Data is the JSON body, as it is signed and sent.
+	Data []byte
+	// Attempts counts failed deliveries; Due (Unix ms) is when the next
+	// may be tried.
+	Attempts int
+	Due      int64
+}
+
+// MaxOutbox is how many events an outbox holds by default; events beyond
+// it are dropped (and counted), never blocking a room.
+const MaxOutbox = 100_000
+
+// Outbox is a durable queue of webhook events, delivered at least once: an
+// event stays until it is acknowledged, across restarts and crashes.
+type Outbox interface {
+	// Enqueue adds events. It returns how many were dropped because the
+	// outbox was full.
+	Enqueue(ctx context.Context, events []Event) (dropped int, err error)
+	// AppendWith is Append that also enqueues events, in one atomic write:
+	// the entries and the events are both stored or neither is, fenced by
+	// the lease as Append is. Events beyond the outbox's bound are dropped
+	// and counted, never failing the append.
+	AppendWith(ctx context.Context, lease Lease, entries []Entry, events []Event) (dropped int, err error)
+	// Due returns up to limit events whose Due time is at or before now,
+	// oldest (by Due, then ID) first.
+	Due(ctx context.Context, now int64, limit int) ([]Event, error)
+	// Retry records a failed delivery: the event's attempts and its next
+	// due time. An unknown id is not an error.
+	Retry(ctx context.Context, id string, attempts int, due int64) error
+	// Ack removes delivered events. Unknown ids are not an error.
+	Ack(ctx context.Context, ids []string) error
+}
+
+// Backend is a store of rooms that also keeps leaderboards and claims: what
+// a server wires into the room layer.
 type Backend interface {
 	Store
 	Leaderboards
+	Claims
 }

@@ -71,7 +71,9 @@ func roomError(w http.ResponseWriter, code string, err error) {
 	case errors.Is(err, room.ErrTooManyRooms):
 		w.Header().Set("Retry-After", "60")
 		httpjson.Error(w, http.StatusServiceUnavailable, err.Error())
-	case errors.Is(err, room.ErrRoomFull), errors.Is(err, room.ErrNotLobby):
+	case errors.Is(err, room.ErrNoDaily):
+		httpjson.Error(w, http.StatusNotFound, err.Error())
+	case errors.Is(err, room.ErrRoomFull), errors.Is(err, room.ErrNotLobby), errors.Is(err, room.ErrDailyPlayed):
 		httpjson.Error(w, http.StatusConflict, err.Error())
 	case errors.Is(err, room.ErrShuttingDown), errors.Is(err, room.ErrStorage), errors.Is(err, room.ErrBusy),
 		errors.Is(err, context.DeadlineExceeded):
@@ -124,6 +126,7 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) {
 	if !s.quota(w, r, qRooms) {
 		return
 	}
+	req.Client = s.quotas.clientAddr(r).String() // a daily is played once per address
 	res, err := s.cfg.Rooms.Create(r.Context(), req)
 	if err != nil {
 		roomError(w, "", err)
@@ -223,16 +226,11 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
-	limit := 10
-	q := r.URL.Query()
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 100 {
-			httpjson.Error(w, http.StatusBadRequest, "limit must be an integer from 1 to 100")
-			return
-		}
-		limit = n
+	limit, ok := listLimit(w, r)
+	if !ok {
+		return
 	}
+	q := r.URL.Query()
 	b, err := s.cfg.Rooms.Leaderboard(r.Context(), r.PathValue("game"), r.PathValue("board"), q.Get("mode"), q.Get("period"), limit)
 	switch {
 	case errors.Is(err, room.ErrUnknownGame), errors.Is(err, room.ErrNoList):
@@ -244,6 +242,39 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 	default:
 		httpjson.Write(w, http.StatusOK, b)
 	}
+}
+
+// daily serves a ranked daily: its commitment, its list so far and, once
+// its day is over, its secret.
+func (s *Server) daily(w http.ResponseWriter, r *http.Request) {
+	limit, ok := listLimit(w, r)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	d, err := s.cfg.Rooms.Daily(r.Context(), room.Daily{Game: r.PathValue("game"), Board: r.PathValue("board"), Mode: q.Get("mode"), Day: q.Get("day")}, limit)
+	switch {
+	case errors.Is(err, room.ErrUnknownGame):
+		httpjson.Error(w, http.StatusNotFound, err.Error())
+	case err != nil:
+		roomError(w, "", err)
+	default:
+		httpjson.Write(w, http.StatusOK, d)
+	}
+}
+
+// listLimit reads a list's ?limit= (1 to 100, default 10).
+func listLimit(w http.ResponseWriter, r *http.Request) (int, bool) {
+	v := r.URL.Query().Get("limit")
+	if v == "" {
+		return 10, true
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 100 {
+		httpjson.Error(w, http.StatusBadRequest, "limit must be an integer from 1 to 100")
+		return 0, false
+	}
+	return n, true
 }
 
 // submitReplay validates an offline game {game, seed, config, log} by

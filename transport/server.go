@@ -186,6 +186,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/games", s.games)
 	s.mux.HandleFunc("GET /api/protocol.schema.json", s.schema)
 	s.mux.HandleFunc("GET /api/leaderboards/{game}/{board}", s.leaderboard)
+	s.mux.HandleFunc("GET /api/daily/{game}/{board}", s.daily)
 	s.mux.HandleFunc("POST /api/replays", s.submitReplay)
 	s.mux.HandleFunc("POST /api/verify", s.verify)
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })

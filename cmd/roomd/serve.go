@@ -267,7 +267,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	rooms, err := room.NewManager(room.Config{Games: registry(), Store: st, Leaderboards: st, Logger: log, Metrics: room.NewMetrics(reg),
+	rooms, err := room.NewManager(room.Config{Games: registry(), Store: st, Leaderboards: st, Claims: st, Logger: log, Metrics: room.NewMetrics(reg),
 		IdleTimeout: cfg.idleTimeout, RetryAfter: cfg.retryAfter, AIDelay: cfg.aiDelay, EndedTTL: cfg.endedTTL,
 		MaxRooms: cfg.limits.maxRooms, MaxSpectators: cfg.limits.maxSpectators, MaxMatchMoves: cfg.limits.maxMatchMoves,
 		SeatGrace: cfg.limits.seatGrace, LobbyTimeout: cfg.limits.lobbyTimeout})

@@ -184,7 +184,7 @@ func Open(dir string, opts BoltOptions) (*Bolt, error) {
 		return nil, fmt.Errorf("boltstore: open %s: %w", dir, err)
 	}
 	err = db.Update(func(tx *bbolt.Tx) error {
-		for _, name := range [][]byte{bRooms, bSnaps, bLog, bExpiry, bBoards, bCounts, bNames, bBoardX, bBoardD} {
+		for _, name := range [][]byte{bRooms, bSnaps, bLog, bExpiry, bBoards, bCounts, bNames, bBoardX, bBoardD, bClaims} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}

@@ -25,6 +25,7 @@ type Memory struct {
 	// expiry holds the boards that expire: ms since the epoch after which
 	// each is dropped.
 	expiry map[boardKey]int64
+	claims map[string]memClaim
 	closed bool
 	// Now is the clock used for the expiry of rooms and boards; zero means
 	// time.Now.
@@ -38,6 +39,12 @@ type Memory struct {
 // boardKey is where a board's scores are kept: its name without Higher.
 type boardKey struct{ game, board, kind string }
 
+// memClaim is a claimed value; expires is zero when it never expires.
+type memClaim struct {
+	value   []byte
+	expires time.Time
+}
+
 type memRoom struct {
 	fence   uint64
 	snap    store.Snapshot
@@ -49,6 +56,7 @@ type memRoom struct {
 var (
 	_ store.Store        = (*Memory)(nil)
 	_ store.Leaderboards = (*Memory)(nil)
+	_ store.Claims       = (*Memory)(nil)
 )
 
 // New returns an empty memory store.
@@ -57,6 +65,7 @@ func New() *Memory {
 		rooms:  make(map[string]*memRoom),
 		boards: make(map[boardKey][]store.Score),
 		expiry: make(map[boardKey]int64),
+		claims: make(map[string]memClaim),
 	}
 }
 
@@ -307,6 +316,39 @@ func (m *Memory) Top(ctx context.Context, b store.Board, limit int) ([]store.Sco
 		list = list[:limit]
 	}
 	return slices.Clone(list), nil
+}
+
+// Claim stores value under key unless a claim of key holds it and has not
+// expired (by Now). Expired claims are replaced when claimed again, not
+// swept.
+func (m *Memory) Claim(ctx context.Context, key string, value []byte, ttl time.Duration) ([]byte, bool, error) {
+	if err := store.CheckClaim(key, value, ttl); err != nil {
+		return nil, false, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(); err != nil {
+		return nil, false, fmt.Errorf("claim: %w", err)
+	}
+	now := m.now()
+	if c, ok := m.claims[key]; ok && (c.expires.IsZero() || now.Before(c.expires)) {
+		return slices.Clone(nonNil(c.value)), false, nil
+	}
+	c := memClaim{value: slices.Clone(nonNil(value))}
+	if ttl > 0 {
+		c.expires = now.Add(ttl)
+	}
+	m.claims[key] = c
+	return slices.Clone(c.value), true, nil
+}
+
+// nonNil makes an empty value read back as empty, not nil, as the stores
+// that persist return it.
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
 }
 
 // cloneSnap copies what is stored of a snapshot (not Keep).

@@ -77,6 +77,7 @@ type Redis struct {
 var (
 	_ store.Store        = (*Redis)(nil)
 	_ store.Leaderboards = (*Redis)(nil)
+	_ store.Claims       = (*Redis)(nil)
 )
 
 type redisAppend struct {
@@ -182,6 +183,10 @@ func (r *Redis) boardKeys(b store.Board) []string {
 	k := r.prefix + ":lb:{" + b.Game + ":" + b.Board + ":" + b.Kind + "}"
 	return []string{k, k + ":names"}
 }
+
+// claimKey is where a claim is kept. A claim is one key: its hash tag (the
+// claim's key, or its start up to a '}') only places it on a slot.
+func (r *Redis) claimKey(key string) string { return r.prefix + ":claim:{" + key + "}" }
 
 // Errors the scripts return; mapErr turns them into the sentinels.
 const (
@@ -342,7 +347,21 @@ end
 if keep then return 1 end
 return 0
 `)
-	allScripts = []*redis.Script{scriptCreate, scriptOpen, scriptAppend, scriptSnapshot, scriptEnd, scriptRecord}
+	// KEYS: the claim's key (Redis.claimKey). ARGV: value, ttl in ms (0:
+	// never expires). Returns {1, value} when it stored the value, {0, the
+	// value held} when the key was held: one atomic round trip, where SET
+	// NX followed by GET could find the key expired in between.
+	scriptClaim = redis.NewScript(`
+local held = redis.call('GET', KEYS[1])
+if held then return {0, held} end
+if ARGV[2] == '0' then
+  redis.call('SET', KEYS[1], ARGV[1])
+else
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+end
+return {1, ARGV[1]}
+`)
+	allScripts = []*redis.Script{scriptCreate, scriptOpen, scriptAppend, scriptSnapshot, scriptEnd, scriptRecord, scriptClaim}
 )
 
 // mapErr turns the scripts' refusals and a closed client into the
@@ -655,6 +674,33 @@ func (r *Redis) Close() error {
 	r.cancel()
 	r.wg.Wait()
 	return r.c.Close()
+}
+
+// Claim runs scriptClaim. The expiry is Redis's own (PX), on the server's
+// clock.
+func (r *Redis) Claim(ctx context.Context, key string, value []byte, ttl time.Duration) ([]byte, bool, error) {
+	const op = "claim"
+	if err := store.CheckClaim(key, value, ttl); err != nil {
+		return nil, false, err
+	}
+	ms := ttl.Milliseconds()
+	if ttl > 0 && ms == 0 {
+		ms = 1
+	}
+	v, err := r.run(ctx, op, scriptClaim, []string{r.claimKey(key)}, value, ms)
+	if err != nil {
+		return nil, false, err
+	}
+	out, ok := v.([]any)
+	if !ok || len(out) != 2 {
+		return nil, false, fmt.Errorf("%s: unexpected reply %T", op, v)
+	}
+	flag, ok1 := out[0].(int64)
+	held, ok2 := out[1].(string)
+	if !ok1 || !ok2 {
+		return nil, false, fmt.Errorf("%s: unexpected reply %T, %T", op, out[0], out[1])
+	}
+	return []byte(held), flag == 1, nil
 }
 
 // A leaderboard member is the score's At (16 hex digits, sortable), 8

@@ -82,6 +82,13 @@ func Run(t *testing.T, newSubject Factory) {
 		{"BoardExpires", testBoardExpires},
 		{"DataRoundTrip", testDataRoundTrip},
 		{"Closed", testClosed},
+		{"ClaimOnce", testClaimOnce},
+		{"ClaimKeys", testClaimKeys},
+		{"ClaimExpires", testClaimExpires},
+		{"ClaimReopen", testClaimReopen},
+		{"ClaimConcurrent", testClaimConcurrent},
+		{"ClaimLimits", testClaimLimits},
+		{"ClaimClosed", testClaimClosed},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

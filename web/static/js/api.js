@@ -54,10 +54,47 @@ export function games() { return call('/api/games'); }
  * @param {string} game
  * @param {any} settings
  * @param {string} name
- * @returns {Promise<{room: string, token: string, seat: number}>}
+ * @param {{daily?: boolean}} [opts]   daily: today's ranked daily of the settings' board (PROTOCOL.md §2.8)
+ * @returns {Promise<{room: string, token: string, seat: number, invite?: string}>}
  */
-export function createRoom(game, settings, name) {
-  return call('/api/rooms', { method: 'POST', body: JSON.stringify({ game, settings, name }) });
+export function createRoom(game, settings, name, opts) {
+  return call('/api/rooms', { method: 'POST', body: JSON.stringify({ game, settings, name, ...opts }) });
+}
+
+/**
+ * @typedef {object} DailyInfo
+ * @property {string} game
+ * @property {string} mode
+ * @property {string} board
+ * @property {string} day          YYYY-MM-DD, UTC
+ * @property {string} commitment   SHA-256 of the day's secret, hex
+ * @property {number} endsAt       Unix ms: the secret is disclosed then
+ * @property {string} [seed]       the secret, once the day is over
+ * @property {string} by
+ * @property {boolean} higher
+ * @property {Score[]} scores      the day's list, best first
+ */
+
+/**
+ * A ranked daily (GET /api/daily/{game}/{board}): null when the server
+ * has none for that board.
+ * @param {string} game
+ * @param {string} board
+ * @param {{mode?: string, day?: string}} [opts]
+ * @returns {Promise<DailyInfo|null>}
+ */
+export async function daily(game, board, opts = {}) {
+  const q = new URLSearchParams({ limit: '10' });
+  if (opts.mode) q.set('mode', opts.mode);
+  if (opts.day) q.set('day', opts.day);
+  try {
+    const body = await call(`/api/daily/${encodeURIComponent(game)}/${encodeURIComponent(board)}?${q}`);
+    body.scores = (body.scores || []).map(score).filter(Boolean);
+    return body;
+  } catch (e) {
+    if (e instanceof APIError && e.status === 404) return null;
+    throw e;
+  }
 }
 
 /** @param {string} code @returns {Promise<import('./client.js').RoomInfo>} */

@@ -6,7 +6,7 @@ import * as api from './api.js';
 import { TokenStore } from './client.js';
 import { entries, loadPage, noPageText } from './registry.js';
 import { settingsForm, modeOf } from './settings.js';
-import { h, clear, icon, savedName, saveName } from './ui.js';
+import { h, clear, icon, savedName, saveName, formatTime } from './ui.js';
 import { LOCAL_MODES, localModes } from './local/modes.js';
 import { SETUP_KEY } from './local/setup.js';
 
@@ -103,6 +103,9 @@ function createCard(games) {
     try { sessionStorage.setItem(SETUP_KEY, JSON.stringify({ game: g.info.id, settings, name: who })); } catch { /* defaults then */ }
     location.assign(`/play/${encodeURIComponent(g.info.id)}?mode=${m}`);
   };
+  // Today's ranked daily of the chosen board, when the game has one.
+  const daily = dailySection(() => current, readForm);
+  formSlot.addEventListener('change', () => daily.refresh());
   /** @param {GameEntry} g */
   const choose = (g) => {
     current = g;
@@ -116,6 +119,7 @@ function createCard(games) {
       clear(formSlot).append(h('p', { class: 'no-page', id: 'no-page', role: 'status', dataset: { game: g.info.id }, text: noPageText(g.info) }));
     }
     button.disabled = !g.page;
+    daily.refresh();
   };
   const picker = h('div', { class: 'game-picker', role: 'radiogroup', 'aria-label': 'Game' },
     ...games.map((g) => {
@@ -134,7 +138,8 @@ function createCard(games) {
     h('div', { class: 'field' }, h('label', { for: name.id, text: 'Your name' }), name),
     error,
     button,
-    local);
+    local,
+    daily.el);
   el.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     if (!form) return;
@@ -159,6 +164,104 @@ function createCard(games) {
     }
   });
   return el;
+}
+
+/**
+ * The one-seat mode a game's ranked daily is played in: games that keep
+ * leaderboards and are not real-time (PROTOCOL.md §2.8).
+ * @param {import('./api.js').GameInfo} info
+ */
+export function dailyMode(info) {
+  if (!info.ranking || info.tick) return undefined;
+  return (info.modes || []).find((m) => m.maxSeats === 1);
+}
+
+/**
+ * The lobby's ranked daily: today's board of the form's level, its
+ * commitment, its list so far, and a button that plays it (one attempt a
+ * day, in a room of its own).
+ * @param {() => GameEntry} game
+ * @param {() => {settings: Record<string, any>, who: string}|null} readForm
+ */
+function dailySection(game, readForm) {
+  const el = h('section', { class: 'daily', id: 'daily', hidden: true, 'aria-live': 'polite' });
+  let seq = 0;
+  /** @param {GameEntry} g @param {Record<string, any>} settings */
+  const target = (g, settings) => {
+    const mode = dailyMode(g.info);
+    if (!mode || !g.page?.board) return null;
+    const s = { ...settings, mode: mode.id };
+    return { mode, settings: s, board: g.page.board(g.info, s) };
+  };
+  const refresh = async () => {
+    const n = ++seq;
+    const g = game();
+    const read = readFormQuietly(readForm);
+    const t = target(g, read?.settings || {});
+    if (!t) { el.hidden = true; return; }
+    let info = null;
+    try { info = await api.daily(g.info.id, t.board, { mode: t.mode.id }); } catch { info = null; }
+    if (n !== seq) return;
+    if (!info) {
+      el.hidden = false;
+      clear(el).append(h('h3', { text: 'Ranked daily' }),
+        h('p', { class: 'muted small', id: 'daily-none', text: `There is no ranked daily for this board: pick a standard level.` }));
+      return;
+    }
+    const d = info;
+    const label = d.board.charAt(0).toUpperCase() + d.board.slice(1);
+    const err = h('p', { class: 'form-error', id: 'daily-error', role: 'alert', hidden: true });
+    const play = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn', type: 'button', id: 'daily-play' }, `Play today's ${label} daily`));
+    play.addEventListener('click', async () => {
+      const r = readForm();
+      if (!r) return;
+      const tt = target(game(), r.settings);
+      if (!tt) return;
+      if (!r.who) {
+        err.textContent = 'The ranked daily needs your name: it goes on the day\'s list.';
+        err.hidden = false;
+        return;
+      }
+      play.disabled = true;
+      try {
+        const res = await api.createRoom(game().info.id, tt.settings, r.who, { daily: true });
+        new TokenStore().set(res.room, res.token);
+        try { sessionStorage.setItem('roomd.autostart.' + res.room, '1'); } catch { /* start by hand */ }
+        location.assign('/r/' + encodeURIComponent(res.room));
+      } catch (e) {
+        err.textContent = /** @type {Error} */ (e).message;
+        err.hidden = false;
+        play.disabled = false;
+      }
+    });
+    el.hidden = false;
+    el.dataset.day = d.day;
+    el.dataset.board = d.board;
+    clear(el).append(
+      h('h3', { text: `Ranked daily · ${label} · ${d.day}` }),
+      h('p', { class: 'muted small', text: 'One board for everyone today (UTC), one attempt each, timed by the server. ' +
+        'Its secret is disclosed when the day ends; until then the server is bound by its commitment ' },
+        h('code', { id: 'daily-commitment', title: d.commitment, text: d.commitment.slice(0, 12) + '…' }), '.'),
+      d.scores.length
+        ? h('ol', { class: 'scores', id: 'daily-scores' }, ...d.scores.map((s) => h('li', {},
+          h('span', { class: 'score-name', text: s.name }), h('span', { class: 'score-time', text: formatTime(s.value) }))))
+        : h('p', { class: 'muted small', id: 'daily-scores-empty', text: 'Nobody has cleared today\'s board yet.' }),
+      play, err);
+  };
+  return { el, refresh };
+}
+
+/**
+ * The form's values without showing its complaints (the daily follows the
+ * form as it is typed in).
+ * @param {() => {settings: Record<string, any>, who: string}|null} readForm
+ */
+function readFormQuietly(readForm) {
+  const shown = /** @type {HTMLElement|null} */ (document.getElementById('create-error'));
+  const was = shown?.hidden ?? true;
+  const r = readForm();
+  if (shown) shown.hidden = was;
+  return r;
 }
 
 function joinCard() {

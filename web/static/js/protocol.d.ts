@@ -110,7 +110,8 @@ export interface Result {
   status: string;
   time: number;
   winners: number[];
-  seed: unknown;
+  seed?: unknown;
+  sealedUntil?: number;
   commitment?: string;
   config: unknown;
   log?: unknown;
@@ -136,6 +137,7 @@ export interface Room {
   access: "public" | "unlisted" | "locked";
   watchLocked?: boolean;
   commitment?: string;
+  daily?: string;
   hz?: number;
   paused?: boolean;
 }

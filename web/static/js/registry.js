@@ -84,6 +84,8 @@ import * as api from './api.js';
  * @property {(info: GameInfo) => Record<string, any>} [defaults]
  * @property {(info: GameInfo, initial: Record<string, any>, prefix: string) => SettingsForm} [settingsForm]
  * @property {(info: GameInfo, settings: any) => string} [describe]
+ * @property {(info: GameInfo, settings: any) => string} [board]   the leaderboard board a config
+ *   plays (a Minesweeper level): the lobby's ranked daily needs it
  */
 
 /**

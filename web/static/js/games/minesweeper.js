@@ -22,6 +22,13 @@ export const icon = 'mine';
 export const tagline = 'Solo, co-op or race';
 export { describe, defaults, settingsForm } from './minesweeper/settings.js';
 
+/**
+ * The leaderboard board of a config: its level, or custom-RxCxM.
+ * @param {import('../api.js').GameInfo} info
+ * @param {any} settings
+ */
+export function board(info, settings) { return boardName(settings, levelsOf(info.configSchema)); }
+
 /** @typedef {import('../registry.js').GameContext} GameContext */
 /** @typedef {{s: 'hidden'|'flagged'|'revealed', v: number|'mine'|null, x: boolean}} Cell */
 
@@ -759,9 +766,11 @@ export function create(ctx) {
     else if (r.status === 'lost') heading = 'Boom! A mine went off.';
     else heading = r.status === 'resigned' ? 'Game abandoned.' : `Game over (${r.status}).`;
     result.dataset.status = isRace && seat != null ? (won ? 'won' : 'lost') : r.status;
-    const again = ctx.isHost()
-      ? h('button', { class: 'btn btn-primary', id: 'new-game', type: 'button', on: { click: () => ctx.newGame() } }, 'New game')
-      : h('p', { class: 'muted', text: 'The host can start a new game.' });
+    const again = room?.daily
+      ? dailyNote(room.daily, r)
+      : ctx.isHost()
+        ? h('button', { class: 'btn btn-primary', id: 'new-game', type: 'button', on: { click: () => ctx.newGame() } }, 'New game')
+        : h('p', { class: 'muted', text: 'The host can start a new game.' });
     clear(result).append(
       h('h2', { class: 'result-heading', text: heading }),
       h('p', {}, 'Time ', h('strong', { id: 'result-time', dataset: { ms: String(Math.round(r.time)) }, text: formatTime(r.time) }),
@@ -781,15 +790,19 @@ export function create(ctx) {
     clear(leaderboard).append(h('h3', { text: `Best times · ${label}` }), h('p', { class: 'muted', text: 'Loading…' }));
     const mode = room?.mode || 'solo';
     const modeName = { solo: 'Solo', coop: 'Co-op', race: 'Race' }[mode] || mode;
-    const title = `Best times · ${label} · ${modeName}`;
+    const title = room?.daily ? `Ranked daily · ${label} · ${room.daily}` : `Best times · ${label} · ${modeName}`;
     const ours = (/** @type {api.Score} */ s) => s.room === room?.code && s.match === r.match;
     // Matches where the AI held a seat are not ranked.
     const assisted = (room?.seats || []).some((/** @type {any} */ s) => s.ai);
-    let list = await api.leaderboard(id, name, mode);
+    const day = room?.daily;
+    const fetchList = async () => day
+      ? (await api.daily(id, name, { mode, day }).catch(() => null))?.scores || null
+      : api.leaderboard(id, name, mode);
+    let list = await fetchList();
     // A win is listed a moment after the match ends: look once more.
     if (list && r.status === 'won' && r.winners.length && !assisted && !list.some(ours)) {
       await new Promise((ok) => setTimeout(ok, 800));
-      list = await api.leaderboard(id, name, mode);
+      list = await fetchList();
     }
     if (!done || done.match !== r.match) return;
     if (!list) {
@@ -820,6 +833,21 @@ export function create(ctx) {
       el.remove();
     },
   };
+}
+
+/**
+ * What a ranked daily's result says instead of "New game": one attempt a
+ * day, and when its secret — the board — is disclosed (PROTOCOL.md §2.8).
+ * @param {string} day
+ * @param {import('../registry.js').Result} r
+ */
+function dailyNote(day, r) {
+  const at = r.sealedUntil ? new Date(r.sealedUntil) : null;
+  return h('div', { class: 'daily-note', id: 'daily-note', dataset: { sealed: String(!!at) } },
+    h('p', { class: 'muted', text: at
+      ? `The ranked daily of ${day}: one attempt a day. The board's secret is disclosed at ${at.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })}, when the day ends (UTC); then anyone can check this match against the commitment published at its start.`
+      : `The ranked daily of ${day}: its secret is disclosed (${typeof r.seed === 'string' ? r.seed.slice(0, 12) + '…' : ''}); check this match with roomd verify or POST /api/verify.` }),
+    h('a', { class: 'btn', href: '/', id: 'daily-lobby' }, 'Back to the lobby'));
 }
 
 /** @param {number} n */
