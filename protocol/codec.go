@@ -34,6 +34,10 @@ type clientWire struct {
 	Command json.RawMessage `json:"command"`
 	Control *Control        `json:"control"`
 	T       float64         `json:"t"`
+	Auth    string          `json:"auth"`
+	Text    string          `json:"text"`
+	Message string          `json:"message"`
+	Reason  string          `json:"reason"`
 }
 
 // DecodeClient decodes one client frame. The error wraps ErrInvalid and names
@@ -67,11 +71,11 @@ func decodeWire(data []byte) (Inbound, error) {
 		if w.Room == "" {
 			return in, fmt.Errorf("%w: hello without a room", ErrInvalid)
 		}
-		if len(w.Name) > 64 || len(w.Token) > 128 || len(w.Room) > 32 || len(w.Invite) > 64 {
+		if len(w.Name) > 64 || len(w.Token) > 128 || len(w.Room) > 32 || len(w.Invite) > 64 || len(w.Auth) > 8192 {
 			return in, fmt.Errorf("%w: hello field too long", ErrInvalid)
 		}
-		in.Hello = &Hello{Type: w.Type, Room: w.Room, Token: w.Token, Name: w.Name, Watch: w.Watch, Invite: w.Invite, Game: w.Game, Epoch: w.Epoch, Rev: w.Rev}
-	case TypeCommand, TypeResign, TypeControl, TypeReconnect, TypeLeave, TypeResync:
+		in.Hello = &Hello{Type: w.Type, Room: w.Room, Token: w.Token, Name: w.Name, Watch: w.Watch, Invite: w.Invite, Game: w.Game, Epoch: w.Epoch, Rev: w.Rev, Auth: w.Auth}
+	case TypeCommand, TypeResign, TypeControl, TypeReconnect, TypeLeave, TypeResync, TypeChat, TypeReport:
 		if w.ID == "" || len(w.ID) > 64 {
 			return in, fmt.Errorf("%w: %s needs an id of 1 to 64 characters", ErrInvalid, w.Type)
 		}
@@ -84,9 +88,23 @@ func decodeWire(data []byte) (Inbound, error) {
 		if w.Type == TypeControl && (w.Control == nil || w.Control.Op == "") {
 			return in, fmt.Errorf("%w: control without an op", ErrInvalid)
 		}
+		if len(w.Text) > 2000 || len(w.Message) > 64 || len(w.Reason) > 2000 {
+			return in, fmt.Errorf("%w: %s field too long", ErrInvalid, w.Type)
+		}
+		if w.Type == TypeChat && w.Text == "" {
+			return in, fmt.Errorf("%w: chat without a text", ErrInvalid)
+		}
+		if w.Type == TypeReport && w.Message == "" {
+			return in, fmt.Errorf("%w: report without the message it reports", ErrInvalid)
+		}
 		a := &Action{Type: w.Type, ID: w.ID, Rev: *w.Rev, Control: w.Control}
-		if w.Type == TypeCommand {
+		switch w.Type {
+		case TypeCommand:
 			a.Command = w.Command
+		case TypeChat:
+			a.Text = w.Text
+		case TypeReport:
+			a.Message, a.Reason = w.Message, w.Reason
 		}
 		in.Action = a
 	case TypePing:
@@ -102,7 +120,7 @@ func decodeWire(data []byte) (Inbound, error) {
 // Known reports whether typ is a client message type this protocol defines.
 func Known(typ string) bool {
 	switch typ {
-	case TypeHello, TypeCommand, TypeResign, TypeControl, TypeReconnect, TypeLeave, TypeResync, TypePing:
+	case TypeHello, TypeCommand, TypeResign, TypeControl, TypeReconnect, TypeLeave, TypeResync, TypePing, TypeChat, TypeReport:
 		return true
 	}
 	return false
@@ -124,6 +142,7 @@ type ServerMessage struct {
 	Bye      *Bye
 	Pong     *Pong
 	Tick     *Tick
+	Chat     *Chat
 }
 
 // RawSnapshot and RawUpdate keep the game parts undecoded, for clients that
@@ -199,6 +218,9 @@ func decodeServerWire(data []byte) (ServerMessage, error) {
 	case TypePong:
 		m.Pong = new(Pong)
 		err = json.Unmarshal(data, m.Pong)
+	case TypeChat:
+		m.Chat = new(Chat)
+		err = json.Unmarshal(data, m.Chat)
 	case TypeTick:
 		var raw RawTick
 		err = json.Unmarshal(data, &raw)

@@ -17,6 +17,7 @@ const (
 	CodeStorageUnavailable = "storage-unavailable" // could not be stored; resend the same action later (temporary)
 	CodeMatchFull          = "match-full"          // the match has logged as many moves as it may; resign or finish it
 	CodeEngineThrew        = "engine-threw"        // the game's code failed on this action; nothing changed (logged on the server)
+	CodeMuted              = "muted"               // the host muted this seat's chat
 	CodeOffline            = "offline"             // (client side) not connected; the action was not sent
 
 	// Notices of their own.

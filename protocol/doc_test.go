@@ -82,13 +82,16 @@ func TestProtocolDocExamples(t *testing.T) {
 			}
 			continue
 		}
-		var head struct{ Type string }
+		var head struct {
+			Type     string
+			Messages json.RawMessage // "chat" both ways: the server's carries messages
+		}
 		if err := json.Unmarshal(msg, &head); err != nil {
 			t.Errorf("example is not JSON: %v\n%s", err, msg)
 			continue
 		}
 		seen[head.Type] = true
-		if Known(head.Type) {
+		if Known(head.Type) && head.Messages == nil {
 			if err := validate(t, client, msg); err != nil {
 				t.Errorf("client example fails the schema: %v\n%s", err, msg)
 			}

@@ -23,6 +23,10 @@ const (
 	TypeLeave     = "leave"
 	TypeResync    = "resync"
 	TypePing      = "ping"
+	// TypeChat sends a chat message (Action.Text); TypeReport reports one
+	// (Action.Message, Action.Reason) to the server's operators.
+	TypeChat   = "chat"
+	TypeReport = "report"
 )
 
 // Server → client message types.
@@ -36,6 +40,8 @@ const (
 	TypeBye      = "bye"
 	TypePong     = "pong"
 	TypeTick     = "tick"
+	// TypeChat (server → client) carries chat messages: new ones, or the
+	// room's recent ones after a snapshot (Chat.History).
 )
 
 // GamePin names a game and the rules version a client or room runs.
@@ -64,18 +70,49 @@ type Hello struct {
 	// Epoch and Rev are what the client last saw of this room, if anything.
 	Epoch string  `json:"epoch,omitempty"`
 	Rev   *uint64 `json:"rev,omitempty"`
+	// Auth is a JWT from the site that embeds roomd (§2.9): the player's
+	// identity (sub) and name. Required when the server requires sign-in.
+	Auth string `json:"auth,omitempty" jsonschema:"maxLength=8192"`
 }
 
 // Action is the common head of every client action. ID is fresh per action
 // (a resend reuses it); Rev is the revision the client had seen.
 type Action struct {
-	Type string `json:"type" jsonschema:"enum=command,enum=resign,enum=control,enum=reconnect,enum=leave,enum=resync"`
+	Type string `json:"type" jsonschema:"enum=command,enum=resign,enum=control,enum=reconnect,enum=leave,enum=resync,enum=chat,enum=report"`
 	ID   string `json:"id" jsonschema:"minLength=1,maxLength=64"`
 	Rev  uint64 `json:"rev"`
 	// Command is the game command, for type "command".
 	Command json.RawMessage `json:"command,omitempty"`
 	// Control is the room control, for type "control".
 	Control *Control `json:"control,omitempty"`
+	// Text is the message, for type "chat": plain text, at most
+	// MaxChatRunes characters once cleaned.
+	Text string `json:"text,omitempty" jsonschema:"maxLength=2000"`
+	// Message is the id of the chat message reported, and Reason the
+	// reporter's words (optional), for type "report".
+	Message string `json:"message,omitempty" jsonschema:"maxLength=64"`
+	Reason  string `json:"reason,omitempty" jsonschema:"maxLength=2000"`
+}
+
+// MaxChatRunes bounds a chat message (and a report's reason) once cleaned.
+const MaxChatRunes = 200
+
+// Chat is chat messages, oldest first: one just sent, or — with History —
+// the room's recent messages, sent after a connection's snapshot.
+type Chat struct {
+	Type     string        `json:"type" jsonschema:"enum=chat"`
+	Messages []ChatMessage `json:"messages"`
+	History  bool          `json:"history,omitempty"`
+}
+
+// ChatMessage is one message as the room relays it: the text cleaned, the
+// author named by the room (a seat's name, or a spectator's, marked).
+type ChatMessage struct {
+	ID   string `json:"id"`
+	Seat *int   `json:"seat,omitempty"` // the author's seat; absent for a spectator
+	Name string `json:"name"`
+	Text string `json:"text"`
+	At   int64  `json:"at"` // host time, Unix ms
 }
 
 // Room controls.
@@ -87,6 +124,10 @@ const (
 	ControlStart      = "start"
 	ControlRematch    = "rematch"
 	ControlAccess     = "access"
+	// ControlMute mutes (or unmutes) a seat's chat; ControlChat says
+	// whether spectators may chat. Host only.
+	ControlMute = "mute"
+	ControlChat = "chat"
 )
 
 // Room access levels.
@@ -98,15 +139,19 @@ const (
 
 // Control is a room control: readiness, settings, seats, start, rematch.
 type Control struct {
-	Op string `json:"op" jsonschema:"enum=ready,enum=settings,enum=fill-with-ai,enum=remove-seat,enum=start,enum=rematch,enum=access"`
+	Op string `json:"op" jsonschema:"enum=ready,enum=settings,enum=fill-with-ai,enum=remove-seat,enum=start,enum=rematch,enum=access,enum=mute,enum=chat"`
 	// Ready is the new readiness, for "ready".
 	Ready bool `json:"ready,omitempty"`
 	// Settings is the game config, for "settings" (host only, lobby only),
 	// and, optional, the next match's config for "rematch" (a puzzle's next
 	// level); the room keeps its canonical form.
 	Settings json.RawMessage `json:"settings,omitempty"`
-	// Seat is the seat to remove, for "remove-seat".
+	// Seat is the seat to remove, for "remove-seat", or to mute, for "mute".
 	Seat *int `json:"seat,omitempty"`
+	// Muted is the seat's new chat state, for "mute".
+	Muted bool `json:"muted,omitempty"`
+	// SpectatorChat says whether spectators may chat, for "chat".
+	SpectatorChat bool `json:"spectatorChat,omitempty"`
 	// Count is how many AI seats to add, for "fill-with-ai" (zero means
 	// enough to reach the mode's minimum, and at least one).
 	Count int `json:"count,omitempty"`
@@ -296,6 +341,9 @@ type Room struct {
 	// watching a locked room needs its invite.
 	Access      string `json:"access" jsonschema:"enum=public,enum=unlisted,enum=locked"`
 	WatchLocked bool   `json:"watchLocked,omitempty"`
+	// SpectatorChat says whether spectators may chat (the host decides;
+	// off by default).
+	SpectatorChat bool `json:"spectatorChat,omitempty"`
 	// Commitment is the hex SHA-256 of the secret the running (or last)
 	// match draws its hidden state from: published when the match starts,
 	// checked against result.seed once it is over (PROTOCOL.md, "Fair
@@ -318,6 +366,11 @@ type SeatInfo struct {
 	Ready     bool   `json:"ready"`
 	AI        bool   `json:"ai"`
 	Connected bool   `json:"connected"`
+	// Muted: the host muted this seat's chat.
+	Muted bool `json:"muted,omitempty"`
+	// Player is the seat's player id from the site's sign-in (§2.9), when
+	// it has one.
+	Player string `json:"player,omitempty"`
 }
 
 // Clocks is the host's time, read at Now (ms since the Unix epoch). A client

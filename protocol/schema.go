@@ -21,7 +21,7 @@ var (
 // by definition name.
 var (
 	clientMessages = []any{Hello{}, Action{}, Ping{}}
-	serverMessages = []any{Welcome{}, Snapshot{}, Update{}, Receipt{}, Presence{}, NoticeMessage{}, Bye{}, Pong{}, Tick{}}
+	serverMessages = []any{Welcome{}, Snapshot{}, Update{}, Receipt{}, Presence{}, NoticeMessage{}, Bye{}, Pong{}, Tick{}, Chat{}}
 )
 
 // Schema returns the JSON Schema (draft 2020-12) of every protocol message,

@@ -251,6 +251,10 @@ func (r *Room) action(mem *member, a *protocol.Action, at time.Time) {
 		}
 	case protocol.TypeControl:
 		err = r.control(mem, a)
+	case protocol.TypeChat:
+		err = r.chat(mem, a)
+	case protocol.TypeReport:
+		err = r.report(mem, a)
 	default:
 		err = refuse(protocol.CodeInvalidMessage, "unknown action "+a.Type)
 	}
@@ -315,6 +319,13 @@ func (r *Room) control(mem *member, a *protocol.Action) error {
 			}
 			e.Settings = setup.Config
 		}
+	case protocol.ControlMute:
+		if ctl.Seat == nil || *ctl.Seat < 0 || *ctl.Seat >= len(r.st.Players) {
+			return refuse(protocol.CodeInvalidControl, "mute needs the number of an existing seat")
+		}
+		e.Kind, e.Target, e.Muted = kindMute, r.st.Players[*ctl.Seat].ID, ctl.Muted
+	case protocol.ControlChat:
+		e.Kind, e.SpectatorChat = kindChat, ctl.SpectatorChat
 	case protocol.ControlAccess:
 		e.Kind, e.Access, e.WatchLocked = kindAccess, ctl.Access, ctl.WatchLocked
 		if ctl.Access == protocol.AccessLocked {

@@ -26,6 +26,8 @@ const (
 	kindEpoch    = "epoch"
 	kindClose    = "close"
 	kindAccess   = "access"
+	kindMute     = "mute" // the host mutes (or unmutes) a seat's chat
+	kindChat     = "chat" // the host lets spectators chat, or not
 	// kindTick ends a real-time match at its tick: the ticks themselves
 	// are not stored (they follow from the inputs), but the end of a match
 	// is a change to the room.
@@ -58,6 +60,9 @@ type entry struct {
 	Access      string `json:"access,omitempty"`
 	Invite      string `json:"invite,omitempty"`
 	WatchLocked bool   `json:"watchLocked,omitempty"`
+	// Muted (kindMute) and SpectatorChat (kindChat).
+	Muted         bool `json:"muted,omitempty"`
+	SpectatorChat bool `json:"spectatorChat,omitempty"`
 }
 
 // encode is the entry's JSON. A game command, the entry of nearly every

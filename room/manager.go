@@ -37,6 +37,8 @@ type Manager struct {
 
 	replaySlots chan struct{} // a token per replay being validated (SubmitReplay)
 
+	reports reports // reported chat messages (chat.go)
+
 	dailyMu       sync.Mutex
 	dailyKeyBytes []byte // the daily key, once claimed (daily.go)
 }

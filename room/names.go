@@ -21,33 +21,7 @@ var suffix = regexp.MustCompile(`\s*\(\d+\)$`)
 // and without a trailing " (n)", which only the room gives (so nobody can
 // pass for another seat's duplicate). Empty becomes "Player".
 func cleanName(name string) string {
-	name = norm.NFKC.String(strings.ToValidUTF8(name, ""))
-	var b strings.Builder
-	space := false
-	n := 0
-	for _, r := range name {
-		switch {
-		case unicode.IsSpace(r):
-			space = b.Len() > 0
-			continue
-		case unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs, unicode.Zl, unicode.Zp), unicode.Is(unicode.Variation_Selector, r):
-			continue
-		}
-		if n == MaxNameRunes {
-			break
-		}
-		if space {
-			b.WriteByte(' ')
-			n++
-			space = false
-			if n == MaxNameRunes {
-				break
-			}
-		}
-		b.WriteRune(r)
-		n++
-	}
-	out := strings.TrimSpace(b.String())
+	out, _ := cleanRunes(name, MaxNameRunes)
 	for {
 		trimmed := strings.TrimSpace(suffix.ReplaceAllString(out, ""))
 		if trimmed == out {
@@ -59,6 +33,40 @@ func cleanName(name string) string {
 		return "Player"
 	}
 	return out
+}
+
+// cleanRunes is text as a room keeps what people type (names, chat):
+// NFKC-normalised; no control, format (bidi overrides, zero-width
+// characters), private-use or line-breaking characters; spaces collapsed
+// and trimmed; at most max runes — cut reports that there were more.
+func cleanRunes(text string, max int) (out string, cut bool) {
+	text = norm.NFKC.String(strings.ToValidUTF8(text, ""))
+	var b strings.Builder
+	space := false
+	n := 0
+	for _, r := range text {
+		switch {
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+			continue
+		case unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs, unicode.Zl, unicode.Zp), unicode.Is(unicode.Variation_Selector, r):
+			continue
+		}
+		if space {
+			if n+1 >= max {
+				return strings.TrimSpace(b.String()), true
+			}
+			b.WriteByte(' ')
+			n++
+			space = false
+		}
+		if n == max {
+			return strings.TrimSpace(b.String()), true
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return strings.TrimSpace(b.String()), false
 }
 
 // nameKey is what two names that look alike have in common: letters folded

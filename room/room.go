@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/store"
@@ -66,6 +68,8 @@ type member struct {
 	// resynced is when the member last got a snapshot it asked for (a
 	// resync or a stale action): they are at most one per resyncGap.
 	resynced time.Time
+	// chat is the member's chat name (a spectator's) and rate (chat.go).
+	chat chatter
 	// shown is the last revision the member was shown, by a snapshot, an
 	// update or a tick: the next update's or tick's from. It is the room's
 	// revision but in a real-time match, whose inputs move the revision
@@ -209,6 +213,10 @@ type Room struct {
 	scratch    []audienceFrame
 	// ticks runs a real-time match (tick.go); nil for other games.
 	ticks *ticker
+	// chatLog is the room's recent chat, oldest first; chatRate bounds the
+	// room's chat as a whole (chat.go).
+	chatLog  []protocol.ChatMessage
+	chatRate *rate.Limiter
 }
 
 func newRoom(m *Manager, st *state, lease store.Lease, rec store.Record) *Room {
@@ -332,7 +340,14 @@ func (r *Room) handle(in input) {
 	}()
 	switch in.kind {
 	case inHello:
+		_, was := r.members[in.c]
 		r.hello(in.c, in.hello)
+		if mem := r.members[in.c]; mem != nil && !was {
+			if mem.player == "" {
+				mem.chat.name = spectatorName(in.hello.Name)
+			}
+			r.sendChatHistory(in.c)
+		}
 	case inAction:
 		if mem := r.members[in.c]; mem != nil {
 			r.action(mem, in.act, in.at)

@@ -31,6 +31,8 @@ type player struct {
 	// Gone marks a player who left during a match: the seat stays (played
 	// by the AI where the game has one) until the match ends.
 	Gone bool `json:"gone,omitempty"`
+	// Muted: the host muted this seat's chat.
+	Muted bool `json:"muted,omitempty"`
 }
 
 // matchResult is a finished match as the room keeps it. Its log is the
@@ -82,6 +84,8 @@ type state struct {
 	WatchLocked bool
 	// Daily is set in a room that plays a ranked daily (daily.go).
 	Daily *dailyState
+	// SpectatorChat: the host lets spectators chat (chat.go).
+	SpectatorChat bool
 
 	sess *session.GameSession
 	// roster is the player id of each seat of the match (fixed while it
@@ -278,6 +282,22 @@ func (s *state) dispatch(e *entry) (effect, error) {
 			return effect{}, refuse(protocol.CodeInvalidControl, fmt.Sprintf("access must be public, unlisted or locked, not %q", e.Access))
 		}
 		return effect{meta: true, invite: s.Access == protocol.AccessLocked}, nil
+	case kindMute:
+		if err := s.needHost(e.By); err != nil {
+			return effect{}, err
+		}
+		p := s.player(e.Target)
+		if p == nil || p.AI || p.ID == s.Host {
+			return effect{}, refuse(protocol.CodeInvalidControl, "mute needs the seat of another human player")
+		}
+		p.Muted = e.Muted
+		return effect{meta: true}, nil
+	case kindChat:
+		if err := s.needHost(e.By); err != nil {
+			return effect{}, err
+		}
+		s.SpectatorChat = e.SpectatorChat
+		return effect{meta: true}, nil
 	}
 	return effect{}, fmt.Errorf("room %s: unknown entry kind %q", s.Code, e.Kind)
 }
@@ -360,9 +380,6 @@ func (s *state) fill(e *entry) (effect, error) {
 }
 
 func (s *state) remove(e *entry) (effect, error) {
-	if err := s.need(phaseLobby); err != nil {
-		return effect{}, err
-	}
 	if err := s.needHost(e.By); err != nil {
 		return effect{}, err
 	}
@@ -372,6 +389,15 @@ func (s *state) remove(e *entry) (effect, error) {
 	}
 	if e.Target == s.Host {
 		return effect{}, refuse(protocol.CodeInvalidControl, "the host cannot remove their own seat; leave instead")
+	}
+	if s.Phase == phaseRunning {
+		// During a match the seat leaves as its player would (moderation):
+		// the AI plays it to the end where the mode has one, else the
+		// player resigns.
+		if s.Players[i].Gone {
+			return effect{}, refuse(protocol.CodeInvalidControl, "that seat's player has already left")
+		}
+		return s.leaveSeat(i, e.T), nil
 	}
 	before := s.seatIDs()
 	s.Players = slices.Delete(s.Players, i, i+1)
@@ -655,23 +681,30 @@ func (s *state) leave(e *entry) (effect, error) {
 	if i < 0 {
 		return effect{}, refuse(protocol.CodeWrongSeat, "no seat to leave")
 	}
+	return s.leaveSeat(i, e.T), nil
+}
+
+// leaveSeat lets seat i's player go at host time t: during a match the
+// seat stays, played by the AI or resigned; otherwise it is given up.
+func (s *state) leaveSeat(i int, t int64) effect {
 	eff := effect{meta: true}
 	p := s.Players[i]
+	id := p.ID
 	if s.Phase == phaseRunning {
 		p.Gone, p.TokenHash = true, ""
 		if s.setup.Mode.AI {
 			p.AI = true // the game's AI plays the seat to the end of the match
 			s.assisted = true
 		} else {
-			s.endMatch(e.T, "resigned", others(len(s.Players), i))
+			s.endMatch(t, "resigned", others(len(s.Players), i))
 			eff.ended = true
 		}
 	} else {
 		eff.seats, eff.seatsBefore = true, s.seatIDs()
 		s.Players = slices.Delete(s.Players, i, i+1)
-		delete(s.Dedup, e.By)
+		delete(s.Dedup, id)
 	}
-	if s.Host == e.By {
+	if s.Host == id {
 		s.Host = ""
 		for _, q := range s.Players {
 			if !q.AI && !q.Gone {
@@ -680,7 +713,7 @@ func (s *state) leave(e *entry) (effect, error) {
 			}
 		}
 	}
-	return eff, nil
+	return eff
 }
 
 func others(n, seat int) []int {

@@ -19,7 +19,7 @@ func (r *Room) roomInfo() protocol.Room {
 		MinSeats: st.setup.Mode.MinSeats, MaxSeats: st.setup.Mode.MaxSeats, AI: st.setup.Mode.AI,
 		Game: protocol.GamePin{ID: st.Game, RulesVersion: st.game.Info().RulesVersion}, Connected: connected,
 		Spectators: spectators, Frozen: r.frozen, Match: st.Match, Clocks: clocksWire(st.clock(r.now().UnixMilli())),
-		Seats: make([]protocol.SeatInfo, len(st.Players)), Access: st.access(), WatchLocked: st.WatchLocked}
+		Seats: make([]protocol.SeatInfo, len(st.Players)), Access: st.access(), WatchLocked: st.WatchLocked, SpectatorChat: st.SpectatorChat}
 	if st.Closed {
 		info.Phase = "closed"
 	}
@@ -36,7 +36,7 @@ func (r *Room) roomInfo() protocol.Room {
 		info.Host = &h
 	}
 	for i, p := range st.Players {
-		info.Seats[i] = protocol.SeatInfo{Seat: i, Name: p.Name, Ready: p.Ready, AI: p.AI}
+		info.Seats[i] = protocol.SeatInfo{Seat: i, Name: p.Name, Ready: p.Ready, AI: p.AI, Muted: p.Muted}
 	}
 	for _, s := range connected {
 		info.Seats[s].Connected = true

@@ -79,6 +79,7 @@ const (
 	EventBye      EventKind = "bye"
 	EventPong     EventKind = "pong"
 	EventTick     EventKind = "tick"
+	EventChat     EventKind = "chat"
 )
 
 // Event is one thing that happened to a transport.
@@ -94,6 +95,7 @@ type Event struct {
 	Bye      *protocol.Bye
 	Pong     *protocol.Pong
 	Tick     *protocol.Tick
+	Chat     *protocol.Chat
 	// Close is the close code that ended the connection, with EventState.
 	Close int
 	// Raw is the frame as received (remote only), for tests that inspect

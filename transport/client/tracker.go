@@ -184,6 +184,8 @@ func (k *Tracker) Receive(msg protocol.ServerMessage, raw []byte) Step {
 		}
 	case msg.Pong != nil:
 		ev.Kind, ev.Pong = EventPong, msg.Pong
+	case msg.Chat != nil:
+		ev.Kind, ev.Chat = EventChat, msg.Chat
 	default:
 		return Step{}
 	}

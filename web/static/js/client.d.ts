@@ -6,6 +6,8 @@
 import type {
   Action as ActionMessage,
   Bye,
+  Chat,
+  ChatMessage,
   Clocks,
   GamePin,
   Notice,
@@ -22,7 +24,7 @@ import type {
   Welcome,
 } from './protocol.js';
 
-export type { Bye, Clocks, GamePin, Notice, NoticeMessage, Pong, Presence, Receipt, Result, SeatInfo, Snapshot, Tick, Update, Welcome };
+export type { Bye, Chat, ChatMessage, Clocks, GamePin, Notice, NoticeMessage, Pong, Presence, Receipt, Result, SeatInfo, Snapshot, Tick, Update, Welcome };
 /** The room's public info, as snapshots and GET /api/rooms/{code} carry it. */
 export type RoomInfo = Room;
 /** An action as the client sends it. */
@@ -114,6 +116,8 @@ export interface RoomClientOptions {
   name?: string;
   /** Join as a spectator (no token is sent). */
   watch?: boolean;
+  /** The site's sign-in token (a JWT), sent in hello (PROTOCOL.md §2.9). */
+  auth?: string;
   /** Default: new TokenStore() (localStorage). */
   tokens?: TokenStore;
   /** Default: this origin's /ws (from globalThis.location). */
@@ -179,6 +183,7 @@ export interface RoomClientEvents {
   notice: ClientNotice;
   bye: Bye;
   pong: Pong;
+  chat: Chat;
   token: { room: string; token: string };
 }
 
@@ -213,5 +218,9 @@ export declare class RoomClient {
   control(control: NonNullable<ActionMessage['control']>): Promise<Receipt>;
   resign(): Promise<Receipt>;
   leave(): Promise<Receipt>;
+  /** A chat message to the room (PROTOCOL.md §2.10). */
+  chat(text: string): Promise<Receipt>;
+  /** Reports a chat message (its id) to the operators. */
+  report(message: string, reason?: string): Promise<Receipt>;
   resync(): void;
 }

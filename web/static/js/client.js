@@ -25,7 +25,7 @@
  * API (RoomClient)
  *
  *   new RoomClient(options)  options: room (the code), game ({id,
- *                            rulesVersion, build?}), name?, watch?, and the
+ *                            rulesVersion, build?}), name?, watch?, auth?, and the
  *                            ports: url, WebSocket, tokens, clock, random,
  *                            backoff, newId, wake, log
  *   start()                  opens the socket (state connecting)
@@ -33,7 +33,8 @@
  *   on(event, fn) → off      listens; listeners that throw are logged
  *   command(cmd)             a game command    ┐ each resolves with its
  *   control(ctl)             a room control    │ receipt; refused at once
- *   resign(), leave()                          ┘ with "offline" when not online
+ *   resign(), leave(),                         │ with "offline" when not online
+ *   chat(text), report(id, reason?)            ┘ (PROTOCOL.md §2.10)
  *   resync()                 asks for a snapshot
  *   takeBack()               after 4001: reopen and send a reconnect action
  *   connectNow()             while reconnecting: dial now, skip the wait
@@ -57,6 +58,7 @@
  *             arrived (gaps never reach here)
  *   receipt   every receipt of one of this client's actions
  *   presence  the presence message
+ *   chat      a chat message: {messages: [{id, seat?, name, text, at}], history?}
  *   clocks    the host's clocks from a snapshot, an update's room or a presence
  *   notice    a notice message; a refused receipt's notice with receipt: id;
  *             a local one ("offline") with local: true
@@ -261,6 +263,8 @@ export class RoomClient {
     this.room = opts.room.toUpperCase();
     this.name = opts.name || '';
     this.watch = !!opts.watch;
+    /** @type {string} the site's sign-in token (a JWT), sent in the hello (PROTOCOL.md §2.9) */
+    this.auth = opts.auth || '';
     this.game = opts.game;
     this.tokens = opts.tokens || new TokenStore();
     const loc = /** @type {any} */ (globalThis).location;
@@ -389,6 +393,10 @@ export class RoomClient {
   /** @param {any} control */
   control(control) { return this.act('control', { control }); }
   resign() { return this.act('resign', {}); }
+  /** @param {string} text */
+  chat(text) { return this.act('chat', { text }); }
+  /** @param {string} message  the reported message's id @param {string} [reason] */
+  report(message, reason) { return this.act('report', reason ? { message, reason } : { message }); }
   leave() { return this.act('leave', {}); }
 
   /** Asks for a snapshot. */
@@ -463,6 +471,7 @@ export class RoomClient {
       if (this.token) hello.token = this.token;
       else if (this.name) hello.name = this.name;
       if (this.watch) hello.watch = true;
+      if (this.auth) hello.auth = this.auth;
       if (this.seen) { hello.epoch = this.epoch; hello.rev = this.rev; }
       this.write(hello);
     };
@@ -574,6 +583,7 @@ export class RoomClient {
         if (msg.reconnect && msg.retryAfterMs > 0) this.retryAfter = msg.retryAfterMs;
         return this.emit('bye', msg);
       case 'pong': return this.onPong(msg, at);
+      case 'chat': return this.emit('chat', msg);
     }
   }
 

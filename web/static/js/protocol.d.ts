@@ -12,11 +12,14 @@
 export type ProtocolMessage = ClientMessage | ServerFrame;
 
 export interface Action {
-  type: "command" | "resign" | "control" | "reconnect" | "leave" | "resync";
+  type: "command" | "resign" | "control" | "reconnect" | "leave" | "resync" | "chat" | "report";
   id: string;
   rev: number;
   command?: unknown;
   control?: Control;
+  text?: string;
+  message?: string;
+  reason?: string;
 }
 
 export interface Bye {
@@ -25,6 +28,20 @@ export interface Bye {
   reason: string;
   reconnect: boolean;
   retryAfterMs?: number;
+}
+
+export interface Chat {
+  type: "chat";
+  messages: ChatMessage[];
+  history?: boolean;
+}
+
+export interface ChatMessage {
+  id: string;
+  seat?: number;
+  name: string;
+  text: string;
+  at: number;
 }
 
 export type ClientMessage = Hello | Action | Ping;
@@ -37,10 +54,12 @@ export interface Clocks {
 }
 
 export interface Control {
-  op: "ready" | "settings" | "fill-with-ai" | "remove-seat" | "start" | "rematch" | "access";
+  op: "ready" | "settings" | "fill-with-ai" | "remove-seat" | "start" | "rematch" | "access" | "mute" | "chat";
   ready?: boolean;
   settings?: unknown;
   seat?: number;
+  muted?: boolean;
+  spectatorChat?: boolean;
   count?: number;
   access?: "public" | "unlisted" | "locked";
   watchLocked?: boolean;
@@ -62,6 +81,7 @@ export interface Hello {
   game: GamePin;
   epoch?: string;
   rev?: number;
+  auth?: string;
 }
 
 export interface Notice {
@@ -136,6 +156,7 @@ export interface Room {
   clocks: Clocks;
   access: "public" | "unlisted" | "locked";
   watchLocked?: boolean;
+  spectatorChat?: boolean;
   commitment?: string;
   daily?: string;
   hz?: number;
@@ -148,6 +169,8 @@ export interface SeatInfo {
   ready: boolean;
   ai: boolean;
   connected: boolean;
+  muted?: boolean;
+  player?: string;
 }
 
 export type ServerFrame = ServerMessage | ServerMessage[];
@@ -161,7 +184,8 @@ export type ServerMessage =
   | NoticeMessage
   | Bye
   | Pong
-  | Tick;
+  | Tick
+  | Chat;
 
 export interface Snapshot {
   type: "snapshot";

@@ -9,6 +9,7 @@ import * as api from './api.js';
 import { RoomClient, TokenStore, Close } from './client.js';
 import { games, loadPage, noPageText } from './registry.js';
 import { describe, settingsForm } from './settings.js';
+import { ChatPanel } from './chat.js';
 import { h, clear, icon, setConn, showNotice, copyText, savedName, saveName } from './ui.js';
 
 /** @typedef {import('./registry.js').GamePage} GamePage */
@@ -48,6 +49,8 @@ class RoomPage {
     this.watching = false;
     this.settingsKey = '';
     this.removedByHost = false;
+    /** @type {ChatPanel|null} */
+    this.chat = null;
   }
 
   async init() {
@@ -113,7 +116,11 @@ class RoomPage {
       saveName(name.value.trim());
       this.connect(false, name.value.trim() || 'Player');
     });
-    watch.addEventListener('click', () => this.connect(true, ''));
+    watch.addEventListener('click', () => {
+      const who = name.value.trim(); // a spectator's name shows in chat
+      if (who) saveName(who);
+      this.connect(true, who);
+    });
     clear(/** @type {HTMLElement} */ (this.main)).append(form);
     this.renderSide();
   }
@@ -130,6 +137,12 @@ class RoomPage {
     const client = new RoomClient({ room: this.code, name, watch, tokens: this.tokens,
       game: { id: mod.id, rulesVersion: mod.rulesVersion, build: BUILD } });
     this.client = client;
+    this.chat = new ChatPanel({
+      send: (text) => client.chat(text),
+      report: (id) => client.report(id),
+      control: (ctl) => client.control(ctl),
+    });
+    client.on('chat', (m) => this.chat?.add(m.messages));
     clear(/** @type {HTMLElement} */ (this.main)).append(h('p', { class: 'muted', text: 'Connecting…' }));
     client.on('state', (d) => this.onState(d));
     client.on('snapshot', (s) => this.onSnapshot(s));
@@ -146,6 +159,7 @@ class RoomPage {
   /** @param {{state: string, code: number, replaced: boolean}} d */
   onState(d) {
     setConn(d.state);
+    if (this.info) this.chat?.setRoom(this.info, this.client?.seat ?? null, d.state === 'online');
     if (d.state === 'online') this.hideBanner();
     if (d.state !== 'closed') return;
     switch (d.code) {
@@ -423,7 +437,8 @@ class RoomPage {
     const list = h('ul', { class: 'seats', id: 'seats' });
     for (const s of info.seats) {
       const you = s.seat === seat;
-      const removable = host && info.phase === 'lobby' && !you;
+      const removable = host && !you && !s.ai;
+      const mutable = host && !you && !s.ai;
       list.append(h('li', { class: 'seat' + (you ? ' seat-you' : ''),
         dataset: { seat: String(s.seat), ready: String(s.ready), connected: String(s.connected || s.ai), ai: String(s.ai) } },
         h('span', { class: 'seat-dot', title: s.ai ? 'AI' : s.connected ? 'connected' : 'not connected', 'aria-hidden': 'true' }),
@@ -432,8 +447,16 @@ class RoomPage {
         info.host === s.seat && h('span', { class: 'badge badge-host', text: 'host' }),
         s.ai && h('span', { class: 'badge badge-ai', text: 'AI' }),
         info.phase === 'lobby' && !s.ai && info.host !== s.seat && h('span', { class: 'badge ' + (s.ready ? 'badge-ready' : 'badge-wait'), text: s.ready ? 'ready' : 'not ready' }),
+        s.muted && h('span', { class: 'badge badge-wait', text: 'muted' }),
+        mutable && h('button', { class: 'btn btn-small btn-quiet mute-seat', type: 'button', 'aria-pressed': String(!!s.muted),
+          'aria-label': `${s.muted ? 'Unmute' : 'Mute'} ${s.name}`, dataset: { seat: String(s.seat) },
+          on: { click: () => this.control({ op: 'mute', seat: s.seat, muted: !s.muted }) } }, s.muted ? 'Unmute' : 'Mute'),
         removable && h('button', { class: 'btn btn-small btn-quiet remove-seat', type: 'button', 'aria-label': `Remove ${s.name}`,
-          dataset: { seat: String(s.seat) }, on: { click: () => this.control({ op: 'remove-seat', seat: s.seat }) } }, 'Remove')));
+          dataset: { seat: String(s.seat) }, on: { click: () => {
+            if (info.phase !== 'running' || confirm(`Remove ${s.name} from the match? ${this.gameInfo?.modes?.find((m) => m.id === info.mode)?.ai ? 'The AI plays their seat to the end.' : 'They resign.'}`)) {
+              this.control({ op: 'remove-seat', seat: s.seat });
+            }
+          } } }, 'Remove')));
     }
     if (info.phase === 'lobby') {
       for (let i = info.seats.length; i < info.maxSeats; i++) {
@@ -451,5 +474,9 @@ class RoomPage {
         on: { click: () => { if (info.phase !== 'running' || confirm('Leave this game? Your seat will be given up.')) this.client?.leave(); } } }, 'Leave room'));
     }
     side.append(share, players);
+    if (this.chat && this.client) {
+      this.chat.setRoom(info, seat, this.client.state === 'online');
+      side.append(this.chat.el);
+    }
   }
 }
