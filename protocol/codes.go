@@ -18,6 +18,7 @@ const (
 	CodeMatchFull          = "match-full"          // the match has logged as many moves as it may; resign or finish it
 	CodeEngineThrew        = "engine-threw"        // the game's code failed on this action; nothing changed (logged on the server)
 	CodeMuted              = "muted"               // the host muted this seat's chat
+	CodeAuthRequired       = "auth-required"       // sign-in required, or the sign-in token was refused (the message says why)
 	CodeOffline            = "offline"             // (client side) not connected; the action was not sent
 
 	// Notices of their own.
@@ -53,6 +54,7 @@ const (
 	CloseRoomClosed     = 4004 // the room is closed or does not exist (terminal; forget the token)
 	CloseLocked         = 4005 // a locked room, and no (or a wrong) invite (terminal)
 	CloseBadToken       = 4006 // the seat token is not one of this room's seats (terminal; forget the token)
+	CloseUnauthorized   = 4007 // sign-in required, or the token was refused (terminal until the client has a new token)
 	CloseSlow           = 4008 // the client read too slowly; reconnect and resync
 	CloseTryLater       = 4013 // a limit was reached (the notice names it); come back after retryAfterMs
 	CloseRateLimited    = 4029 // sustained flooding; reconnect after backoff
@@ -61,7 +63,7 @@ const (
 // Terminal reports whether a client must stop reconnecting after code.
 func Terminal(code int) bool {
 	switch code {
-	case CloseNormal, CloseReplaced, CloseLeft, CloseUpdateRequired, CloseRoomClosed, CloseLocked, CloseBadToken:
+	case CloseNormal, CloseReplaced, CloseLeft, CloseUpdateRequired, CloseRoomClosed, CloseLocked, CloseBadToken, CloseUnauthorized:
 		return true
 	}
 	return false

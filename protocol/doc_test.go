@@ -174,3 +174,30 @@ func TestEncodedMessagesMatchSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookDocExample decodes PROTOCOL.md's webhook example (a block
+// fenced "json webhook") strictly into the Go types roomd sends.
+func TestWebhookDocExample(t *testing.T) {
+	doc, err := os.ReadFile("../PROTOCOL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)```json webhook\n(.*?)\n```").FindAllSubmatch(doc, -1)
+	if len(blocks) == 0 {
+		t.Fatal("no webhook example in PROTOCOL.md")
+	}
+	for _, b := range blocks {
+		var ev WebhookEvent
+		dec := json.NewDecoder(bytes.NewReader(b[1]))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&ev); err != nil || ev.ID == "" || ev.Type != HookMatchEnded {
+			t.Fatalf("webhook example: %v\n%s", err, b[1])
+		}
+		var m HookMatch
+		dec = json.NewDecoder(bytes.NewReader(ev.Data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&m); err != nil || m.Result == nil || len(m.Players) == 0 {
+			t.Fatalf("webhook example's data: %v\n%s", err, ev.Data)
+		}
+	}
+}

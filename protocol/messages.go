@@ -73,6 +73,11 @@ type Hello struct {
 	// Auth is a JWT from the site that embeds roomd (§2.9): the player's
 	// identity (sub) and name. Required when the server requires sign-in.
 	Auth string `json:"auth,omitempty" jsonschema:"maxLength=8192"`
+	// Player and PlayerName are the identity the server verified Auth as
+	// (its sub and name claims): set by the server, never read from the
+	// wire.
+	Player     string `json:"-"`
+	PlayerName string `json:"-"`
 }
 
 // Action is the common head of every client action. ID is fresh per action

@@ -23,9 +23,13 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 			close: protocol.CloseUpdateRequired, reason: "update required"})
 		return
 	}
+	signedIn := st.byPlayer(h.Player) // a signed-in player gets its seat back by identity too
 	switch {
-	case h.Token != "":
-		p := st.byToken(h.Token)
+	case h.Token != "" || (signedIn != nil && !h.Watch):
+		p := signedIn
+		if h.Token != "" {
+			p = st.byToken(h.Token)
+		}
 		if p == nil {
 			r.send(out{to: c, frame: notice(protocol.CodeBadToken, "this seat token is not one of this room's seats (it may have been removed)"),
 				close: protocol.CloseBadToken, reason: "bad token"})
@@ -79,7 +83,7 @@ func (r *Room) hello(c Client, h *protocol.Hello) {
 	case !h.Watch && st.Phase == phaseLobby && len(st.Players) < st.setup.Mode.MaxSeats:
 		r.arrived()
 		token := ids.Token()
-		p := &player{ID: ids.New(), Name: cleanName(h.Name), TokenHash: ids.HashToken(token)}
+		p := &player{ID: ids.New(), Name: cleanName(firstName(h.PlayerName, h.Name)), TokenHash: ids.HashToken(token), Player: h.Player}
 		// The member joins after its join is applied: its first messages are
 		// the welcome and a snapshot that includes the join, not an update.
 		err := r.accept(&entry{Kind: kindJoin, By: p.ID, Players: []*player{p}}, pending{c: c, join: true})
@@ -149,14 +153,19 @@ func (r *Room) lastNameReplaced(id string) (string, bool) {
 	return asked, ok
 }
 
-// httpJoin gives a seat to a client that asked over HTTP.
-func (r *Room) httpJoin(name, invite string, reply chan JoinResult) {
+// httpJoin gives a seat to a client that asked over HTTP (signed in as
+// player, when not "").
+func (r *Room) httpJoin(name, invite, playerID string, reply chan JoinResult) {
 	if !r.st.admits(invite) {
 		reply <- JoinResult{Err: ErrLocked}
 		return
 	}
+	if p := r.st.byPlayer(playerID); p != nil {
+		reply <- JoinResult{Err: fmt.Errorf("%w: you hold seat %d here already; connect with your sign-in to take it back", ErrRoomFull, r.st.seatOf(p.ID))}
+		return
+	}
 	token := ids.Token()
-	p := &player{ID: ids.New(), Name: cleanName(name), TokenHash: ids.HashToken(token)}
+	p := &player{ID: ids.New(), Name: cleanName(name), TokenHash: ids.HashToken(token), Player: playerID}
 	err := r.accept(&entry{Kind: kindJoin, By: p.ID, Players: []*player{p}}, pending{reply: reply})
 	if err != nil {
 		var rf *refusal

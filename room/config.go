@@ -20,6 +20,12 @@ type Config struct {
 	Store store.Store
 	// Leaderboards records finished results. Nil means none are recorded.
 	Leaderboards store.Leaderboards
+	// Outbox keeps webhook events (hooks.go): each is stored with the
+	// entries that made it. Nil means no webhooks.
+	Outbox store.Outbox
+	// HooksQueued is called by a room's actor once it has stored webhook
+	// events; it must not block (a dispatcher's Wake).
+	HooksQueued func()
 	// Claims holds the daily key and who played each daily (daily.go). Nil
 	// means the server keeps no ranked dailies.
 	Claims store.Claims

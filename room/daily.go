@@ -30,8 +30,9 @@ import (
 // day's secret instead of a fresh one, plays one match, keeps its secret
 // sealed from everyone — its player included — until the day is over,
 // ranks only on the day's own list and only when it ends within the day.
-// One attempt per name and per client address a day: a player who lost
-// has seen the board.
+// One attempt a day — per player id when the site signed the player in,
+// else per name and per client address: a player who lost has seen the
+// board.
 
 // ErrDailyPlayed is returned when a name or an address has already played
 // a day's daily.
@@ -229,9 +230,16 @@ func (m *Manager) startDaily(ctx context.Context, req CreateRequest, st *state) 
 	end, _ := dayEnd(d.Day)
 	ttl := time.Until(time.UnixMilli(end)) + dailyKept
 	prefix := "daily/played/" + d.Game + "/" + d.Mode + "/" + d.Board + "/" + d.Day + "/"
-	claims := []struct{ key, what string }{{prefix + "name/" + hashed(nameKey(st.Players[0].Name)), "The name " + fmt.Sprintf("%q", st.Players[0].Name)}}
-	if req.Client != "" {
-		claims = append(claims, struct{ key, what string }{prefix + "addr/" + hashed(req.Client), "This address"})
+	type claim struct{ key, what string }
+	var claims []claim
+	if req.Player != "" {
+		// Signed in: the site vouches for who plays, once.
+		claims = append(claims, claim{prefix + "player/" + hashed(req.Player), "You have"})
+	} else {
+		claims = append(claims, claim{prefix + "name/" + hashed(nameKey(st.Players[0].Name)), "The name " + fmt.Sprintf("%q", st.Players[0].Name) + " has"})
+		if req.Client != "" {
+			claims = append(claims, claim{prefix + "addr/" + hashed(req.Client), "This address has"})
+		}
 	}
 	for _, c := range claims {
 		ctx, cancel := context.WithTimeout(ctx, m.cfg.StoreTimeout)
@@ -241,7 +249,7 @@ func (m *Manager) startDaily(ctx context.Context, req CreateRequest, st *state) 
 			return nil, fmt.Errorf("%w: %v", ErrStorage, err)
 		}
 		if !first {
-			return nil, fmt.Errorf("%s has played the %s daily of %s: %w", c.what, d.Board, d.Day, ErrDailyPlayed)
+			return nil, fmt.Errorf("%s played the %s daily of %s: %w", c.what, d.Board, d.Day, ErrDailyPlayed)
 		}
 	}
 	return &dailyState{Daily: d, Seed: dailySeed(key, d)}, nil

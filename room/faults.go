@@ -17,17 +17,17 @@ import (
 // with its stack and counts it. Seed 001 calls this EngineThrew.
 
 // batchMark is where the batch stood before a step.
-type batchMark struct{ entries, outs, accepted, finished, joins int }
+type batchMark struct{ entries, outs, accepted, finished, joins, events int }
 
 func (b *batch) mark() batchMark {
-	return batchMark{len(b.entries), len(b.outs), len(b.accepted), len(b.finished), len(b.joins)}
+	return batchMark{len(b.entries), len(b.outs), len(b.accepted), len(b.finished), len(b.joins), len(b.events)}
 }
 
 // undo drops what the batch gained since m.
 func (b *batch) undo(m batchMark) {
 	clear(b.outs[m.outs:])
 	b.entries, b.outs, b.accepted = b.entries[:m.entries], b.outs[:m.outs], b.accepted[:m.accepted]
-	b.finished, b.joins = b.finished[:m.finished], b.joins[:m.joins]
+	b.finished, b.joins, b.events = b.finished[:m.finished], b.joins[:m.joins], b.events[:m.events]
 }
 
 // engineThrew handles a panic v of a step (what names it): the step is

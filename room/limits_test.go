@@ -203,10 +203,10 @@ func TestLockedRoom(t *testing.T) {
 			t.Fatalf("create: %+v %v", created, err)
 		}
 		r, _ := m.Get(t.Context(), created.Room)
-		if _, err := r.Join(t.Context(), "Eve", "guess"); err != ErrLocked {
+		if _, err := r.Join(t.Context(), "Eve", "guess", ""); err != ErrLocked {
 			t.Fatalf("a join with a wrong invite: %v", err)
 		}
-		if res, err := r.Join(t.Context(), "Bob", created.Invite); err != nil || res.Seat != 1 {
+		if res, err := r.Join(t.Context(), "Bob", created.Invite, ""); err != nil || res.Seat != 1 {
 			t.Fatalf("a join with the invite: %+v %v", res, err)
 		}
 		eve := newFake("eve")
@@ -241,7 +241,7 @@ func TestLockedRoom(t *testing.T) {
 		if u := host.last(t, protocol.TypeUpdate).Update; u.Room == nil || u.Room.Access != protocol.AccessPublic {
 			t.Fatalf("after opening: %+v", u)
 		}
-		if _, err := r.Join(t.Context(), "Eve", ""); err != nil {
+		if _, err := r.Join(t.Context(), "Eve", "", ""); err != nil {
 			t.Fatalf("a join once public: %v", err)
 		}
 	})

@@ -81,6 +81,9 @@ type CreateRequest struct {
 	// Client names the client's address (set by the server, never read
 	// from the body): a daily is played once per address.
 	Client string `json:"-"`
+	// Player is the site's player id when the creator signed in (set by
+	// the server from a verified token, never read from the body).
+	Player string `json:"-"`
 }
 
 // Create makes a room whose host is a new seat named req.Name, stores it
@@ -110,7 +113,7 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest) (JoinResult, er
 			return JoinResult{}, err
 		}
 		token := ids.Token()
-		host := &player{ID: ids.New(), Name: cleanName(req.Name), TokenHash: ids.HashToken(token)}
+		host := &player{ID: ids.New(), Name: cleanName(req.Name), TokenHash: ids.HashToken(token), Player: req.Player}
 		st.Players, st.Host = []*player{host}, host.ID
 		switch req.Access {
 		case "", protocol.AccessUnlisted:
@@ -151,6 +154,7 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest) (JoinResult, er
 		m.start(r)
 		m.mu.Unlock()
 		m.cfg.Logger.Info("room created", "room", code, "room_id", r.id, "game", req.Game)
+		m.hookCreated(ctx, st, t)
 		return JoinResult{Room: code, Token: token, Seat: 0, Invite: st.Invite}, nil
 	}
 	return JoinResult{}, errors.New("room: could not find a free room code")

@@ -20,6 +20,7 @@ type Metrics struct {
 	encoded     prometheus.Counter
 	sent        prometheus.Counter
 	panics      *prometheus.CounterVec
+	hooksDrop   prometheus.Counter
 	tickLate    *prometheus.HistogramVec
 	tickTime    *prometheus.HistogramVec
 	tickBytes   *prometheus.HistogramVec
@@ -51,6 +52,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Update messages encoded (one per distinct view of each change)."}),
 		sent: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_update_deliveries_total",
 			Help: "Update messages handed to connections (encodings are shared)."}),
+		hooksDrop: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_webhook_events_dropped_total",
+			Help: "Webhook events dropped because the outbox was full."}),
 		panics: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roomd_engine_panics_total",
 			Help: "Panics of a game's code (rules, projection, AI) that a room recovered from, by game."}, []string{"game"}),
 		tickLate: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "roomd_tick_lateness_seconds",
@@ -66,7 +69,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Ticks a real-time room dropped after a stall (past the catch-up bound), by game."}, []string{"game"}),
 	}
 	reg.MustRegister(mt.actions, mt.rejected, mt.latency, mt.appendTime, mt.appendBatch, mt.appendFail,
-		mt.resyncs, mt.reconnects, mt.encoded, mt.sent, mt.panics, mt.tickLate, mt.tickTime, mt.tickBytes, mt.tickSkipped)
+		mt.resyncs, mt.reconnects, mt.encoded, mt.sent, mt.panics, mt.hooksDrop, mt.tickLate, mt.tickTime, mt.tickBytes, mt.tickSkipped)
 	return mt
 }
 
@@ -108,6 +111,12 @@ func (m *Metrics) observeReconnect() {
 func (m *Metrics) observeRejected(code string) {
 	if m != nil {
 		m.rejected.WithLabelValues(code).Inc()
+	}
+}
+
+func (m *Metrics) observeHooksDropped(n int) {
+	if m != nil {
+		m.hooksDrop.Add(float64(n))
 	}
 }
 

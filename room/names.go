@@ -69,6 +69,16 @@ func cleanRunes(text string, max int) (out string, cut bool) {
 	return strings.TrimSpace(b.String()), false
 }
 
+// firstName is the first of names that is not blank.
+func firstName(names ...string) string {
+	for _, n := range names {
+		if strings.TrimSpace(n) != "" {
+			return n
+		}
+	}
+	return ""
+}
+
 // nameKey is what two names that look alike have in common: letters folded
 // to lower case, spaces gone.
 func nameKey(name string) string {

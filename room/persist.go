@@ -21,7 +21,19 @@ func (r *Room) commit() {
 	}
 	ctx, cancel := r.storeCtx()
 	start := time.Now()
-	err := r.m.cfg.Store.Append(ctx, r.disk.lease, b.entries)
+	var err error
+	if len(b.events) > 0 && r.m.cfg.Outbox != nil {
+		// Webhook events go in the same write as their entries: both are
+		// stored, or neither (PROTOCOL.md §6).
+		var dropped int
+		dropped, err = r.m.cfg.Outbox.AppendWith(ctx, r.disk.lease, b.entries, b.events)
+		if dropped > 0 {
+			r.log.Error("webhook outbox full: events dropped", "dropped", dropped)
+			r.m.cfg.Metrics.observeHooksDropped(dropped)
+		}
+	} else {
+		err = r.m.cfg.Store.Append(ctx, r.disk.lease, b.entries)
+	}
 	cancel()
 	r.m.cfg.Metrics.observeAppend(time.Since(start), len(b.entries), err)
 	r.m.noteWrite(err)
@@ -40,6 +52,12 @@ func (r *Room) commit() {
 			j.reply <- j.res
 		}
 		b.joins = b.joins[:0]
+		if len(b.events) > 0 {
+			b.events = b.events[:0]
+			if r.m.cfg.HooksQueued != nil {
+				r.m.cfg.HooksQueued()
+			}
+		}
 		if r.frozen {
 			r.frozen = false
 			r.log.Info("storage is back")
@@ -205,7 +223,7 @@ func (r *Room) rollback() {
 			r.send(out{to: p.c, frame: receiptRefused(p.aid, &protocol.Notice{Code: protocol.CodeStorageUnavailable, Message: why, Temporary: true})})
 		}
 	}
-	b.accepted, b.joins, b.finished = b.accepted[:0], b.joins[:0], b.finished[:0]
+	b.accepted, b.joins, b.finished, b.events = b.accepted[:0], b.joins[:0], b.finished[:0], b.events[:0]
 	clear(b.replaced)
 	r.publishInfo()
 }

@@ -46,6 +46,7 @@ type input struct {
 	act    *protocol.Action
 	name   string
 	invite string
+	player string // the site's player id of an HTTP join (inJoin)
 	reply  chan JoinResult
 	match  chan protocol.Replay
 	at     time.Time
@@ -132,13 +133,14 @@ type batch struct {
 	joins     []joinReply            // HTTP joins, answered once stored
 	replays   []chan protocol.Replay // replay requests, answered from the stored state
 	replaced  map[string]string
+	events    []store.Event // webhook events, stored with the entries (hooks.go)
 }
 
 // reset empties the batch, keeping its buffers (the large ones are let go).
 func (b *batch) reset() {
 	clear(b.outs)
 	b.entries, b.outs, b.accepted, b.published = b.entries[:0], b.outs[:0], b.accepted[:0], b.published[:0]
-	b.finished, b.joins = b.finished[:0], b.joins[:0]
+	b.finished, b.joins, b.events = b.finished[:0], b.joins[:0], b.events[:0]
 	clear(b.replays)
 	b.replays = b.replays[:0]
 	clear(b.replaced)
@@ -256,9 +258,10 @@ func (r *Room) Drop(c Client) { _ = r.mb.push(input{kind: inDrop, c: c}) }
 
 // Join asks for a seat for name, as POST /api/rooms/{code}/join does; a
 // locked room needs its invite.
-func (r *Room) Join(ctx context.Context, name, invite string) (JoinResult, error) {
+// player is the site's player id when the client signed in, else "".
+func (r *Room) Join(ctx context.Context, name, invite, player string) (JoinResult, error) {
 	reply := make(chan JoinResult, 1)
-	if err := r.mb.push(input{kind: inJoin, name: name, invite: invite, reply: reply}); err != nil {
+	if err := r.mb.push(input{kind: inJoin, name: name, invite: invite, player: player, reply: reply}); err != nil {
 		return JoinResult{}, err
 	}
 	select {
@@ -344,7 +347,7 @@ func (r *Room) handle(in input) {
 		r.hello(in.c, in.hello)
 		if mem := r.members[in.c]; mem != nil && !was {
 			if mem.player == "" {
-				mem.chat.name = spectatorName(in.hello.Name)
+				mem.chat.name = spectatorName(firstName(in.hello.PlayerName, in.hello.Name))
 			}
 			r.sendChatHistory(in.c)
 		}
@@ -360,7 +363,7 @@ func (r *Room) handle(in input) {
 			r.noteAbsent(r.lastConn)
 		}
 	case inJoin:
-		r.httpJoin(in.name, in.invite, in.reply)
+		r.httpJoin(in.name, in.invite, in.player, in.reply)
 	case inReplay:
 		r.b.replays = append(r.b.replays, in.match) // answered after the batch is stored
 	case inClose:
@@ -385,6 +388,12 @@ func (r *Room) accept(e *entry, p pending) (err error) {
 	}()
 	e.Rev = r.st.Rev + 1
 	e.T = r.now().UnixMilli()
+	var left *protocol.HookSeat
+	if r.m.cfg.Outbox != nil {
+		if seat, ok := r.leaving(e); ok {
+			left = &seat
+		}
+	}
 	eff, err := r.st.apply(e)
 	if err != nil {
 		return err
@@ -415,9 +424,13 @@ func (r *Room) accept(e *entry, p pending) (err error) {
 	if eff.started {
 		clear(r.aiFailures) // a new match: its AI seats start afresh
 	}
+	ranked := false
 	if eff.ended {
+		n := len(r.b.finished)
 		r.finish()
+		ranked = len(r.b.finished) > n
 	}
+	r.hooksFor(e, eff, left, ranked)
 	if p.c != nil && e.Aid != "" {
 		r.send(out{to: p.c, frame: receiptOK(e.Aid, e.Rev), durable: true})
 	}

@@ -33,6 +33,9 @@ type player struct {
 	Gone bool `json:"gone,omitempty"`
 	// Muted: the host muted this seat's chat.
 	Muted bool `json:"muted,omitempty"`
+	// Player is the player id the embedding site signed this seat's player
+	// in with (the token's sub); "" for an anonymous player.
+	Player string `json:"player,omitempty"`
 }
 
 // matchResult is a finished match as the room keeps it. Its log is the
@@ -776,6 +779,20 @@ func (s *state) admits(invite string) bool {
 }
 
 // byToken returns the seat holder whose token this is.
+// byPlayer is the seat the site's player id holds in the room (a player
+// who has not left), or nil.
+func (s *state) byPlayer(id string) *player {
+	if id == "" {
+		return nil
+	}
+	for _, p := range s.Players {
+		if p.Player == id && !p.Gone && !p.AI {
+			return p
+		}
+	}
+	return nil
+}
+
 func (s *state) byToken(token string) *player {
 	var found *player
 	for _, p := range s.Players {

@@ -218,7 +218,7 @@ func TestAbsentSeatsAreGivenUp(t *testing.T) {
 		r.Hello(host, &protocol.Hello{Room: r.Code(), Token: token})
 		synctest.Wait()
 		for _, name := range []string{"squat1", "squat2"} {
-			if _, err := r.Join(t.Context(), name, ""); err != nil {
+			if _, err := r.Join(t.Context(), name, "", ""); err != nil {
 				t.Fatal(err)
 			}
 		}

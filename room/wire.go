@@ -36,7 +36,7 @@ func (r *Room) roomInfo() protocol.Room {
 		info.Host = &h
 	}
 	for i, p := range st.Players {
-		info.Seats[i] = protocol.SeatInfo{Seat: i, Name: p.Name, Ready: p.Ready, AI: p.AI, Muted: p.Muted}
+		info.Seats[i] = protocol.SeatInfo{Seat: i, Name: p.Name, Ready: p.Ready, AI: p.AI, Muted: p.Muted, Player: p.Player}
 	}
 	for _, s := range connected {
 		info.Seats[s].Connected = true

@@ -104,6 +104,24 @@ func TestMetricsAndAdmin(t *testing.T) {
 	if code, js := get(t, s.URL+"/admin/admin.js", ""); code != http.StatusOK || !strings.Contains(string(js), "/api/admin/rooms") {
 		t.Fatalf("admin script: %d", code)
 	}
+	// A reported chat message is listed for the operator.
+	if rc := p.send(chatAction("buy gold at example.com")); !rc.OK {
+		t.Fatal(rc.Notice)
+	}
+	p.waitFor("the message", func([]client.Event) bool { m, _ := chats(p); return len(m) == 1 })
+	msgs, _ := chats(p)
+	if rc := p.send(protocol.Action{Type: protocol.TypeReport, Message: msgs[0].ID, Reason: "spam"}); !rc.OK {
+		t.Fatal(rc.Notice)
+	}
+	if code, _ := get(t, s.URL+"/api/admin/reports", ""); code != http.StatusUnauthorized {
+		t.Fatalf("reports without a token: %d", code)
+	}
+	code, body = get(t, s.URL+"/api/admin/reports", "s3cret")
+	var reps struct{ Reports []room.Report }
+	if err := json.Unmarshal(body, &reps); err != nil || code != http.StatusOK || len(reps.Reports) != 1 ||
+		reps.Reports[0].Message.Text != "buy gold at example.com" || reps.Reports[0].Reason != "spam" || reps.Reports[0].Room != created.Room {
+		t.Fatalf("reports: %d %s", code, body)
+	}
 	req, _ := http.NewRequest(http.MethodPost, s.URL+"/api/admin/rooms/"+created.Room+"/close", nil)
 	req.Header.Set("Authorization", "Bearer s3cret")
 	resp, err := http.DefaultClient.Do(req)

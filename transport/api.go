@@ -59,6 +59,17 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
+// firstNonBlank is the first of names that is not blank (a sign-in's name
+// claim before the name typed).
+func firstNonBlank(names ...string) string {
+	for _, n := range names {
+		if strings.TrimSpace(n) != "" {
+			return n
+		}
+	}
+	return ""
+}
+
 // roomError maps room errors to HTTP answers.
 func roomError(w http.ResponseWriter, code string, err error) {
 	switch {
@@ -123,10 +134,12 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusBadRequest, "game is required (see GET /api/games)")
 		return
 	}
-	if !s.quota(w, r, qRooms) {
+	id, ok := s.httpIdentity(w, r)
+	if !ok || !s.quota(w, r, qRooms) {
 		return
 	}
 	req.Client = s.quotas.clientAddr(r).String() // a daily is played once per address
+	req.Player, req.Name = id.Subject, firstNonBlank(id.Name, req.Name)
 	res, err := s.cfg.Rooms.Create(r.Context(), req)
 	if err != nil {
 		roomError(w, "", err)
@@ -144,13 +157,17 @@ func (s *Server) joinRoom(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
+	id, ok := s.httpIdentity(w, r)
+	if !ok {
+		return
+	}
 	rm, ok := s.lookup(w, r)
 	if !ok || !s.quota(w, r, qJoins) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 	defer cancel()
-	res, err := rm.Join(ctx, req.Name, req.Invite)
+	res, err := rm.Join(ctx, firstNonBlank(id.Name, req.Name), req.Invite, id.Subject)
 	if err != nil {
 		roomError(w, code, err)
 		return

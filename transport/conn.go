@@ -455,6 +455,13 @@ func (c *conn) roomGone(actionID string, err error) {
 }
 
 func (c *conn) hello(ctx context.Context, h *protocol.Hello) {
+	id, err := c.srv.identify(ctx, h.Auth)
+	if err != nil {
+		c.notice(protocol.CodeAuthRequired, err.Error())
+		c.close(closeReq{code: protocol.CloseUnauthorized, reason: "unauthorized"})
+		return
+	}
+	h.Player, h.PlayerName = id.Subject, id.Name
 	q := c.srv.quotas
 	if wait, spent := q.spent(c.addr, qLookups); spent {
 		c.overQuota(qLookups, wait)

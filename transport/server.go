@@ -83,6 +83,12 @@ type Config struct {
 	// MaxConns bounds the WebSockets open at once; more are refused with
 	// 503 and Retry-After. Zero means 50,000.
 	MaxConns int
+	// Auth verifies the sign-in tokens of the site that embeds roomd
+	// (identity.go). Nil means none: a client that sends one is refused.
+	Auth Verifier
+	// RequireAuth refuses clients that are not signed in: 401 on the HTTP
+	// API's room routes, auth-required and close 4007 on the socket.
+	RequireAuth bool
 }
 
 func (c *Config) setDefaults() error {

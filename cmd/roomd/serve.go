@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,9 +24,12 @@ import (
 
 	"github.com/roomd/roomd/internal/profile"
 	"github.com/roomd/roomd/room"
+	"github.com/roomd/roomd/store"
 	"github.com/roomd/roomd/store/boltstore"
 	"github.com/roomd/roomd/transport"
 	"github.com/roomd/roomd/transport/admin"
+	"github.com/roomd/roomd/transport/auth"
+	"github.com/roomd/roomd/transport/webhook"
 	"github.com/roomd/roomd/web"
 )
 
@@ -55,6 +59,20 @@ type serveConfig struct {
 	quotas          transport.Quotas
 	maxConns        int
 	limits          roomLimits
+	auth            authConfig
+	hooks           hookConfig
+	tlsCert, tlsKey string
+}
+
+// authConfig is the site's sign-in (PROTOCOL.md §2.9).
+type authConfig struct {
+	secret, jwksURL, audience string
+	require                   bool
+}
+
+// hookConfig is the site's webhook (PROTOCOL.md §6).
+type hookConfig struct {
+	url, secret string
 }
 
 // roomLimits are the room layer's bounds.
@@ -105,6 +123,14 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	maxMoves := ef.Int("max-match-moves", "", 0, "moves one match may log; more are refused with match-full (0: each game's own bound, 10,000 unless it says)")
 	seatGrace := ef.Duration("seat-grace", "", 30*time.Second, "how long a lobby seat may have no connection before the room gives it up")
 	lobbyTimeout := ef.Duration("lobby-timeout", "", 2*time.Minute, "close a lobby nobody is connected to after this long")
+	jwtSecret := ef.String("jwt-secret", "", "", "HS256 secret (at least 32 bytes) of the sign-in tokens the embedding site gives its players; prefer the variable to the command line")
+	jwksURL := ef.String("jwks-url", "", "", "URL of the site's JWKS: RS256/ES256 keys of its sign-in tokens")
+	jwtAudience := ef.String("jwt-audience", "", "", "the aud a sign-in token must carry; empty checks none")
+	requireAuth := ef.Bool("require-auth", "", false, "refuse clients that are not signed in by the site (401 on the API, close 4007 on the socket)")
+	hookURL := ef.String("webhook-url", "", "", "POST room and match events to this http(s) URL (signed with --webhook-secret)")
+	hookSecret := ef.String("webhook-secret", "", "", "HMAC-SHA256 key of the webhooks' X-Roomd-Signature; required with --webhook-url")
+	tlsCert := ef.String("tls-cert", "", "", "serve HTTPS and wss:// with this certificate (PEM; with --tls-key)")
+	tlsKey := ef.String("tls-key", "", "", "the private key of --tls-cert (PEM)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHeader())
 		fmt.Fprintln(stderr, "\nServe flags:")
@@ -154,6 +180,18 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	}
 	cfg.quotas.OpenSockets, cfg.maxConns = *qOpen, *maxConns
 	cfg.limits = roomLimits{maxRooms: *maxRooms, maxSpectators: *maxSpectators, maxMatchMoves: *maxMoves, seatGrace: *seatGrace, lobbyTimeout: *lobbyTimeout}
+	cfg.auth = authConfig{secret: *jwtSecret, jwksURL: *jwksURL, audience: *jwtAudience, require: *requireAuth}
+	if cfg.auth.require && cfg.auth.secret == "" && cfg.auth.jwksURL == "" {
+		return serveConfig{}, errors.New("--require-auth needs --jwt-secret or --jwks-url: nobody could sign in")
+	}
+	cfg.hooks = hookConfig{url: *hookURL, secret: *hookSecret}
+	if (cfg.hooks.url == "") != (cfg.hooks.secret == "") {
+		return serveConfig{}, errors.New("--webhook-url and --webhook-secret go together")
+	}
+	cfg.tlsCert, cfg.tlsKey = *tlsCert, *tlsKey
+	if (cfg.tlsCert == "") != (cfg.tlsKey == "") {
+		return serveConfig{}, errors.New("--tls-cert and --tls-key go together")
+	}
 	if *adminTokenFile != "" {
 		if cfg.adminToken != "" {
 			return serveConfig{}, errors.New("both an admin token (--admin-token or ROOMD_ADMIN_TOKEN) and --admin-token-file are set; use one")
@@ -267,14 +305,49 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	rooms, err := room.NewManager(room.Config{Games: registry(), Store: st, Leaderboards: st, Claims: st, Logger: log, Metrics: room.NewMetrics(reg),
+	var hooks *webhook.Dispatcher
+	var outbox store.Outbox
+	if cfg.hooks.url != "" {
+		hooks, err = webhook.New(webhook.Config{URL: cfg.hooks.url, Secret: []byte(cfg.hooks.secret), Outbox: st, Logger: log, Registerer: reg})
+		if err != nil {
+			st.Close()
+			return err
+		}
+		outbox = st
+		log.Info("webhooks on", "url", redactURL(cfg.hooks.url))
+	}
+	var verifier transport.Verifier
+	if cfg.auth.secret != "" || cfg.auth.jwksURL != "" {
+		v, err := auth.New(auth.Config{Secret: []byte(cfg.auth.secret), JWKSURL: cfg.auth.jwksURL, Audience: cfg.auth.audience, Logger: log})
+		if err != nil {
+			st.Close()
+			return fmt.Errorf("sign-in: %w", err)
+		}
+		defer v.Close()
+		verifier = v
+		log.Info("sign-in on", "hs256", cfg.auth.secret != "", "jwks", cfg.auth.jwksURL, "audience", cfg.auth.audience, "required", cfg.auth.require)
+	}
+	rcfg := room.Config{Games: registry(), Store: st, Leaderboards: st, Claims: st, Logger: log, Metrics: room.NewMetrics(reg),
 		IdleTimeout: cfg.idleTimeout, RetryAfter: cfg.retryAfter, AIDelay: cfg.aiDelay, EndedTTL: cfg.endedTTL,
 		MaxRooms: cfg.limits.maxRooms, MaxSpectators: cfg.limits.maxSpectators, MaxMatchMoves: cfg.limits.maxMatchMoves,
-		SeatGrace: cfg.limits.seatGrace, LobbyTimeout: cfg.limits.lobbyTimeout})
+		SeatGrace: cfg.limits.seatGrace, LobbyTimeout: cfg.limits.lobbyTimeout}
+	if hooks != nil {
+		rcfg.Outbox, rcfg.HooksQueued = outbox, hooks.Wake
+	}
+	rooms, err := room.NewManager(rcfg)
 	if err != nil {
 		st.Close()
 		return err
 	}
+	hctx, stopHooks := context.WithCancel(context.Background())
+	hooksDone := make(chan struct{})
+	go func() {
+		defer close(hooksDone)
+		if hooks != nil {
+			hooks.Run(hctx) // delivers from the store's outbox until the store closes
+		}
+	}()
+	defer func() { stopHooks(); <-hooksDone }()
 	reg.MustRegister(rooms.Collector())
 	if cfg.restoreAll {
 		start := time.Now()
@@ -287,7 +360,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	}
 	front, err := transport.NewServer(transport.Config{Rooms: rooms, Logger: log, Web: web.Handler(),
 		Origins: splitList(cfg.origins), PublicHosts: splitList(cfg.publicHosts),
-		Metrics: transport.NewMetrics(reg), Routes: routes, Quotas: cfg.quotas, MaxConns: cfg.maxConns})
+		Metrics: transport.NewMetrics(reg), Routes: routes, Quotas: cfg.quotas, MaxConns: cfg.maxConns,
+		Auth: verifier, RequireAuth: cfg.auth.require})
 	if err != nil {
 		return err
 	}
@@ -314,8 +388,22 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 		return err
 	}
 	httpSrv := transport.NewHTTPServer(front.Handler(), cfg.http)
-	go func() { errc <- httpSrv.Serve(transport.LimitWriteBuffer(ln, cfg.sndbuf)) }()
-	fmt.Fprintf(stdout, "roomd is running: open %s\n", openURL(ln.Addr()))
+	scheme := "http"
+	if cfg.tlsCert != "" {
+		// Load now, so that a bad certificate fails the start, not the
+		// first connection.
+		cert, err := tls.LoadX509KeyPair(cfg.tlsCert, cfg.tlsKey)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("--tls-cert/--tls-key: %w", err)
+		}
+		httpSrv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		scheme = "https"
+		go func() { errc <- httpSrv.ServeTLS(transport.LimitWriteBuffer(ln, cfg.sndbuf), "", "") }()
+	} else {
+		go func() { errc <- httpSrv.Serve(transport.LimitWriteBuffer(ln, cfg.sndbuf)) }()
+	}
+	fmt.Fprintf(stdout, "roomd is running: open %s\n", openURL(scheme, ln.Addr()))
 	log.Info("listening", "addr", ln.Addr().String(), "publicHosts", cfg.publicHosts)
 
 	select {
@@ -334,6 +422,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	if metricsSrv != nil {
 		merr = metricsSrv.Shutdown(sctx)
 	}
+	stopHooks() // the last events stay in the outbox for the next start
+	<-hooksDone
 	cerr := st.Close()
 	if err := errors.Join(ferr, herr, merr, cerr); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
@@ -352,13 +442,13 @@ func redactURL(raw string) string {
 }
 
 // openURL is the address a person opens in a browser.
-func openURL(addr net.Addr) string {
+func openURL(scheme string, addr net.Addr) string {
 	host, port, err := net.SplitHostPort(addr.String())
 	if err != nil {
-		return "http://" + addr.String()
+		return scheme + "://" + addr.String()
 	}
 	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
 		host = "localhost"
 	}
-	return "http://" + net.JoinHostPort(host, port)
+	return scheme + "://" + net.JoinHostPort(host, port)
 }

@@ -56,6 +56,7 @@ func Routes(cfg Config) map[string]http.Handler {
 		"GET /admin/admin.css":               a.file(adminCSS, "text/css; charset=utf-8"),
 		"GET /api/admin/rooms":               a.guard(a.rooms),
 		"POST /api/admin/rooms/{code}/close": a.guard(a.close),
+		"GET /api/admin/reports":             a.guard(a.reports),
 		// Go's profiler, for operators chasing CPU or memory.
 		"GET /debug/pprof/":        a.guard(pprof.Index),
 		"GET /debug/pprof/profile": a.guard(pprof.Profile),
@@ -113,6 +114,11 @@ func (a *api) rooms(w http.ResponseWriter, r *http.Request) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Created.Before(out[j].Created) })
 	httpjson.Write(w, http.StatusOK, map[string]any{"rooms": out})
+}
+
+// reports lists the chat messages players reported, newest first.
+func (a *api) reports(w http.ResponseWriter, r *http.Request) {
+	httpjson.Write(w, http.StatusOK, map[string]any{"reports": a.cfg.Rooms.Reports()})
 }
 
 func (a *api) close(w http.ResponseWriter, r *http.Request) {

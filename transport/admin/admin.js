@@ -1,5 +1,6 @@
 // The admin page: lists live rooms with the bearer token the operator
-// typed (kept in sessionStorage), links to watch each, and closes one.
+// typed (kept in sessionStorage), links to watch each, and closes one; and
+// the chat messages players reported (as text, never markup).
 const tokenInput = document.getElementById('token');
 tokenInput.value = sessionStorage.getItem('roomd-admin') || '';
 document.getElementById('auth').addEventListener('submit', (e) => {
@@ -51,6 +52,17 @@ async function refresh() {
       return tr;
     }));
     document.getElementById('summary').textContent = `${body.rooms.length} live rooms · refreshed ${new Date().toLocaleTimeString()}`;
+    const reps = await fetch('/api/admin/reports', { headers: headers() });
+    if (reps.ok) {
+      const { reports } = await reps.json();
+      document.getElementById('reports').replaceChildren(...reports.map((rep) => {
+        const tr = document.createElement('tr');
+        tr.dataset.message = rep.message.id;
+        tr.append(cell(new Date(rep.at).toLocaleString()), cell(rep.room), cell(rep.message.name), cell(rep.message.text),
+          cell(rep.reporter), cell(rep.reason || ''));
+        return tr;
+      }));
+    }
   } catch (e) { err.textContent = String(e); }
 }
 refresh();

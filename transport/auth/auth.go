@@ -28,8 +28,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/MicahParks/keyfunc/v3"
@@ -52,6 +54,9 @@ const (
 	MaxJWKSBytes = 64 << 10
 	// MaxJWKSKeys bounds the number of keys in the JWKS; more is refused whole.
 	MaxJWKSKeys = 32
+
+	// maxKidBytes: a longer kid is unknown without a JWKS fetch.
+	maxKidBytes = 256
 )
 
 // Defaults for the zero values of Config.
@@ -65,6 +70,7 @@ const (
 // Sentinel errors. Verify's errors wrap exactly one of them, with the
 // detail (which algorithm, which key id, which audience) in the message.
 var (
+	ErrClosed       = errors.New("verifier closed")
 	ErrNoToken      = errors.New("no token")
 	ErrTooLarge     = errors.New("token too large")
 	ErrMalformed    = errors.New("token malformed")
@@ -141,6 +147,7 @@ type Verifier struct {
 	stop         context.CancelFunc
 	ownTransport *http.Transport // nil when the caller gave the client
 	closeOnce    sync.Once
+	closed       atomic.Bool
 }
 
 // New builds a Verifier. It fails when neither Secret nor JWKSURL is set,
@@ -190,13 +197,13 @@ func New(cfg Config) (*Verifier, error) {
 	v := &Verifier{audience: cfg.Audience, issuer: cfg.Issuer}
 	if len(cfg.Secret) > 0 {
 		v.secret = append([]byte(nil), cfg.Secret...)
-		v.hs = jwt.NewParser(append(common, jwt.WithValidMethods([]string{"HS256"}))...)
+		v.hs = jwt.NewParser(slices.Concat(common, []jwt.ParserOption{jwt.WithValidMethods([]string{"HS256"})})...)
 	}
 	if cfg.JWKSURL != "" {
 		if err := v.startJWKS(cfg); err != nil {
 			return nil, err
 		}
-		v.pk = jwt.NewParser(append(common, jwt.WithValidMethods([]string{"RS256", "ES256"}))...)
+		v.pk = jwt.NewParser(slices.Concat(common, []jwt.ParserOption{jwt.WithValidMethods([]string{"RS256", "ES256"})})...)
 	}
 	return v, nil
 }
@@ -254,10 +261,12 @@ func orDefault(d, def time.Duration) time.Duration {
 	return d
 }
 
-// Close stops the background JWKS refresh. Verify still works afterwards,
-// with the keys last fetched. Close may be called more than once.
+// Close stops the background JWKS refresh and drops the idle connections
+// of the client New made. Verify fails with ErrClosed afterwards, so that
+// no fetch starts after Close. Close may be called more than once.
 func (v *Verifier) Close() {
 	v.closeOnce.Do(func() {
+		v.closed.Store(true)
 		if v.stop != nil {
 			v.stop()
 		}
@@ -269,8 +278,7 @@ func (v *Verifier) Close() {
 
 // header is the part of the JOSE header read before choosing a key source.
 type header struct {
-	Alg string `json:"alg"`
-	Kid string `json:"kid"`
+	Alg, Kid string
 }
 
 // claims are the claims read from a token.
@@ -282,6 +290,9 @@ type claims struct {
 // Verify checks token and returns the identity it vouches for. Its errors
 // wrap one of the package's sentinel errors.
 func (v *Verifier) Verify(ctx context.Context, token string) (Identity, error) {
+	if v.closed.Load() {
+		return Identity{}, ErrClosed
+	}
 	if token == "" {
 		return Identity{}, ErrNoToken
 	}
@@ -306,12 +317,15 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Identity, error) {
 		parser = v.hs
 		keyFunc = func(t *jwt.Token) (any, error) {
 			if t.Method != jwt.SigningMethodHS256 {
-				keyErr = fmt.Errorf("%w: %s", ErrAlgorithm, t.Method.Alg())
+				keyErr = algError(t.Method.Alg())
 				return nil, keyErr
 			}
 			return v.secret, nil
 		}
 	case (h.Alg == "RS256" || h.Alg == "ES256") && v.pk != nil:
+		if len(h.Kid) > maxKidBytes {
+			return Identity{}, fmt.Errorf("%w %q", ErrUnknownKey, short(h.Kid))
+		}
 		if h.Kid == "" {
 			return Identity{}, ErrNoKeyID
 		}
@@ -322,7 +336,7 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Identity, error) {
 			return key, err
 		}
 	default:
-		return Identity{}, fmt.Errorf("%w: algorithm %q not accepted", ErrAlgorithm, h.Alg)
+		return Identity{}, algError(h.Alg)
 	}
 
 	var c claims
@@ -345,6 +359,22 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Identity, error) {
 	return id, nil
 }
 
+// algError is ErrAlgorithm naming the algorithm: "algorithm HS256 not
+// accepted".
+type algError string
+
+func (e algError) Error() string        { return fmt.Sprintf("algorithm %q not accepted", short(string(e))) }
+func (e algError) Is(target error) bool { return target == ErrAlgorithm }
+
+// short cuts a token-supplied string for an error message.
+func short(s string) string {
+	const max = 40
+	if len(s) > max {
+		return s[:max] + "..."
+	}
+	return s
+}
+
 // readHeader decodes the JOSE header of token, without trusting it: it
 // only chooses which key source (and so which algorithms) apply.
 func readHeader(token string) (header, error) {
@@ -356,9 +386,18 @@ func readHeader(token string) (header, error) {
 	if err != nil {
 		return header{}, fmt.Errorf("%w: header is not base64url", ErrMalformed)
 	}
+	// Exact keys, as jwt reads them (a struct would also match "ALG").
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return header{}, fmt.Errorf("%w: header is not a JSON object", ErrMalformed)
+	}
 	var h header
-	if err := json.Unmarshal(raw, &h); err != nil {
-		return header{}, fmt.Errorf("%w: header is not a JSON object with string alg and kid", ErrMalformed)
+	for name, dst := range map[string]*string{"alg": &h.Alg, "kid": &h.Kid} {
+		if v, ok := fields[name]; ok {
+			if err := json.Unmarshal(v, dst); err != nil {
+				return header{}, fmt.Errorf("%w: header %s is not a string", ErrMalformed, name)
+			}
+		}
 	}
 	return h, nil
 }
@@ -371,7 +410,7 @@ func (v *Verifier) jwksKey(ctx context.Context, t *jwt.Token, kid string) (any, 
 	alg := t.Method.Alg()
 	jwk, err := v.jwks.Storage().KeyRead(ctx, kid)
 	if err != nil {
-		return nil, fmt.Errorf("%w %q", ErrUnknownKey, kid)
+		return nil, fmt.Errorf("%w %q", ErrUnknownKey, short(kid))
 	}
 	m := jwk.Marshal()
 	if a := m.ALG.String(); a != "" && a != alg {

@@ -23,9 +23,6 @@ func (t boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err // jwkset refuses any status but 200 without reading
 	}
 	defer resp.Body.Close()
-	if resp.ContentLength > MaxJWKSBytes {
-		return nil, fmt.Errorf("%w: %d bytes, at most %d", ErrJWKSTooLarge, resp.ContentLength, MaxJWKSBytes)
-	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxJWKSBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("auth: reading JWKS: %w", err)

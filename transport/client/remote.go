@@ -29,6 +29,9 @@ type Config struct {
 	Name  string
 	Watch bool
 	Game  protocol.GamePin
+	// Auth is the site's sign-in token (a JWT), sent in every hello
+	// (PROTOCOL.md §2.9).
+	Auth string
 	// OnToken is called when the server gives this client a new seat token,
 	// and with "" when the token opens nothing any more (closes 4002, 4004
 	// and 4006: protocol.ForgetsToken): forget it.
@@ -338,6 +341,7 @@ func (t *Remote) connect() (code int, online bool, err error) {
 		t.mu.Unlock()
 	}()
 	hello := t.Hello(t.cfg.Room, t.cfg.Name, t.cfg.Watch, t.cfg.Game)
+	hello.Auth = t.cfg.Auth
 	if err := t.write(t.ctx, ws, hello); err != nil {
 		return 0, false, err
 	}

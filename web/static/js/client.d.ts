@@ -43,6 +43,7 @@ export declare const Close: Readonly<{
   ROOM_CLOSED: 4004;
   LOCKED: 4005;
   BAD_TOKEN: 4006;
+  UNAUTHORIZED: 4007;
   TOO_SLOW: 4008;
   TRY_LATER: 4013;
   FLOODING: 4029;

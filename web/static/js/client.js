@@ -103,6 +103,7 @@
  *   4006 BAD_TOKEN                      (a bad-token notice forgets it too)
  *   4003 UPDATE_REQUIRED              closed for good (reload the client)
  *   4005 LOCKED                       closed for good (the room needs its invite)
+ *   4007 UNAUTHORIZED                 closed for good (sign in again: a new auth token)
  *   anything else (4000 RESTARTING, 4008 TOO_SLOW, 4013 TRY_LATER, 4029
  *   FLOODING, 1001, 1002, 1006, 1009, 1011)
  *                                     reconnecting, after the bye's
@@ -148,6 +149,7 @@ export const Close = Object.freeze({
   ROOM_CLOSED: 4004,
   LOCKED: 4005,
   BAD_TOKEN: 4006,
+  UNAUTHORIZED: 4007,
   TOO_SLOW: 4008,
   TRY_LATER: 4013,
   FLOODING: 4029,
@@ -519,6 +521,7 @@ export class RoomClient {
         return;
       case Close.UPDATE_REQUIRED:
       case Close.LOCKED:
+      case Close.UNAUTHORIZED:
       case Close.NORMAL:
         this.setState('closed');
         return;
