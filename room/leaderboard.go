@@ -106,17 +106,24 @@ func (r *Room) finish() {
 			boards = append(boards, b)
 		}
 	}
-	var names []string
+	var names, players []string
+	signedIn := true // every winner named was signed in by the site
 	for _, w := range res.Winners {
 		if w >= 0 && w < len(st.Players) && w < len(st.movers) && st.movers[w] {
 			names = append(names, st.Players[w].Name)
+			players = append(players, st.Players[w].Player)
+			signedIn = signedIn && st.Players[w].Player != ""
 		}
 	}
 	if len(names) == 0 {
 		return
 	}
+	player := "" // one entry per player id when there is one (store.Score.Who)
+	if signedIn {
+		player = strings.Join(players, " & ")
+	}
 	r.b.finished = append(r.b.finished, finished{boards: boards, score: store.Score{
-		Name: strings.Join(names, " & "), Value: rankedValue(st.game.Info().Ranking, res.TimeMs, res.Score),
+		Name: strings.Join(names, " & "), Player: player, Value: rankedValue(st.game.Info().Ranking, res.TimeMs, res.Score),
 		Room: r.code, Match: res.Match, At: now.UnixMilli()}})
 }
 

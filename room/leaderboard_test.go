@@ -235,3 +235,45 @@ func TestAIOpensWhenOnlyItMayMove(t *testing.T) {
 		}
 	})
 }
+
+// TestLeaderboardsOnePerPlayer: entries of players the site signed in are
+// kept one per player id, whatever name they played under (the best, with
+// its name), apart from anonymous entries of the same name.
+func TestLeaderboardsOnePerPlayer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := memstore.New()
+		m := bubbleManager(t, Config{Games: session.NewRegistry(sessiontest.Tap), Store: st, Leaderboards: st})
+		play := func(player, name string, pause time.Duration) {
+			created, err := m.Create(t.Context(), CreateRequest{Game: "tap", Settings: json.RawMessage(`{"board":"short"}`), Name: name, Player: player})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, _ := m.Get(t.Context(), created.Room)
+			c := newFake(name)
+			r.Hello(c, &protocol.Hello{Room: r.Code(), Token: created.Token})
+			synctest.Wait()
+			sendAct(t, r, c, "start", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlStart})
+			tm := &tapMatch{t: t, r: r, clients: []*fakeClient{c}}
+			for range 3 {
+				tm.tap(0)
+				time.Sleep(pause)
+			}
+		}
+		play("user-1", "Ann", 0)           // 2 s
+		play("user-1", "Annie", 0)         // 2 s, later: not better
+		play("user-1", "A.", -1)           // the same
+		play("", "Ann", time.Second)       // anonymous Ann, 4 s
+		play("user-2", "Ann", time.Second) // another player named Ann
+		got := list(t, m, "short", "solo", PeriodAll)
+		if got != "Ann 2000, Ann 4000, Ann 4000" {
+			t.Fatalf("list: %q, want user-1's best and the two other Anns", got)
+		}
+		b, err := m.Leaderboard(t.Context(), "tap", "short", "solo", PeriodAll, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := b.Scores[0].Player; p != "user-1" {
+			t.Fatalf("the best entry's player %q", p)
+		}
+	})
+}

@@ -9,6 +9,10 @@ import (
 type Score struct {
 	// Name is the player's display name.
 	Name string `json:"name"`
+	// Player is the player id(s) of the entry's winners when the site
+	// signed them in — several joined by " & " in the same order as Name's
+	// names — else empty.
+	Player string `json:"player,omitempty"`
 	// Value is what is ranked: ms for a time board, points for a score
 	// board.
 	Value float64 `json:"value"`
@@ -17,6 +21,23 @@ type Score struct {
 	Match int    `json:"match,omitempty"`
 	// At is when it was recorded (ms since the Unix epoch).
 	At int64 `json:"at"`
+}
+
+// Who is what a list keeps one entry per: the player id when the entry has
+// one, else the name. A player key starts with a NUL byte, which no cleaned
+// name contains, so a name can never pass for a player id.
+func (s Score) Who() string {
+	if s.Player != "" {
+		return "\x00" + s.Player
+	}
+	return s.Name
+}
+
+// SameWho reports whether x and y are kept as one entry: the same player
+// id, or both without one and the same name. Unlike comparing Who, it holds
+// for any name, a name starting with NUL included.
+func SameWho(x, y Score) bool {
+	return x.Player == y.Player && (x.Player != "" || x.Name == y.Name)
 }
 
 // UnmarshalJSON decodes a score. Scores stored by earlier versions have only
@@ -79,15 +100,20 @@ func (b Board) Before(x, y Score) bool {
 	return x.At < y.At
 }
 
-// Leaderboards keeps the best scores of each board, at most one per name.
+// Leaderboards keeps the best scores of each board, at most one per player
+// id or name (Score.Who).
 type Leaderboards interface {
-	// Record adds a score to board b. A board keeps one score per Name:
-	// when it holds one under s.Name already, s replaces it only when
-	// b.Before(s, old) (a better value, or an equal value with an earlier
-	// At); otherwise the older score stays and Record returns nil. A board
-	// keeps its store's LeaderboardSize best scores (1000 by default): the
-	// worst are dropped, and the name of a dropped score is free again. A
-	// Value that is not a finite number, or a negative b.Expires, is
+	// Record adds a score to board b. A board keeps one score per Who: per
+	// Player when the score has one, else per Name among the scores without
+	// one (SameWho), so a signed-in entry and an anonymous one with the
+	// same name are two entries, and one player's scores under two names
+	// are one. When the board holds a score of s's Who already, s replaces
+	// it whole, Name included, only when b.Before(s, old) (a better value,
+	// or an equal value with an earlier At); otherwise the older score
+	// stays, with its name, and Record returns nil. A board keeps its
+	// store's LeaderboardSize best scores (1000 by default): the worst are
+	// dropped, and the player id or name of a dropped score is free again.
+	// A Value that is not a finite number, or a negative b.Expires, is
 	// refused.
 	//
 	// When b.Expires is not zero, Record sets the board's expiry to it,

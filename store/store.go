@@ -178,10 +178,35 @@ type Outbox interface {
 	Ack(ctx context.Context, ids []string) error
 }
 
-// Backend is a store of rooms that also keeps leaderboards and claims: what
-// a server wires into the room layer.
+// MaxDue bounds how many events one Due call returns, whatever its limit
+// (a limit of zero or less asks for MaxDue).
+const MaxDue = 1000
+
+// DueLimit is the number of events Due returns at most for limit: limit,
+// or MaxDue when limit is not in 1..MaxDue.
+func DueLimit(limit int) int {
+	if limit <= 0 || limit > MaxDue {
+		return MaxDue
+	}
+	return limit
+}
+
+// CheckEvents returns the error Enqueue and AppendWith return for events
+// before they store anything: every event needs an ID.
+func CheckEvents(events []Event) error {
+	for i, e := range events {
+		if e.ID == "" {
+			return fmt.Errorf("outbox: event %d has no ID", i)
+		}
+	}
+	return nil
+}
+
+// Backend is a store of rooms that also keeps leaderboards, claims and the
+// webhook outbox: what a server wires into the room layer.
 type Backend interface {
 	Store
 	Leaderboards
 	Claims
+	Outbox
 }

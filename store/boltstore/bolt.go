@@ -49,15 +49,19 @@ type BoltOptions struct {
 	// operation that finds the store idle is committed at once. Zero means
 	// DefaultCommitInterval; a negative value commits back to back.
 	CommitInterval time.Duration
-	// SweepInterval is how often expired rooms and boards are deleted. Zero
-	// means one minute; a negative value disables the sweep (expired rooms
-	// are still deleted when touched, expired boards by the next Record).
+	// SweepInterval is how often expired rooms, boards and claims are
+	// deleted. Zero means one minute; a negative value disables the sweep
+	// (expired rooms are still deleted when touched, expired boards by the
+	// next Record, expired claims when claimed again).
 	SweepInterval time.Duration
 	// LeaderboardSize is how many scores each board keeps. Zero means 1000.
 	LeaderboardSize int
-	// Now is the clock for the expiry of ended rooms and of boards. Nil
-	// means time.Now.
+	// Now is the clock for the expiry of ended rooms, boards and claims.
+	// Nil means time.Now.
 	Now func() time.Time
+	// MaxOutbox is how many events the outbox holds. Zero means
+	// store.MaxOutbox.
+	MaxOutbox int
 }
 
 func (o *BoltOptions) init() {
@@ -79,6 +83,9 @@ func (o *BoltOptions) init() {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.MaxOutbox <= 0 {
+		o.MaxOutbox = store.MaxOutbox
+	}
 }
 
 // BoltFile is the name of the database file inside a Bolt store's directory.
@@ -94,9 +101,10 @@ var (
 	bExpiry = []byte("expiry") // expiry ms (8 bytes), code → empty
 	bBoards = []byte("boards") // game\0board\0kind → bucket of scores
 	bCounts = []byte("boardn") // game\0board\0kind → number of scores (8 bytes)
-	// The score key of each name on a board. A board without this bucket
-	// was stored by an earlier version: Record indexes it first.
-	bNames  = []byte("boardnames") // game\0board\0kind → bucket of name → score key
+	// The score key of each player id or name on a board ("p"+player or
+	// "n"+name, see nameKey). A board without this bucket was stored by an
+	// earlier version: Record indexes it first.
+	bNames  = []byte("boardnames") // game\0board\0kind → bucket of p+player or n+name → score key
 	bBoardX = []byte("boardx")     // game\0board\0kind → expiry ms (8 bytes)
 	bBoardD = []byte("boarddue")   // expiry ms (8 bytes), game\0board\0kind → empty
 )
@@ -184,10 +192,16 @@ func Open(dir string, opts BoltOptions) (*Bolt, error) {
 		return nil, fmt.Errorf("boltstore: open %s: %w", dir, err)
 	}
 	err = db.Update(func(tx *bbolt.Tx) error {
-		for _, name := range [][]byte{bRooms, bSnaps, bLog, bExpiry, bBoards, bCounts, bNames, bBoardX, bBoardD, bClaims} {
+		// Claims stored before their expiry was indexed are indexed once.
+		indexClaims := tx.Bucket(bClaimD) == nil
+		for _, name := range [][]byte{bRooms, bSnaps, bLog, bExpiry, bBoards, bCounts, bNames, bBoardX, bBoardD, bClaims, bClaimD,
+			bOutbox, bOutboxID, bOutboxN} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
+		}
+		if indexClaims {
+			return indexClaimExpiry(tx)
 		}
 		return nil
 	})
@@ -325,14 +339,18 @@ func (b *Bolt) sweepLoop() {
 	}
 }
 
-// sweep deletes up to 1000 rooms whose TTL has passed, and up to 100
-// boards past their expiry, and returns how many rooms.
+// sweep deletes up to 1000 rooms whose TTL has passed, up to 100 boards
+// past their expiry and up to 1000 expired claims, and returns how many
+// rooms.
 func (b *Bolt) sweep(ctx context.Context) (int, error) {
 	n := 0
 	err := b.do(ctx, "sweep", func(tx *bbolt.Tx) error {
 		n = 0
 		now := b.opts.Now().UnixMilli()
 		if err := dropExpiredBoards(tx, now, 100); err != nil {
+			return err
+		}
+		if err := dropExpiredClaims(tx, now, 1000); err != nil {
 			return err
 		}
 		exp, rooms := tx.Bucket(bExpiry), tx.Bucket(bRooms)
@@ -533,37 +551,53 @@ func (b *Bolt) Append(ctx context.Context, lease store.Lease, entries []store.En
 	if len(entries) == 0 {
 		return b.check(op)
 	}
+	if err := checkBatch(op, entries); err != nil {
+		return err
+	}
+	return b.do(ctx, op, func(tx *bbolt.Tx) error {
+		_, err := b.appendTx(tx, lease, entries)
+		return err
+	})
+}
+
+// checkBatch checks that entries have contiguous revisions.
+func checkBatch(op string, entries []store.Entry) error {
 	for i := 1; i < len(entries); i++ {
 		if entries[i].Rev != entries[i-1].Rev+1 {
 			return fmt.Errorf("%s: rev %d after %d in one batch: %w", op, entries[i].Rev, entries[i-1].Rev, store.ErrGap)
 		}
 	}
-	return b.do(ctx, op, func(tx *bbolt.Tx) error {
-		m, err := b.held(tx, lease)
-		if err != nil {
-			return err
-		}
-		log := tx.Bucket(bLog)
-		first := entries[0].Rev
-		if first <= m.last {
-			for _, e := range entries {
-				if v := log.Get(logKey(lease.Room, e.Rev)); v == nil || !bytes.Equal(v, e.Data) {
-					return fmt.Errorf("rev %d after %d: %w", first, m.last, store.ErrGap)
-				}
-			}
-			return nil // a retry of an append that landed
-		}
-		if first != m.last+1 {
-			return fmt.Errorf("rev %d after %d: %w", first, m.last, store.ErrGap)
-		}
+	return nil
+}
+
+// appendTx appends entries (contiguous, see checkBatch) inside tx, fenced
+// by lease; dup is true when they were all stored already (a retry that
+// changes nothing). It changes nothing when it returns an error.
+func (b *Bolt) appendTx(tx *bbolt.Tx, lease store.Lease, entries []store.Entry) (dup bool, err error) {
+	m, err := b.held(tx, lease)
+	if err != nil || len(entries) == 0 {
+		return false, err
+	}
+	log := tx.Bucket(bLog)
+	first := entries[0].Rev
+	if first <= m.last {
 		for _, e := range entries {
-			if err := log.Put(logKey(lease.Room, e.Rev), nonNil(e.Data)); err != nil {
-				return err
+			if v := log.Get(logKey(lease.Room, e.Rev)); v == nil || !bytes.Equal(v, e.Data) {
+				return false, fmt.Errorf("rev %d after %d: %w", first, m.last, store.ErrGap)
 			}
 		}
-		m.last = entries[len(entries)-1].Rev
-		return putMeta(tx, lease.Room, m)
-	})
+		return true, nil // a retry of an append that landed
+	}
+	if first != m.last+1 {
+		return false, fmt.Errorf("rev %d after %d: %w", first, m.last, store.ErrGap)
+	}
+	for _, e := range entries {
+		if err := log.Put(logKey(lease.Room, e.Rev), nonNil(e.Data)); err != nil {
+			return false, err
+		}
+	}
+	m.last = entries[len(entries)-1].Rev
+	return false, putMeta(tx, lease.Room, m)
 }
 
 func (b *Bolt) WriteSnapshot(ctx context.Context, lease store.Lease, snap store.Snapshot) error {

@@ -48,7 +48,29 @@ func boltFactory(noSync bool) storetest.Factory {
 				}
 				t.Cleanup(func() { b.Close() })
 				return b
+			},
+			Outboxes: func(t *testing.T, size int) store.Backend {
+				b, err := Open(t.TempDir(), BoltOptions{NoSync: noSync, Now: clock.Now, MaxOutbox: size})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { b.Close() })
+				return b
 			}}
+		sub.ClaimsKept = func(t *testing.T) int {
+			b := sub.S.(*Bolt)
+			if _, err := b.sweep(storetest.Ctx(t)); err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			if err := b.db.View(func(tx *bbolt.Tx) error {
+				n = tx.Bucket(bClaims).Stats().KeyN
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
 		sub.Reopen = func(t *testing.T) store.Backend {
 			if err := sub.S.Close(); err != nil {
 				t.Fatal(err)
@@ -454,7 +476,8 @@ func checkBoard(t *testing.T, b *Bolt, name []byte, n int) {
 
 // TestBoltNamesIndex: after scores are replaced, ignored and trimmed (many
 // at once, in shared transactions), the names bucket holds exactly the
-// name of each score.
+// player id or name of each score. Half the scores have a player id, some
+// equal to another score's name.
 func TestBoltNamesIndex(t *testing.T) {
 	b, err := Open(t.TempDir(), BoltOptions{NoSync: true, LeaderboardSize: 5})
 	if err != nil {
@@ -466,6 +489,9 @@ func TestBoltNamesIndex(t *testing.T) {
 	for i := range 200 {
 		wg.Go(func() {
 			s := store.Score{Name: fmt.Sprint("p", i%9), Value: float64((i * 37) % 100), At: int64(i)}
+			if i%2 == 0 {
+				s.Player = fmt.Sprint("p", i%7)
+			}
 			if err := b.Record(storetest.Ctx(t), board, s); err != nil {
 				t.Error(err)
 			}
@@ -567,5 +593,50 @@ func TestUnknownRoomNoWrite(t *testing.T) {
 	}
 	if n := b.Stats().Transactions - before; n != 0 {
 		t.Fatalf("100 unknown rooms cost %d write transactions", n)
+	}
+}
+
+// TestBoltClaimIndexMigrated: a file whose claims were stored before their
+// expiry was indexed (no claimdue bucket) has them indexed when opened, so
+// the sweep deletes those that expire; claims without a ttl stay.
+func TestBoltClaimIndexMigrated(t *testing.T) {
+	clock := storetest.NewClock()
+	dir := t.TempDir()
+	opts := BoltOptions{Now: clock.Now, SweepInterval: -1}
+	b, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := storetest.Ctx(t)
+	for _, key := range []string{"day/a", "day/b"} {
+		if _, _, err := b.Claim(ctx, key, []byte("v"), time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := b.Claim(ctx, "forever", []byte("v"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.db.Update(func(tx *bbolt.Tx) error { return tx.DeleteBucket(bClaimD) }); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	if b, err = Open(dir, opts); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	clock.Advance(2 * time.Hour)
+	if _, err := b.sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	err = b.db.View(func(tx *bbolt.Tx) error {
+		var keys []string
+		_ = tx.Bucket(bClaims).ForEach(func(k, v []byte) error { keys = append(keys, string(k)); return nil })
+		if !slices.Equal(keys, []string{"forever"}) || tx.Bucket(bClaimD).Stats().KeyN != 0 {
+			t.Errorf("claims %v, %d index keys after the sweep; want [forever], 0", keys, tx.Bucket(bClaimD).Stats().KeyN)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -12,15 +12,19 @@ import (
 )
 
 // bClaims holds the claims: key → expiry (8 bytes, ms since the epoch, 0
-// for never) followed by the value.
-var bClaims = []byte("claims")
+// for never) followed by the value. bClaimD indexes the claims that
+// expire, for the sweep: expiry (8 bytes), key → empty.
+var (
+	bClaims = []byte("claims")
+	bClaimD = []byte("claimdue")
+)
 
 var _ store.Claims = (*Bolt)(nil)
 
 // Claim stores value under key, in one transaction of the committer, unless
 // the key holds a claim that has not expired (by BoltOptions.Now). An
-// expired claim is overwritten when the key is claimed again; the sweep
-// does not delete it.
+// expired claim is overwritten when the key is claimed again, or deleted
+// by the sweep (through the expiry index, bClaimD).
 func (b *Bolt) Claim(ctx context.Context, key string, value []byte, ttl time.Duration) ([]byte, bool, error) {
 	if err := store.CheckClaim(key, value, ttl); err != nil {
 		return nil, false, err
@@ -55,8 +59,19 @@ func (b *Bolt) Claim(ctx context.Context, key string, value []byte, ttl time.Dur
 		v := make([]byte, 8, 8+len(value))
 		binary.BigEndian.PutUint64(v, uint64(at))
 		v = append(v, value...)
-		if err := tx.Bucket(bClaims).Put([]byte(key), v); err != nil {
+		claims, due := tx.Bucket(bClaims), tx.Bucket(bClaimD)
+		if old := claims.Get([]byte(key)); len(old) >= 8 && u64(old) != 0 { // an expired claim
+			if err := due.Delete(append(slices.Clone(old[:8]), key...)); err != nil {
+				return err
+			}
+		}
+		if err := claims.Put([]byte(key), v); err != nil {
 			return err
+		}
+		if at != 0 {
+			if err := due.Put(append(be64(uint64(at)), key...), []byte{}); err != nil {
+				return err
+			}
 		}
 		held, stored = slices.Clone(v[8:]), true
 		return nil
@@ -78,4 +93,39 @@ func (b *Bolt) holds(tx *bbolt.Tx, key string) (value []byte, ok bool) {
 		return nil, false
 	}
 	return append([]byte{}, v[8:]...), true
+}
+
+// dropExpiredClaims deletes up to max claims expired at now (ms), and
+// their index keys.
+func dropExpiredClaims(tx *bbolt.Tx, now int64, max int) error {
+	claims, due := tx.Bucket(bClaims), tx.Bucket(bClaimD)
+	var keys [][]byte
+	c := due.Cursor()
+	for k, _ := c.First(); k != nil && len(keys) < max && int64(u64(k)) <= now; k, _ = c.Next() {
+		keys = append(keys, slices.Clone(k))
+	}
+	for _, k := range keys {
+		key := k[8:]
+		if v := claims.Get(key); len(v) >= 8 && u64(v) == u64(k) {
+			if err := claims.Delete(key); err != nil {
+				return err
+			}
+		}
+		if err := due.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indexClaimExpiry indexes the expiry of every claim that has one (the
+// claims of a store written before the index existed).
+func indexClaimExpiry(tx *bbolt.Tx) error {
+	due := tx.Bucket(bClaimD)
+	return tx.Bucket(bClaims).ForEach(func(k, v []byte) error {
+		if at := u64(v); len(v) >= 8 && at != 0 {
+			return due.Put(append(be64(at), k...), []byte{})
+		}
+		return nil
+	})
 }

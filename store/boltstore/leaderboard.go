@@ -28,7 +28,8 @@ const boardsDroppedPerRecord = 10
 // Record drops the board when it is past its expiry, and a few other such
 // boards. It then puts s into the board's bucket under a key that sorts
 // best first (the value in the board's direction, At, then a sequence
-// number), in place of the score of s.Name when s ranks before it, and
+// number), in place of the score of s's player id or name (nameKey) when s
+// ranks before it, and
 // deletes the worst scores beyond LeaderboardSize.
 func (b *Bolt) Record(ctx context.Context, board store.Board, s store.Score) error {
 	const op = "record score"
@@ -72,7 +73,7 @@ func (b *Bolt) Record(ctx context.Context, board store.Board, s store.Score) err
 					return err
 				}
 				if !board.Before(s, old) {
-					return nil // the name's older score is as good
+					return nil // the player's or name's older score is as good
 				}
 				if err := bb.Delete(k); err != nil {
 					return err
@@ -106,11 +107,18 @@ func (b *Bolt) Record(ctx context.Context, board store.Board, s store.Score) err
 	})
 }
 
-// nameKey is the key in its board's names bucket of the JSON score data:
-// "n" and the name as it reads back (never empty, as bbolt keys must be).
+// nameKey is the key in its board's names bucket of the JSON score data,
+// what the board keeps one score per (store.Score.Who): "p" and the player
+// id as it reads back when the score has one, else "n" and the name (the
+// key of every score stored before player ids, so those boards read and
+// dedupe as before). The first byte keeps the two apart whatever a name
+// holds, and a key is never empty, as bbolt keys must not be.
 func nameKey(data []byte) []byte {
 	var s store.Score
 	_ = json.Unmarshal(data, &s) // data is a marshalled Score
+	if s.Player != "" {
+		return append([]byte("p"), s.Player...)
+	}
 	return append([]byte("n"), s.Name...)
 }
 

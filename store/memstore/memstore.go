@@ -5,11 +5,13 @@ package memstore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,7 +28,11 @@ type Memory struct {
 	// each is dropped.
 	expiry map[boardKey]int64
 	claims map[string]memClaim
-	closed bool
+	// claimScan is how many claims were kept after the last scan for
+	// expired ones: the next scan comes when there are twice as many.
+	claimScan int
+	outbox    map[string]store.Event
+	closed    bool
 	// Now is the clock used for the expiry of rooms and boards; zero means
 	// time.Now.
 	Now func() time.Time
@@ -34,6 +40,9 @@ type Memory struct {
 	LeaderboardSize int
 	// Fail, when set, is returned by every write (for tests of outages).
 	Fail error
+	// MaxOutbox is how many events the outbox holds. Zero means
+	// store.MaxOutbox.
+	MaxOutbox int
 }
 
 // boardKey is where a board's scores are kept: its name without Higher.
@@ -57,6 +66,8 @@ var (
 	_ store.Store        = (*Memory)(nil)
 	_ store.Leaderboards = (*Memory)(nil)
 	_ store.Claims       = (*Memory)(nil)
+	_ store.Outbox       = (*Memory)(nil)
+	_ store.Backend      = (*Memory)(nil)
 )
 
 // New returns an empty memory store.
@@ -66,6 +77,7 @@ func New() *Memory {
 		boards: make(map[boardKey][]store.Score),
 		expiry: make(map[boardKey]int64),
 		claims: make(map[string]memClaim),
+		outbox: make(map[string]store.Event),
 	}
 }
 
@@ -148,24 +160,31 @@ func (m *Memory) held(op string, lease store.Lease) (*memRoom, error) {
 func (m *Memory) Append(ctx context.Context, lease store.Lease, entries []store.Entry) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	r, err := m.held("append", lease)
+	_, err := m.appendLocked("append", lease, entries)
+	return err
+}
+
+// appendLocked appends entries under m.mu; dup is true when they were all
+// stored already (a retry that changes nothing).
+func (m *Memory) appendLocked(op string, lease store.Lease, entries []store.Entry) (dup bool, err error) {
+	r, err := m.held(op, lease)
 	if err != nil {
-		return err
+		return false, err
 	}
 	last := r.last()
 	if len(entries) > 0 && entries[0].Rev <= last && r.stored(entries) {
-		return nil // a retry of an append that landed
+		return true, nil // a retry of an append that landed
 	}
 	for _, e := range entries {
 		if e.Rev != last+1 {
-			return fmt.Errorf("append %s: rev %d after %d: %w", lease.Room, e.Rev, last, store.ErrGap)
+			return false, fmt.Errorf("%s %s: rev %d after %d: %w", op, lease.Room, e.Rev, last, store.ErrGap)
 		}
 		last = e.Rev
 	}
 	for _, e := range entries {
 		r.entries = append(r.entries, store.Entry{Rev: e.Rev, Data: slices.Clone(e.Data)})
 	}
-	return nil
+	return false, nil
 }
 
 // last is the revision of the last entry, or of the snapshot when newer.
@@ -255,7 +274,8 @@ func (m *Memory) Close() error {
 }
 
 // Record first drops the boards past their expiry. It then replaces the
-// score of s.Name, if any, when s ranks before it, inserts s after every
+// score of s's player id or name (store.SameWho), if any, when s ranks
+// before it, inserts s after every
 // score that does not rank after it, and drops the worst score when the
 // board is over LeaderboardSize.
 func (m *Memory) Record(ctx context.Context, b store.Board, s store.Score) error {
@@ -282,9 +302,9 @@ func (m *Memory) Record(ctx context.Context, b store.Board, s store.Score) error
 		m.expiry[k] = b.Expires
 	}
 	list := m.boards[k]
-	if i := slices.IndexFunc(list, func(old store.Score) bool { return old.Name == s.Name }); i >= 0 {
+	if i := slices.IndexFunc(list, func(old store.Score) bool { return store.SameWho(old, s) }); i >= 0 {
 		if !b.Before(s, list[i]) {
-			return nil // the name's older score is as good
+			return nil // the player's or name's older score is as good
 		}
 		list = slices.Delete(list, i, i+1)
 	}
@@ -319,8 +339,9 @@ func (m *Memory) Top(ctx context.Context, b store.Board, limit int) ([]store.Sco
 }
 
 // Claim stores value under key unless a claim of key holds it and has not
-// expired (by Now). Expired claims are replaced when claimed again, not
-// swept.
+// expired (by Now). Expired claims are replaced when claimed again, and
+// dropped by a scan of all claims whenever a claim that stores finds twice
+// as many claims as the last scan left (amortised O(1) a claim).
 func (m *Memory) Claim(ctx context.Context, key string, value []byte, ttl time.Duration) ([]byte, bool, error) {
 	if err := store.CheckClaim(key, value, ttl); err != nil {
 		return nil, false, err
@@ -339,7 +360,118 @@ func (m *Memory) Claim(ctx context.Context, key string, value []byte, ttl time.D
 		c.expires = now.Add(ttl)
 	}
 	m.claims[key] = c
+	if n := len(m.claims); n >= minClaimScan && n >= 2*m.claimScan {
+		for k, c := range m.claims {
+			if !c.expires.IsZero() && !now.Before(c.expires) {
+				delete(m.claims, k)
+			}
+		}
+		m.claimScan = len(m.claims)
+	}
 	return slices.Clone(c.value), true, nil
+}
+
+// minClaimScan is how many claims there are at least before Claim scans
+// them for expired ones.
+const minClaimScan = 64
+
+func (m *Memory) maxOutbox() int {
+	if m.MaxOutbox > 0 {
+		return m.MaxOutbox
+	}
+	return store.MaxOutbox
+}
+
+// enqueueLocked adds events under m.mu and returns how many it dropped. An
+// event whose ID is queued replaces it.
+func (m *Memory) enqueueLocked(events []store.Event) (dropped int) {
+	limit := m.maxOutbox()
+	for _, e := range events {
+		if _, ok := m.outbox[e.ID]; !ok && len(m.outbox) >= limit {
+			dropped++
+			continue
+		}
+		e.Data = slices.Clone(e.Data)
+		m.outbox[e.ID] = e
+	}
+	return dropped
+}
+
+func (m *Memory) Enqueue(ctx context.Context, events []store.Event) (int, error) {
+	if err := store.CheckEvents(events); err != nil {
+		return 0, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(); err != nil {
+		return 0, fmt.Errorf("enqueue: %w", err)
+	}
+	return m.enqueueLocked(events), nil
+}
+
+// AppendWith appends and enqueues under the one mutex: both or neither. A
+// retry of an append that landed enqueues nothing (the first attempt did).
+func (m *Memory) AppendWith(ctx context.Context, lease store.Lease, entries []store.Entry, events []store.Event) (int, error) {
+	if err := store.CheckEvents(events); err != nil {
+		return 0, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dup, err := m.appendLocked("append", lease, entries)
+	if err != nil || dup {
+		return 0, err
+	}
+	return m.enqueueLocked(events), nil
+}
+
+func (m *Memory) Due(ctx context.Context, now int64, limit int) ([]store.Event, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, fmt.Errorf("due events: %w", store.ErrClosed)
+	}
+	var out []store.Event
+	for _, e := range m.outbox {
+		if e.Due <= now {
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, func(a, b store.Event) int {
+		if a.Due != b.Due {
+			return cmp.Compare(a.Due, b.Due)
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	out = out[:min(len(out), store.DueLimit(limit))]
+	for i := range out {
+		out[i].Data = slices.Clone(out[i].Data)
+	}
+	return out, nil
+}
+
+func (m *Memory) Retry(ctx context.Context, id string, attempts int, due int64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(); err != nil {
+		return fmt.Errorf("retry event: %w", err)
+	}
+	if e, ok := m.outbox[id]; ok {
+		e.Attempts, e.Due = attempts, due
+		m.outbox[id] = e
+	}
+	return nil
+}
+
+func (m *Memory) Ack(ctx context.Context, ids []string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(); err != nil {
+		return fmt.Errorf("ack events: %w", err)
+	}
+	for _, id := range ids {
+		delete(m.outbox, id)
+	}
+	return nil
 }
 
 // nonNil makes an empty value read back as empty, not nil, as the stores

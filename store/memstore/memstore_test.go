@@ -24,6 +24,16 @@ func TestConformance(t *testing.T) {
 				m := New()
 				m.Now, m.LeaderboardSize = clock.Now, size
 				return m
+			},
+			Outboxes: func(t *testing.T, size int) store.Backend {
+				m := New()
+				m.Now, m.MaxOutbox = clock.Now, size
+				return m
+			},
+			ClaimsKept: func(t *testing.T) int {
+				m.mu.Lock()
+				defer m.mu.Unlock()
+				return len(m.claims)
 			}}
 	})
 }

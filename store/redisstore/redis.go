@@ -46,6 +46,9 @@ type RedisOptions struct {
 	MaxBatch int
 	// LeaderboardSize is how many scores each board keeps. Zero means 1000.
 	LeaderboardSize int
+	// MaxOutbox is how many events the outbox holds. Zero means
+	// store.MaxOutbox.
+	MaxOutbox int
 }
 
 // Redis stores rooms in Redis. Every key of a room shares the hash tag
@@ -78,13 +81,20 @@ var (
 	_ store.Store        = (*Redis)(nil)
 	_ store.Leaderboards = (*Redis)(nil)
 	_ store.Claims       = (*Redis)(nil)
+	_ store.Outbox       = (*Redis)(nil)
+	_ store.Backend      = (*Redis)(nil)
 )
 
+// redisAppend is an append (scriptAppend) or an append with events
+// (scriptAppendWith) waiting for the committer.
 type redisAppend struct {
-	ctx  context.Context
-	keys []string
-	args []any
-	done chan error
+	ctx    context.Context
+	script *redis.Script
+	keys   []string
+	args   []any
+	done   chan error
+	// reply is the script's reply, set before done is sent nil.
+	reply any
 }
 
 // RedisStats counts the append committer's work.
@@ -115,6 +125,9 @@ func Open(ctx context.Context, url string, opts RedisOptions) (*Redis, error) {
 	}
 	if opts.LeaderboardSize <= 0 {
 		opts.LeaderboardSize = 1000
+	}
+	if opts.MaxOutbox <= 0 {
+		opts.MaxOutbox = store.MaxOutbox
 	}
 	setDuration(&o.DialTimeout, opts.DialTimeout, 500*time.Millisecond)
 	setDuration(&o.ReadTimeout, opts.ReadTimeout, 500*time.Millisecond)
@@ -175,13 +188,16 @@ func (r *Redis) keys(code string) []string {
 // touches it together with a room's keys.
 func (r *Redis) liveKey() string { return r.prefix + ":rooms" }
 
-// boardKeys are a board's sorted set of scores and its hash of names (name
-// → member). They share the hash tag {game:board:kind}, so that one script
-// can write both on Redis Cluster. Neither Higher nor Expires is part of
-// them.
+// boardKeys are a board's sorted set of scores, its hash of names (name →
+// member, for the scores without a player id) and its hash of players
+// (player id → member, for the scores with one): a board keeps one score
+// per key of either hash (store.Score.Who), and two hashes keep a name
+// from ever passing for a player id. They share the hash tag
+// {game:board:kind}, so that one script can write all three on Redis
+// Cluster. Neither Higher nor Expires is part of them.
 func (r *Redis) boardKeys(b store.Board) []string {
 	k := r.prefix + ":lb:{" + b.Game + ":" + b.Board + ":" + b.Kind + "}"
-	return []string{k, k + ":names"}
+	return []string{k, k + ":names", k + ":players"}
 }
 
 // claimKey is where a claim is kept. A claim is one key: its hash tag (the
@@ -302,19 +318,24 @@ redis.call('HSET', KEYS[4], 'ended', '1')
 for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
 return 'OK'
 `)
-	// KEYS: the board's sorted set and names hash (Redis.boardKeys). ARGV:
-	// sorted-set score, member, name, LeaderboardSize, expiry in ms since
-	// the epoch (0: leave it). A member's first 16 characters are its At,
-	// in hex; from the 25th it is the JSON score. Returns 1 when the score
-	// was kept, 0 when the name's older score is as good.
+	// KEYS: the board's sorted set, names hash and players hash
+	// (Redis.boardKeys). ARGV: sorted-set score, member, name,
+	// LeaderboardSize, expiry in ms since the epoch (0: leave it), player
+	// id (empty: none). A score with a player id is indexed by it in the
+	// players hash, one without by its name in the names hash. A member's
+	// first 16 characters are its At, in hex; from the 25th it is the JSON
+	// score. Returns 1 when the score was kept, 0 when the player's or
+	// name's older score is as good.
 	scriptRecord = redis.NewScript(`
 local score = tonumber(ARGV[1])
 local member = ARGV[2]
 local function at(m) -- a member's At, as two numbers: 64 bits do not fit in one
   return tonumber(string.sub(m, 1, 8), 16), tonumber(string.sub(m, 9, 16), 16)
 end
+local index, who = KEYS[2], ARGV[3]
+if ARGV[6] ~= '' then index, who = KEYS[3], ARGV[6] end
 local keep = true
-local old = redis.call('HGET', KEYS[2], ARGV[3])
+local old = redis.call('HGET', index, who)
 local oldScore = old and redis.call('ZSCORE', KEYS[1], old)
 if oldScore then
   oldScore = tonumber(oldScore)
@@ -329,20 +350,27 @@ if oldScore then
 end
 if keep then
   redis.call('ZADD', KEYS[1], ARGV[1], member)
-  redis.call('HSET', KEYS[2], ARGV[3], member)
+  redis.call('HSET', index, who, member)
+  if ARGV[5] == '0' then -- a hash created now takes the board's expiry
+    local ttl = redis.call('PTTL', KEYS[1])
+    if ttl > 0 then redis.call('PEXPIRE', index, ttl) end
+  end
   local size = tonumber(ARGV[4])
   local gone = redis.call('ZRANGE', KEYS[1], size, -1)
   for i = 1, #gone do
     local ok, s = pcall(cjson.decode, string.sub(gone[i], 25))
-    if ok and type(s) == 'table' and type(s.name) == 'string' and redis.call('HGET', KEYS[2], s.name) == gone[i] then
-      redis.call('HDEL', KEYS[2], s.name)
+    if ok and type(s) == 'table' then
+      local h, f = KEYS[2], s.name
+      if type(s.player) == 'string' and s.player ~= '' then h, f = KEYS[3], s.player end
+      if type(f) == 'string' and redis.call('HGET', h, f) == gone[i] then
+        redis.call('HDEL', h, f)
+      end
     end
   end
   if #gone > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], size, -1) end
 end
 if ARGV[5] ~= '0' then
-  redis.call('PEXPIREAT', KEYS[1], ARGV[5])
-  redis.call('PEXPIREAT', KEYS[2], ARGV[5])
+  for i = 1, 3 do redis.call('PEXPIREAT', KEYS[i], ARGV[5]) end
 end
 if keep then return 1 end
 return 0
@@ -361,7 +389,8 @@ else
 end
 return {1, ARGV[1]}
 `)
-	allScripts = []*redis.Script{scriptCreate, scriptOpen, scriptAppend, scriptSnapshot, scriptEnd, scriptRecord, scriptClaim}
+	allScripts = []*redis.Script{scriptCreate, scriptOpen, scriptAppend, scriptSnapshot, scriptEnd, scriptRecord, scriptClaim,
+		scriptAppendWith, scriptEnqueue, scriptDue, scriptRetry}
 )
 
 // mapErr turns the scripts' refusals and a closed client into the
@@ -491,27 +520,44 @@ func (r *Redis) Append(ctx context.Context, lease store.Lease, entries []store.E
 	}
 	args := make([]any, 0, 2+len(entries))
 	args = append(args, strconv.FormatUint(lease.Token, 10), strconv.FormatUint(entries[0].Rev, 10))
+	args, err := appendEntries(op, args, entries)
+	if err != nil {
+		return err
+	}
+	k := r.keys(lease.Room)
+	_, err = r.commit(ctx, op, &redisAppend{script: scriptAppend, keys: []string{k[0], k[2], k[3]}, args: args})
+	return err
+}
+
+// appendEntries appends the script arguments of entries (8-byte big-endian
+// rev + data each) to args, checking that their revisions are contiguous.
+func appendEntries(op string, args []any, entries []store.Entry) ([]any, error) {
 	for i, e := range entries {
 		if i > 0 && e.Rev != entries[i-1].Rev+1 {
-			return fmt.Errorf("%s: rev %d after %d in one batch: %w", op, e.Rev, entries[i-1].Rev, store.ErrGap)
+			return nil, fmt.Errorf("%s: rev %d after %d in one batch: %w", op, e.Rev, entries[i-1].Rev, store.ErrGap)
 		}
 		el := make([]byte, 8, 8+len(e.Data))
 		binary.BigEndian.PutUint64(el, e.Rev)
 		args = append(args, append(el, e.Data...))
 	}
-	k := r.keys(lease.Room)
-	a := &redisAppend{ctx: ctx, keys: []string{k[0], k[2], k[3]}, args: args, done: make(chan error, 1)}
+	return args, nil
+}
+
+// commit queues a for the committer, waits for the result and returns the
+// script's reply.
+func (r *Redis) commit(ctx context.Context, op string, a *redisAppend) (any, error) {
+	a.ctx, a.done = ctx, make(chan error, 1)
 	if err := r.queue.Push(a); err != nil {
-		return fmt.Errorf("%s: %w", op, store.ErrClosed) // the only refusal of an unbounded queue
+		return nil, fmt.Errorf("%s: %w", op, store.ErrClosed) // the only refusal of an unbounded queue
 	}
 	select {
 	case err := <-a.done:
 		if err != nil {
-			return fmt.Errorf("%s: %w", op, err)
+			return nil, fmt.Errorf("%s: %w", op, err)
 		}
-		return nil
+		return a.reply, nil
 	case <-ctx.Done():
-		return fmt.Errorf("%s: %w", op, ctx.Err())
+		return nil, fmt.Errorf("%s: %w", op, ctx.Err())
 	}
 }
 
@@ -556,7 +602,7 @@ func (r *Redis) send(batch []*redisAppend) {
 		pipe := r.c.Pipeline()
 		cmds := make([]*redis.Cmd, len(todo))
 		for i, a := range todo {
-			cmds[i] = scriptAppend.EvalSha(ctx, pipe, a.keys, a.args...)
+			cmds[i] = a.script.EvalSha(ctx, pipe, a.keys, a.args...)
 		}
 		_, _ = pipe.Exec(ctx)
 		r.roundTrips.Add(1)
@@ -569,6 +615,7 @@ func (r *Redis) send(batch []*redisAppend) {
 			}
 			if err == nil {
 				r.accepted.Add(1)
+				todo[i].reply = cmd.Val()
 			} else if r.ctx.Err() != nil {
 				err = store.ErrClosed // Close cut the pipeline short
 			}
@@ -577,6 +624,10 @@ func (r *Redis) send(batch []*redisAppend) {
 		if len(again) > 0 {
 			// The server lost its scripts (a restart): load and resend.
 			err := scriptAppend.Load(ctx, r.c).Err()
+			if err == nil {
+				err = scriptAppendWith.Load(ctx, r.c).Err()
+				r.roundTrips.Add(1)
+			}
 			r.roundTrips.Add(1)
 			if err != nil {
 				for _, a := range again {
@@ -710,8 +761,8 @@ func (r *Redis) Claim(ctx context.Context, key string, value []byte, ttl time.Du
 // higher ranks first, so that ZRANGE always lists the best first.
 const memberHead = 24
 
-// Record runs scriptRecord: one script keeps the sorted set and the hash of
-// names in step, and sets the expiry of both keys.
+// Record runs scriptRecord: one script keeps the sorted set and the hashes
+// of names and players in step, and sets the expiry of the three keys.
 func (r *Redis) Record(ctx context.Context, b store.Board, s store.Score) error {
 	const op = "record score"
 	if err := r.check(op); err != nil {
@@ -727,7 +778,7 @@ func (r *Redis) Record(ctx context.Context, b store.Board, s store.Score) error 
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	var back store.Score // the name as the script reads it from a member
+	var back store.Score // the name and player as the script reads them from a member
 	if err := json.Unmarshal(data, &back); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -735,7 +786,7 @@ func (r *Redis) Record(ctx context.Context, b store.Board, s store.Score) error 
 	_, _ = rand.Read(suffix[:])
 	member := fmt.Sprintf("%016x%s%s", sortable.Int(s.At), hex.EncodeToString(suffix[:]), data)
 	score := strconv.FormatFloat(sortable.Ranked(s.Value, b.Higher), 'g', -1, 64)
-	_, err = r.run(ctx, op, scriptRecord, r.boardKeys(b), score, member, back.Name, r.opts.LeaderboardSize, b.Expires)
+	_, err = r.run(ctx, op, scriptRecord, r.boardKeys(b), score, member, back.Name, r.opts.LeaderboardSize, b.Expires, back.Player)
 	return err
 }
 

@@ -59,6 +59,9 @@ func TestRedisConformance(t *testing.T) {
 		sub := &storetest.Subject{S: openRedis(t, srv.URL(), RedisOptions{Prefix: prefix}),
 			Boards: func(t *testing.T, size int) store.Leaderboards {
 				return openRedis(t, srv.URL(), RedisOptions{LeaderboardSize: size})
+			},
+			Outboxes: func(t *testing.T, size int) store.Backend {
+				return openRedis(t, srv.URL(), RedisOptions{MaxOutbox: size})
 			}}
 		sub.Reopen = func(t *testing.T) store.Backend {
 			if err := sub.S.Close(); err != nil {
@@ -111,6 +114,16 @@ func TestRedisKeyLayout(t *testing.T) {
 	if m := c.HGetAll(ctx, "lay:lb:{mines:expert:host}:names").Val(); len(m) != 1 || len(m["a"]) <= memberHead {
 		t.Errorf("names = %v, want a → its member", m)
 	}
+	// A score with a player id is indexed by it in a hash of players.
+	if err := r.Record(ctx, expert, store.Score{Name: "a", Player: "u1", Value: 6}); err != nil {
+		t.Fatal(err)
+	}
+	if m := c.HGetAll(ctx, "lay:lb:{mines:expert:host}:players").Val(); len(m) != 1 || len(m["u1"]) <= memberHead {
+		t.Errorf("players = %v, want u1 → its member", m)
+	}
+	if n := c.HLen(ctx, "lay:lb:{mines:expert:host}:names").Val(); n != 1 {
+		t.Errorf("names has %d fields after a player's score, want 1", n)
+	}
 	if ttl := c.PTTL(ctx, "lay:lb:{mines:expert:host}").Val(); ttl != -1 {
 		t.Errorf("a board without Expires has TTL %v", ttl)
 	}
@@ -122,10 +135,11 @@ func TestRedisKeyLayout(t *testing.T) {
 	if zs := c.ZRangeWithScores(ctx, "lay:lb:{nim:points:client}", 0, -1).Val(); len(zs) != 1 || zs[0].Score != -7 {
 		t.Errorf("higher-is-better board = %+v, want one member with score -7", zs)
 	}
-	// Expires is the expiry of both keys, set by each Record that has it
-	// (kept or not), left by one without it.
+	// Expires is the expiry of the three keys, set by each Record that has
+	// it (kept or not), left by one without it; a hash that one without it
+	// creates takes the board's expiry.
 	daily := store.Board{Game: "mines", Board: "expert", Kind: "solo/day/2026-12-01", Expires: time.Now().Add(time.Hour).UnixMilli()}
-	keys := []string{"lay:lb:{mines:expert:solo/day/2026-12-01}", "lay:lb:{mines:expert:solo/day/2026-12-01}:names"}
+	keys := []string{"lay:lb:{mines:expert:solo/day/2026-12-01}", "lay:lb:{mines:expert:solo/day/2026-12-01}:names", "lay:lb:{mines:expert:solo/day/2026-12-01}:players"}
 	wantExpiry := func(what string, at int64) {
 		t.Helper()
 		for _, k := range keys {
@@ -137,7 +151,10 @@ func TestRedisKeyLayout(t *testing.T) {
 	if err := r.Record(ctx, daily, store.Score{Name: "a", Value: 5}); err != nil {
 		t.Fatal(err)
 	}
-	wantExpiry("first record", daily.Expires)
+	if err := r.Record(ctx, daily, store.Score{Name: "a", Player: "u1", Value: 5}); err != nil {
+		t.Fatal(err)
+	}
+	wantExpiry("first records", daily.Expires)
 	daily.Expires += 1000
 	if err := r.Record(ctx, daily, store.Score{Name: "a", Value: 6}); err != nil { // not kept
 		t.Fatal(err)
@@ -147,6 +164,14 @@ func TestRedisKeyLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantExpiry("a record without Expires", daily.Expires)
+	// A players hash that a Record without Expires creates.
+	c.Del(ctx, keys[2])
+	if err := r.Record(ctx, store.Board{Game: "mines", Board: "expert", Kind: "solo/day/2026-12-01"}, store.Score{Name: "c", Player: "u2", Value: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := c.PTTL(ctx, keys[2]).Val(); ttl <= 0 || ttl > time.Hour+2*time.Second {
+		t.Errorf("a players hash created by a record without Expires has TTL %v, want the board's", ttl)
+	}
 	daily.Expires = time.Now().Add(-time.Second).UnixMilli()
 	if err := r.Record(ctx, daily, store.Score{Name: "a", Value: 4}); err != nil {
 		t.Fatal(err)
@@ -157,7 +182,9 @@ func TestRedisKeyLayout(t *testing.T) {
 }
 
 // TestRedisNamesIndex: after scores are replaced, ignored and trimmed, the
-// hash of names holds exactly the name of each member, pointing at it.
+// hash of players holds exactly the player id of each member that has one,
+// and the hash of names the name of each other member, pointing at it.
+// Half the scores have a player id, some equal to another score's name.
 func TestRedisNamesIndex(t *testing.T) {
 	srv := testredis.Start(t)
 	r := openRedis(t, srv.URL(), RedisOptions{Prefix: "idx", LeaderboardSize: 5})
@@ -168,6 +195,9 @@ func TestRedisNamesIndex(t *testing.T) {
 	for i := range 200 {
 		wg.Go(func() {
 			s := store.Score{Name: fmt.Sprint("p", i%9), Value: float64((i * 37) % 100), At: int64(i)}
+			if i%2 == 0 {
+				s.Player = fmt.Sprint("p", i%7)
+			}
 			if err := r.Record(ctx, b, s); err != nil {
 				t.Error(err)
 			}
@@ -176,16 +206,21 @@ func TestRedisNamesIndex(t *testing.T) {
 	wg.Wait()
 	members := c.ZRange(ctx, "idx:lb:{g:b:k}", 0, -1).Val()
 	names := c.HGetAll(ctx, "idx:lb:{g:b:k}:names").Val()
-	if len(members) != 5 || len(names) != 5 {
-		t.Fatalf("%d members, %d names; want 5 of each", len(members), len(names))
+	players := c.HGetAll(ctx, "idx:lb:{g:b:k}:players").Val()
+	if len(members) != 5 || len(names)+len(players) != 5 {
+		t.Fatalf("%d members, %d names and %d players; want 5 of each", len(members), len(names), len(players))
 	}
 	for _, m := range members {
 		var s store.Score
 		if err := json.Unmarshal([]byte(m[memberHead:]), &s); err != nil {
 			t.Fatal(err)
 		}
-		if names[s.Name] != m {
-			t.Errorf("name %s → %q, want its member %q", s.Name, names[s.Name], m)
+		index, who := names, s.Name
+		if s.Player != "" {
+			index, who = players, s.Player
+		}
+		if index[who] != m {
+			t.Errorf("%q (player %q) → %q, want its member %q", who, s.Player, index[who], m)
 		}
 	}
 }

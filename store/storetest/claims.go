@@ -244,3 +244,35 @@ func testClaimClosed(t *testing.T, sub *Subject) {
 		}
 	}
 }
+
+// testClaimCleanup: expired claims do not pile up. 300 keys claimed with a
+// ttl expire, 300 more are claimed; after the store's cleanup (a sweep
+// where it has one, else the claims themselves) it keeps fewer than all
+// 600 claims, never fewer than those that hold, and the claims that hold
+// (a ttl not passed, or none) are still held.
+func testClaimCleanup(t *testing.T, sub *Subject) {
+	if sub.ClaimsKept == nil || sub.Advance == nil {
+		t.Skip("the store cannot count the claims it keeps, or runs on real time")
+	}
+	const n = 300
+	s := sub.S
+	claim(t, s, "forever", []byte("f"), 0, []byte("f"), true)
+	for i := range n {
+		key := fmt.Sprint("old/", i)
+		claim(t, s, key, []byte("o"), time.Minute, []byte("o"), true)
+	}
+	sub.Advance(2 * time.Minute)
+	for i := range n {
+		key := fmt.Sprint("new/", i)
+		claim(t, s, key, []byte("n"), time.Hour, []byte("n"), true)
+	}
+	kept := sub.ClaimsKept(t)
+	if kept >= 2*n+1 || kept < n+1 {
+		t.Fatalf("%d claims kept after %d expired and %d hold: want the expired ones dropped", kept, n, n+1)
+	}
+	claim(t, s, "forever", []byte("x"), 0, []byte("f"), false)
+	for i := range n {
+		claim(t, s, fmt.Sprint("new/", i), []byte("x"), 0, []byte("n"), false)
+	}
+	claim(t, s, "old/7", []byte("again"), 0, []byte("again"), true)
+}

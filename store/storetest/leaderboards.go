@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -269,6 +270,145 @@ func testTrimFreesName(t *testing.T, sub *Subject) {
 	}
 	if top, _ := s.Top(ctx, b, 3); names(top) != "q p0 x" || top[2].Value != 0.25 {
 		t.Fatalf("top 3 = %+v, want q, p0, then x at 0.25", top)
+	}
+}
+
+// testOnePerPlayer: a board keeps one score per player id, whatever names
+// it comes under: the player's best, with the name it was recorded under (a
+// worse score under a new name changes nothing; a better one replaces the
+// entry, name included). Player ids of several winners are ids like any
+// other.
+func testOnePerPlayer(t *testing.T, sub *Subject) {
+	s := sub.S
+	for _, higher := range []bool{false, true} {
+		ctx := Ctx(t)
+		b := store.Board{Game: "player", Board: fmt.Sprint(higher), Kind: store.KindHost, Higher: higher}
+		v := func(x float64) float64 { // x, ranked as lower is better
+			if higher {
+				return -x
+			}
+			return x
+		}
+		first := store.Score{Name: "Ann", Player: "u1", Value: v(10), At: 1, Room: "K7QXMP", Match: 1}
+		worse := store.Score{Name: "Annie", Player: "u1", Value: v(12), At: 2}
+		better := store.Score{Name: "Anna", Player: "u1", Value: v(8), At: 3, Room: "K7QXMP", Match: 3}
+		equal := store.Score{Name: "A.", Player: "u1", Value: v(8), At: 4}
+		other := store.Score{Name: "Bob", Player: "u2", Value: v(9), At: 1}
+		team := store.Score{Name: "Anna & Bob", Player: "u1 & u2", Value: v(20), At: 5}
+		for _, sc := range []store.Score{first, other, team, worse} {
+			if err := s.Record(ctx, b, sc); err != nil {
+				t.Fatalf("record %+v: %v", sc, err)
+			}
+		}
+		top, err := s.Top(ctx, b, 0)
+		if want := []store.Score{other, first, team}; err != nil || !slices.Equal(top, want) {
+			t.Fatalf("higher=%v: after a worse score under another name: top = %+v, %v; want %+v", higher, top, err, want)
+		}
+		for _, sc := range []store.Score{better, equal} {
+			if err := s.Record(ctx, b, sc); err != nil {
+				t.Fatalf("record %+v: %v", sc, err)
+			}
+		}
+		top, err = s.Top(ctx, b, 0)
+		if want := []store.Score{better, other, team}; err != nil || !slices.Equal(top, want) {
+			t.Fatalf("higher=%v: after a better score under another name: top = %+v, %v; want %+v", higher, top, err, want)
+		}
+	}
+}
+
+// testPlayersApartFromNames: a score with a player id and one without are
+// two entries even under one name, and a name never passes for a player id
+// (nor the other way round), whatever it looks like: a player key as
+// Score.Who spells it, or as a store could. Each still keeps one score.
+func testPlayersApartFromNames(t *testing.T, sub *Subject) {
+	s, ctx := sub.S, Ctx(t)
+	b := store.Board{Game: "apart", Board: "b", Kind: store.KindHost}
+	signed := store.Score{Name: "Ann", Player: "u1", Value: 20, At: 1}
+	var want []store.Score
+	for i, sc := range []store.Score{
+		signed,
+		{Name: "Ann", Value: 10, At: 2},                    // the same name, signed out
+		{Name: signed.Who(), Value: 11, At: 3},             // "\x00u1"
+		{Name: "u1", Value: 12, At: 4},                     // the bare id
+		{Name: "pu1", Value: 13, At: 5},                    // "p" + id
+		{Name: "p:u1", Value: 14, At: 6},                   // "p:" + id
+		{Name: "X", Player: "Ann", Value: 15, At: 7},       // an id that is another's name
+		{Name: "Y", Player: "nAnn", Value: 16, At: 8},      // "n" + that name
+		{Name: "Z", Player: "\x00u1", Value: 17, At: 9},    // an id that is Who's key
+		{Name: "u1", Player: "Ann", Value: 30, At: 10},     // X's player: not kept
+		{Name: "\x00u1", Player: "u1", Value: 31, At: 11},  // Ann's player: not kept
+		{Name: signed.Who(), Value: 32, At: 12},            // not kept
+		{Name: "Ann", Value: 33, At: 13},                   // not kept
+		{Name: "Ann", Player: "\x00u1", Value: 34, At: 14}, // Z's player: not kept
+	} {
+		if err := s.Record(ctx, b, sc); err != nil {
+			t.Fatalf("record %d (%+v): %v", i, sc, err)
+		}
+		if sc.Value < 30 {
+			want = append(want, sc)
+		}
+	}
+	slices.SortFunc(want, func(x, y store.Score) int { return cmp.Compare(x.Value, y.Value) })
+	top, err := s.Top(ctx, b, 0)
+	if err != nil || !slices.Equal(top, want) {
+		t.Fatalf("top = %+v, %v; want %+v", top, err, want)
+	}
+}
+
+// testTrimFreesPlayer: a player's score dropped off a full board frees its
+// player id, and only it: the player enters again (under any name) once, a
+// score under the same name without the player id stays one entry, and so
+// does a player whose name was that of an anonymous score trimmed off.
+// With a small board when the store can make one, else the default 1,000.
+func testTrimFreesPlayer(t *testing.T, sub *Subject) {
+	size := 5
+	var s store.Leaderboards
+	if sub.Boards != nil {
+		s = sub.Boards(t, size)
+	} else {
+		s, size = sub.S, 1000
+	}
+	ctx := Ctx(t)
+	b := store.Board{Game: "trimp", Board: "b", Kind: store.KindHost}
+	anon := store.Score{Name: "x", Value: 50, At: 1}
+	signed := store.Score{Name: "y", Player: "py", Value: 55, At: 2}
+	last := store.Score{Name: "f", Value: 70, At: 3} // what a second score of x or py would push off
+	for _, sc := range []store.Score{
+		anon, signed, last,
+		{Name: "x", Player: "px", Value: 100, At: 4}, // trimmed off
+		{Name: "y", Value: 101, At: 5},               // trimmed off
+	} {
+		if err := s.Record(ctx, b, sc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recordAll(t, s, b, size-3, func(i int) store.Score { // each better than anon
+		return store.Score{Name: fmt.Sprint("q", i), Player: fmt.Sprint("pq", i), Value: float64(i), At: int64(i)}
+	})
+	top, err := s.Top(ctx, b, 0)
+	if err != nil || len(top) != size || !slices.Equal(top[size-3:], []store.Score{anon, signed, last}) {
+		t.Fatalf("after %d better scores: %d scores %s, %v; want %d ending with x, y, f", size-3, len(top), trimmed(top), err, size)
+	}
+	// Worse scores of the entries still listed change nothing: the trims
+	// left their index as it was.
+	for _, sc := range []store.Score{{Name: "x", Value: 52, At: 6}, {Name: "z", Player: "py", Value: 58, At: 7}} {
+		if err := s.Record(ctx, b, sc); err != nil {
+			t.Fatal(err)
+		}
+		if again, err := s.Top(ctx, b, 0); err != nil || !slices.Equal(again, top) {
+			t.Fatalf("after %+v: %s, %v; want %s", sc, trimmed(again), err, trimmed(top))
+		}
+	}
+	// The player trimmed off enters again, under another name, once.
+	back := store.Score{Name: "x2", Player: "px", Value: 0.5, At: 9}
+	for _, sc := range []store.Score{back, {Name: "x3", Player: "px", Value: 0.75, At: 10}} {
+		if err := s.Record(ctx, b, sc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	top, err = s.Top(ctx, b, 0)
+	if err != nil || len(top) != size || top[1] != back || !slices.Equal(top[size-2:], []store.Score{anon, signed}) {
+		t.Fatalf("after px came back: %d scores %s, %v; want %d with x2 second, ending with x, y", len(top), trimmed(top), err, size)
 	}
 }
 

@@ -37,6 +37,15 @@ type Subject struct {
 	// clock, whose boards keep size scores (its LeaderboardSize); nil when
 	// the store has no such option.
 	Boards func(t *testing.T, size int) store.Leaderboards
+	// Outboxes returns another fresh store of the same kind, on the same
+	// clock, whose outbox holds size events (its MaxOutbox option); nil
+	// when the store has no such option.
+	Outboxes func(t *testing.T, size int) store.Backend
+	// ClaimsKept runs the store's cleanup of expired claims (a sweep, for
+	// a store that has one) and returns how many claims it keeps, expired
+	// ones included; nil when the store cannot tell (Redis, which expires
+	// keys by itself).
+	ClaimsKept func(t *testing.T) int
 }
 
 // now reads the store's clock.
@@ -78,6 +87,9 @@ func Run(t *testing.T, newSubject Factory) {
 		{"OnePerName", testOnePerName},
 		{"OneNameFloods", testOneNameFloods},
 		{"TrimFreesName", testTrimFreesName},
+		{"OnePerPlayer", testOnePerPlayer},
+		{"PlayersApartFromNames", testPlayersApartFromNames},
+		{"TrimFreesPlayer", testTrimFreesPlayer},
 		{"ConcurrentNames", testConcurrentNames},
 		{"BoardExpires", testBoardExpires},
 		{"DataRoundTrip", testDataRoundTrip},
@@ -89,6 +101,16 @@ func Run(t *testing.T, newSubject Factory) {
 		{"ClaimConcurrent", testClaimConcurrent},
 		{"ClaimLimits", testClaimLimits},
 		{"ClaimClosed", testClaimClosed},
+		{"ClaimCleanup", testClaimCleanup},
+		{"OutboxRoundTrip", testOutboxRoundTrip},
+		{"OutboxOrder", testOutboxOrder},
+		{"OutboxDue", testOutboxDue},
+		{"OutboxRetry", testOutboxRetry},
+		{"OutboxAppendWith", testOutboxAppendWith},
+		{"OutboxAppendWithFenced", testOutboxAppendWithFenced},
+		{"OutboxBound", testOutboxBound},
+		{"OutboxReopen", testOutboxReopen},
+		{"OutboxConcurrent", testOutboxConcurrent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
