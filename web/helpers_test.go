@@ -45,8 +45,9 @@ type roomd struct {
 	URL     string
 	dir     string // the bbolt store's directory
 	aiDelay time.Duration
-	extra   []session.Game // games besides Minesweeper and Hidden Nim
-	admin   string         // the admin token; empty serves no /admin
+	extra   []session.Game     // games besides Minesweeper and Hidden Nim
+	admin   string             // the admin token; empty serves no /admin
+	auth    transport.Verifier // sign-in required with these tokens; nil: anonymous
 
 	mu    sync.Mutex
 	rooms *room.Manager
@@ -65,6 +66,9 @@ func withAIDelay(d time.Duration) roomdOpt { return func(s *roomd) { s.aiDelay =
 
 // withAdmin serves the operator's page and API with token.
 func withAdmin(token string) roomdOpt { return func(s *roomd) { s.admin = token } }
+
+// withSignIn requires players signed in with tokens v verifies.
+func withSignIn(v transport.Verifier) roomdOpt { return func(s *roomd) { s.auth = v } }
 
 // withGames registers more games.
 func withGames(games ...session.Game) roomdOpt {
@@ -136,7 +140,8 @@ func (s *roomd) up(ln net.Listener) error {
 	if s.admin != "" {
 		routes = admin.Routes(admin.Config{Rooms: rooms, Token: s.admin})
 	}
-	front, err := transport.NewServer(transport.Config{Rooms: rooms, Web: web.Handler(), Routes: routes, Quotas: transport.Quotas{Off: true}})
+	front, err := transport.NewServer(transport.Config{Rooms: rooms, Web: web.Handler(), Routes: routes, Quotas: transport.Quotas{Off: true},
+		Auth: s.auth, RequireAuth: s.auth != nil})
 	if err != nil {
 		st.Close()
 		ln.Close()

@@ -30,14 +30,38 @@ export class APIError extends Error {
   }
 }
 
+const AUTH_KEY = 'roomd.auth';
+
+/**
+ * The sign-in token the embedding site gave this tab, or '' (PROTOCOL.md
+ * §2.9): sent as Authorization on the API and as auth in hellos.
+ */
+export function authToken() {
+  try { return sessionStorage.getItem(AUTH_KEY) || ''; } catch { return ''; }
+}
+
+/**
+ * Moves a token given in the address's fragment (#auth=<jwt>) into this
+ * tab's storage and out of the address, so that it is neither bookmarked
+ * nor shared with a room link.
+ */
+export function takeAuthFromFragment() {
+  const m = /(?:^#|&)auth=([A-Za-z0-9._~-]{1,8192})(?:&|$)/.exec(location.hash);
+  if (!m) return;
+  try { sessionStorage.setItem(AUTH_KEY, m[1]); } catch { /* no storage: anonymous */ }
+  history.replaceState(null, '', location.pathname + location.search);
+}
+
 /**
  * @param {string} path
  * @param {RequestInit} [init]
  */
 async function call(path, init) {
   let res;
+  const auth = authToken();
   try {
-    res = await fetch(path, { ...init, headers: { Accept: 'application/json', ...(init?.body ? { 'Content-Type': 'application/json' } : {}) } });
+    res = await fetch(path, { ...init, headers: { Accept: 'application/json', ...(init?.body ? { 'Content-Type': 'application/json' } : {}),
+      ...(auth ? { Authorization: 'Bearer ' + auth } : {}) } });
   } catch {
     throw new APIError(0, 'Cannot reach the server. Check your connection and try again.');
   }

@@ -4,6 +4,11 @@
 
 import { showLobby } from './lobby.js';
 import { showRoom } from './room.js';
+import { takeAuthFromFragment } from './api.js';
+
+// A site that signs its players in opens roomd with #auth=<its JWT>
+// (PROTOCOL.md §2.9): kept for this tab, and out of the address bar.
+takeAuthFromFragment();
 
 const app = /** @type {HTMLElement} */ (document.getElementById('app'));
 const m = /^\/r\/([A-Za-z0-9]{1,32})\/?$/.exec(location.pathname);

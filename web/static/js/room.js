@@ -51,6 +51,8 @@ class RoomPage {
     this.removedByHost = false;
     /** @type {ChatPanel|null} */
     this.chat = null;
+    /** why the server refused this tab's sign-in (auth-required), for the banner */
+    this.authRefusal = '';
   }
 
   async init() {
@@ -134,7 +136,7 @@ class RoomPage {
     const mod = /** @type {GamePage} */ (this.page);
     this.watching = watch;
     this.client?.stop();
-    const client = new RoomClient({ room: this.code, name, watch, tokens: this.tokens,
+    const client = new RoomClient({ room: this.code, name, watch, tokens: this.tokens, auth: api.authToken(),
       game: { id: mod.id, rulesVersion: mod.rulesVersion, build: BUILD } });
     this.client = client;
     this.chat = new ChatPanel({
@@ -143,7 +145,7 @@ class RoomPage {
       control: (ctl) => client.control(ctl),
     });
     client.on('chat', (m) => this.chat?.add(m.messages));
-    clear(/** @type {HTMLElement} */ (this.main)).append(h('p', { class: 'muted', text: 'Connecting…' }));
+    clear(/** @type {HTMLElement} */ (this.main)).append(h('p', { class: 'muted', id: 'connecting', text: 'Connecting…' }));
     client.on('state', (d) => this.onState(d));
     client.on('snapshot', (s) => this.onSnapshot(s));
     client.on('update', (u) => this.onUpdate(u));
@@ -173,6 +175,9 @@ class RoomPage {
       case Close.UPDATE_REQUIRED:
         return this.showBanner('update', 'Update required: this room runs a newer version of the game. Reload the page to update.',
           h('button', { class: 'btn btn-primary', id: 'reload', type: 'button', on: { click: () => location.reload() } }, 'Reload'));
+      case Close.UNAUTHORIZED:
+        return this.showBanner('auth', this.authRefusal || 'This server plays only with players its site signed in: sign in on the site, then open the room again.',
+          h('a', { class: 'btn', href: '/' }, 'Back to the lobby'));
       case Close.ROOM_CLOSED:
         return this.gone('closed');
       case Close.BAD_TOKEN:
@@ -194,6 +199,7 @@ class RoomPage {
     clear(b).append(h('span', { class: 'banner-text', text }), h('span', { class: 'banner-actions' }, ...buttons));
     b.dataset.kind = kind;
     b.hidden = false;
+    document.getElementById('connecting')?.remove(); // the banner says what became of it
   }
 
   hideBanner() {
@@ -220,6 +226,7 @@ class RoomPage {
   /** @param {any} n */
   onNotice(n) {
     if (n.code === 'seat-removed') this.removedByHost = true;
+    if (n.code === 'auth-required') { this.authRefusal = n.message; return; } // the banner says it
     if (n.code === 'no-room') return;
     showNotice(n);
   }
