@@ -95,7 +95,9 @@ func startRoomd(t *testing.T, addr string, args ...string) *proc {
 	}
 	go io.Copy(io.Discard, stdout)
 	p.URL = "http://" + addr
-	if !strings.Contains(line, "http://") {
+	if strings.Contains(line, "https://") {
+		p.URL = "https://" + addr
+	} else if !strings.Contains(line, "http://") {
 		t.Fatalf("roomd printed %q", line)
 	}
 	return p
