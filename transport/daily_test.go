@@ -147,16 +147,19 @@ func TestRankedDaily(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Ann clears the board: a win within the day.
-	for k, mine := range layout.Mine {
-		if a.ended {
-			break
-		}
-		if !mine && !a.revealed(k/cfg.Cols, k%cfg.Cols) {
-			tick(time.Second)
-			a.move(minesweeper.Move{Type: minesweeper.Reveal, R: k / cfg.Cols, C: k % cfg.Cols})
+	// clearBoard reveals every safe cell of p's board, a second apart.
+	clearBoard := func(p *msPlayer) {
+		for k, mine := range layout.Mine {
+			if p.ended {
+				return
+			}
+			if !mine && !p.revealed(k/cfg.Cols, k%cfg.Cols) {
+				tick(time.Second)
+				p.move(minesweeper.Move{Type: minesweeper.Reveal, R: k / cfg.Cols, C: k % cfg.Cols})
+			}
 		}
 	}
+	clearBoard(a) // Ann wins within the day
 	res := waitResult(t, []*msPlayer{a})
 	if res.Status != "won" || len(res.Seed) != 0 || res.SealedUntil != dayEnd || res.Commitment != daily.Commitment {
 		t.Fatalf("Ann's result: status %s seed %s sealedUntil %d commitment %s", res.Status, res.Seed, res.SealedUntil, res.Commitment)
@@ -212,15 +215,7 @@ func TestRankedDaily(t *testing.T) {
 	}
 
 	// Bob wins after the day's end: not ranked. Cid cannot start at all.
-	for k, mine := range layout.Mine {
-		if b.ended {
-			break
-		}
-		if !mine && !b.revealed(k/cfg.Cols, k%cfg.Cols) {
-			tick(time.Second)
-			b.move(minesweeper.Move{Type: minesweeper.Reveal, R: k / cfg.Cols, C: k % cfg.Cols})
-		}
-	}
+	clearBoard(b)
 	if res := waitResult(t, []*msPlayer{b}); res.Status != "won" || res.SealedUntil != 0 {
 		t.Fatalf("Bob's result: %+v", res)
 	}

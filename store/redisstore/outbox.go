@@ -65,38 +65,11 @@ return enqueue(KEYS[1], KEYS[2], tonumber(ARGV[1]), 2)
 	// max, n entries (as for scriptAppend), then the events. Returns how
 	// many events were dropped, or -1 for a retry of an append that landed
 	// (nothing written, no event enqueued: the first attempt did).
-	scriptAppendWith = redis.NewScript(luaEnqueue + `
-if redis.call('EXISTS', KEYS[3]) == 0 then return redis.error_reply('ROOMD_NOTFOUND') end
-local cur = redis.call('GET', KEYS[1])
-if cur ~= ARGV[1] then return redis.error_reply('ROOMD_FENCED token ' .. ARGV[1] .. ', current ' .. tostring(cur)) end
-local n = tonumber(ARGV[3])
-if n > 0 then
-  local last = tonumber(redis.call('HGET', KEYS[3], 'last'))
-  local first = tonumber(ARGV[2])
-  if first <= last then
-    local len = redis.call('LLEN', KEYS[2])
-    local start = len - 1 - (last - first)
-    if first + n - 1 <= last and start >= 0 then
-      local got = redis.call('LRANGE', KEYS[2], start, start + n - 1)
-      local same = #got == n
-      for i = 1, n do
-        if got[i] ~= ARGV[i + 4] then same = false; break end
-      end
-      if same then return -1 end -- a retry of an append that landed
-    end
-  end
-  if first ~= last + 1 then return redis.error_reply('ROOMD_GAP rev ' .. ARGV[2] .. ' after ' .. tostring(last)) end
-  local i = 5
-  while i <= 4 + n do
-    local j = math.min(i + 999, 4 + n)
-    redis.call('RPUSH', KEYS[2], unpack(ARGV, i, j))
-    i = j + 1
-  end
-  redis.call('HSET', KEYS[3], 'last', string.format('%d', first + n - 1))
-  local ttl = redis.call('PTTL', KEYS[3])
-  if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
-end
-return enqueue(KEYS[4], KEYS[5], tonumber(ARGV[4]), 5 + n)
+	scriptAppendWith = redis.NewScript(luaEnqueue + luaAppendLog + `
+local r = appendLog(tonumber(ARGV[2]), tonumber(ARGV[3]), 4)
+if r == 'DUP' then return -1 end
+if r ~= 'OK' then return r end
+return enqueue(KEYS[4], KEYS[5], tonumber(ARGV[4]), 5 + tonumber(ARGV[3]))
 `)
 	// KEYS: outbox due, outbox ev. ARGV: now, limit. Returns id, due,
 	// attempts|data for each event, oldest first.

@@ -251,36 +251,8 @@ return out
 `)
 	// KEYS: fence, log, meta. ARGV: token, first rev, entries (8-byte
 	// big-endian rev + data each).
-	scriptAppend = redis.NewScript(`
-if redis.call('EXISTS', KEYS[3]) == 0 then return redis.error_reply('ROOMD_NOTFOUND') end
-local cur = redis.call('GET', KEYS[1])
-if cur ~= ARGV[1] then return redis.error_reply('ROOMD_FENCED token ' .. ARGV[1] .. ', current ' .. tostring(cur)) end
-local last = tonumber(redis.call('HGET', KEYS[3], 'last'))
-local first = tonumber(ARGV[2])
-local n = #ARGV - 2
-if first <= last then
-  local len = redis.call('LLEN', KEYS[2])
-  local start = len - 1 - (last - first)
-  if first + n - 1 <= last and start >= 0 then
-    local got = redis.call('LRANGE', KEYS[2], start, start + n - 1)
-    local same = #got == n
-    for i = 1, n do
-      if got[i] ~= ARGV[i + 2] then same = false; break end
-    end
-    if same then return 'DUP' end -- a retry of an append that landed
-  end
-end
-if first ~= last + 1 then return redis.error_reply('ROOMD_GAP rev ' .. ARGV[2] .. ' after ' .. tostring(last)) end
-local i = 3
-while i <= #ARGV do
-  local j = math.min(i + 999, #ARGV)
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, i, j))
-  i = j + 1
-end
-redis.call('HSET', KEYS[3], 'last', string.format('%d', first + n - 1))
-local ttl = redis.call('PTTL', KEYS[3])
-if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
-return 'OK'
+	scriptAppend = redis.NewScript(luaAppendLog + `
+return appendLog(tonumber(ARGV[2]), #ARGV - 2, 2)
 `)
 	// ARGV: token, snapshot rev, snapshot data, first revision kept
 	// (Snapshot.FirstKept).
@@ -816,3 +788,43 @@ func (r *Redis) Top(ctx context.Context, b store.Board, limit int) ([]store.Scor
 	}
 	return out, nil
 }
+
+// luaAppendLog is the Lua function that appends a room's entries, shared by
+// scriptAppend and scriptAppendWith: fenced (KEYS[1], the lease's fence,
+// against ARGV[1], its token), n entries ARGV[off+1 .. off+n] (8-byte
+// big-endian rev + data each) after the meta's last revision (KEYS[3]) onto
+// the log (KEYS[2]), which takes the meta's expiry. It returns 'OK',
+// 'DUP' for a retry of an append that landed (nothing written), or an
+// error reply (ROOMD_NOTFOUND, ROOMD_FENCED, ROOMD_GAP).
+const luaAppendLog = `
+local function appendLog(first, n, off)
+  if redis.call('EXISTS', KEYS[3]) == 0 then return redis.error_reply('ROOMD_NOTFOUND') end
+  local cur = redis.call('GET', KEYS[1])
+  if cur ~= ARGV[1] then return redis.error_reply('ROOMD_FENCED token ' .. ARGV[1] .. ', current ' .. tostring(cur)) end
+  if n == 0 then return 'OK' end
+  local last = tonumber(redis.call('HGET', KEYS[3], 'last'))
+  if first <= last then
+    local len = redis.call('LLEN', KEYS[2])
+    local start = len - 1 - (last - first)
+    if first + n - 1 <= last and start >= 0 then
+      local got = redis.call('LRANGE', KEYS[2], start, start + n - 1)
+      local same = #got == n
+      for i = 1, n do
+        if got[i] ~= ARGV[off + i] then same = false; break end
+      end
+      if same then return 'DUP' end -- a retry of an append that landed
+    end
+  end
+  if first ~= last + 1 then return redis.error_reply('ROOMD_GAP rev ' .. string.format('%d', first) .. ' after ' .. tostring(last)) end
+  local i = off + 1
+  while i <= off + n do
+    local j = math.min(i + 999, off + n)
+    redis.call('RPUSH', KEYS[2], unpack(ARGV, i, j))
+    i = j + 1
+  end
+  redis.call('HSET', KEYS[3], 'last', string.format('%d', first + n - 1))
+  local ttl = redis.call('PTTL', KEYS[3])
+  if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
+  return 'OK'
+end
+`

@@ -150,12 +150,8 @@ function createCard(games) {
     button.textContent = 'Creating…';
     try {
       const res = await api.createRoom(current.info.id, settings, who || 'Player');
-      new TokenStore().set(res.room, res.token);
       // A mode for one seat has nothing to wait for: the room starts at once.
-      if (modeOf(current.info, settings)?.maxSeats === 1) {
-        try { sessionStorage.setItem('roomd.autostart.' + res.room, '1'); } catch { /* start by hand */ }
-      }
-      location.assign('/r/' + encodeURIComponent(res.room));
+      enterRoom(res, modeOf(current.info, settings)?.maxSeats === 1);
     } catch (err) {
       error.textContent = /** @type {Error} */ (err).message;
       error.hidden = false;
@@ -164,6 +160,20 @@ function createCard(games) {
     }
   });
   return el;
+}
+
+/**
+ * Goes to a room just created: its seat token kept, and — for a room of
+ * one seat — started as soon as the page is in.
+ * @param {{room: string, token: string}} res
+ * @param {boolean} autostart
+ */
+function enterRoom(res, autostart) {
+  new TokenStore().set(res.room, res.token);
+  if (autostart) {
+    try { sessionStorage.setItem('roomd.autostart.' + res.room, '1'); } catch { /* start by hand */ }
+  }
+  location.assign('/r/' + encodeURIComponent(res.room));
 }
 
 /**
@@ -224,10 +234,7 @@ function dailySection(game, readForm) {
       }
       play.disabled = true;
       try {
-        const res = await api.createRoom(game().info.id, tt.settings, r.who, { daily: true });
-        new TokenStore().set(res.room, res.token);
-        try { sessionStorage.setItem('roomd.autostart.' + res.room, '1'); } catch { /* start by hand */ }
-        location.assign('/r/' + encodeURIComponent(res.room));
+        enterRoom(await api.createRoom(game().info.id, tt.settings, r.who, { daily: true }), true);
       } catch (e) {
         err.textContent = /** @type {Error} */ (e).message;
         err.hidden = false;
