@@ -5,10 +5,15 @@
 import { showLobby } from './lobby.js';
 import { showRoom } from './room.js';
 import { takeAuthFromFragment } from './api.js';
+import { loadLocale, t, LANGS, lang, setLang } from './i18n.js';
 
 // A site that signs its players in opens roomd with #auth=<its JWT>
 // (PROTOCOL.md §2.9): kept for this tab, and out of the address bar.
 takeAuthFromFragment();
+
+// The words first (English or Japanese: i18n.js), then the page.
+await loadLocale();
+languageSwitch();
 
 const app = /** @type {HTMLElement} */ (document.getElementById('app'));
 const m = /^\/r\/([A-Za-z0-9]{1,32})\/?$/.exec(location.pathname);
@@ -21,6 +26,28 @@ else showLobby(app);
 // server (sw.js); a browser without one just goes online.
 if ('serviceWorker' in navigator) {
   navigator.serviceWorker.register('/sw.js').catch((err) => console.warn('roomd: no service worker:', err?.message || err));
+}
+
+/** The top bar's language switch (#lang), and its static words. */
+function languageSwitch() {
+  const bar = document.querySelector('.topbar');
+  const sel = /** @type {HTMLSelectElement} */ (document.createElement('select'));
+  sel.id = 'lang';
+  sel.className = 'lang';
+  sel.setAttribute('aria-label', t('app.lang.label'));
+  for (const l of LANGS) {
+    const o = document.createElement('option');
+    o.value = l.id;
+    o.textContent = l.name; // each language in its own words
+    o.selected = l.id === lang();
+    sel.append(o);
+  }
+  sel.addEventListener('change', () => setLang(sel.value));
+  bar?.append(sel);
+  const home = document.querySelector('.brand');
+  home?.setAttribute('aria-label', t('app.home'));
+  const label = document.querySelector('#conn .conn-label');
+  if (label) label.textContent = t('app.conn.idle');
 }
 
 // A page restored from the back-forward cache has closed its socket on the

@@ -1,0 +1,124 @@
+// @ts-check
+// The client's words, in English and Japanese (seed 002). Every string a
+// page shows comes from t(key, params): looked up in the language's tables,
+// static files this module names by path — i18n/{lang}/{namespace}.json
+// under the assets prefix, one per part of the client (NAMESPACES) — with
+// {name} placeholders filled from params. The language is the one the
+// player chose (remembered in localStorage), else the first of the
+// browser's languages this client has, else English; English fills any key
+// a table lacks, and a key no table has shows as itself (the translation
+// test keeps that from happening).
+
+/** The languages, in the order the switch offers them. */
+export const LANGS = /** @type {const} */ ([
+  { id: 'en', name: 'English' },
+  { id: 'ja', name: '日本語' },
+]);
+
+/** The tables of each language: one file per part of the client. */
+export const NAMESPACES = /** @type {const} */ (['app', 'minesweeper', 'nim', 'tictactoe', 'snake', 'baba', 'cards', 'spellgrid', 'local']);
+
+const KEY = 'roomd.lang';
+
+/** @type {Record<string, string>} */
+let table = {};
+/** @type {Record<string, string>} */
+let english = {};
+let current = 'en';
+
+/** The assets prefix the page was served with (index.html's meta). */
+function assets() {
+  return globalThis.document?.querySelector('meta[name="roomd-assets"]')?.getAttribute('content') || '/assets/dev';
+}
+
+/**
+ * The language to show: the one chosen before, else the browser's first
+ * that this client has, else English.
+ * @returns {string}
+ */
+export function pickLang() {
+  try {
+    const chosen = globalThis.localStorage?.getItem(KEY);
+    if (chosen && LANGS.some((l) => l.id === chosen)) return chosen;
+  } catch { /* no storage */ }
+  for (const l of globalThis.navigator?.languages || []) {
+    const id = String(l).toLowerCase().split('-')[0];
+    if (LANGS.some((x) => x.id === id)) return id;
+  }
+  return 'en';
+}
+
+/**
+ * A language's tables, merged ("namespace.key" keys).
+ * @param {string} lang
+ * @returns {Promise<Record<string, string>>}
+ */
+async function tables(lang) {
+  const parts = await Promise.all(NAMESPACES.map(async (ns) => {
+    try {
+      const res = await fetch(`${assets()}/i18n/${lang}/${ns}.json`);
+      return res.ok ? /** @type {Record<string, string>} */ (await res.json()) : {};
+    } catch {
+      return {};
+    }
+  }));
+  return Object.assign({}, ...parts);
+}
+
+/**
+ * Loads the tables of lang (default: pickLang()) and English's, and marks
+ * the document with the language. Call once before drawing anything.
+ * @param {string} [lang]
+ */
+export async function loadLocale(lang = pickLang()) {
+  const [en, own] = await Promise.all([tables('en'), lang === 'en' ? null : tables(lang)]);
+  english = en;
+  table = own || en;
+  current = lang;
+  if (globalThis.document) document.documentElement.lang = lang;
+}
+
+/**
+ * Uses the given tables (tests under Node, which have no server).
+ * @param {string} lang
+ * @param {Record<string, string>} t
+ * @param {Record<string, string>} [en]
+ */
+export function useTables(lang, t, en = t) {
+  current = lang;
+  table = t;
+  english = en;
+}
+
+/** The language shown. */
+export function lang() { return current; }
+
+/**
+ * Switches to lang, remembered, and redraws the page.
+ * @param {string} l
+ */
+export function setLang(l) {
+  try { localStorage.setItem(KEY, l); } catch { /* this visit only */ }
+  location.reload();
+}
+
+/**
+ * The text of key in the language shown, with {name} filled from params.
+ * @param {string} key
+ * @param {Record<string, string|number>} [params]
+ * @returns {string}
+ */
+export function t(key, params) {
+  const s = table[key] ?? english[key] ?? key;
+  if (!params) return s;
+  return s.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
+}
+
+/**
+ * A number in the language shown (grouping, decimals).
+ * @param {number} n
+ * @param {Intl.NumberFormatOptions} [opts]
+ */
+export function num(n, opts) {
+  return new Intl.NumberFormat(current, opts).format(n);
+}
