@@ -28,6 +28,9 @@ const (
 	kindAccess   = "access"
 	kindMute     = "mute" // the host mutes (or unmutes) a seat's chat
 	kindChat     = "chat" // the host lets spectators chat, or not
+	// kindResume credits a running match with the time the server was
+	// stopped (a graceful restart): its clock leaves it out.
+	kindResume = "resume"
 	// kindTick ends a real-time match at its tick: the ticks themselves
 	// are not stored (they follow from the inputs), but the end of a match
 	// is a change to the room.
@@ -60,6 +63,8 @@ type entry struct {
 	Access      string `json:"access,omitempty"`
 	Invite      string `json:"invite,omitempty"`
 	WatchLocked bool   `json:"watchLocked,omitempty"`
+	// Pause is the downtime a kindResume credits, in ms.
+	Pause int64 `json:"pause,omitempty"`
 	// Muted (kindMute) and SpectatorChat (kindChat).
 	Muted         bool `json:"muted,omitempty"`
 	SpectatorChat bool `json:"spectatorChat,omitempty"`

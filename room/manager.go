@@ -41,6 +41,8 @@ type Manager struct {
 
 	dailyMu       sync.Mutex
 	dailyKeyBytes []byte // the daily key, once claimed (daily.go)
+
+	listing listing // the public rooms and quick play (listing.go)
 }
 
 // NewManager validates cfg and returns a manager with no rooms loaded.
@@ -74,6 +76,9 @@ type CreateRequest struct {
 	// watching a locked room need the invite too.
 	Access      string `json:"access,omitempty"`
 	WatchLocked bool   `json:"watchLocked,omitempty"`
+	// Public is a shorthand for access "public"; with another access it
+	// is refused.
+	Public bool `json:"public,omitempty"`
 	// Daily asks for a room that plays today's ranked daily of the
 	// settings' game, mode and board (daily.go): a locked room, watched only
 	// with its invite, that plays one match.
@@ -91,6 +96,9 @@ type CreateRequest struct {
 func (m *Manager) Create(ctx context.Context, req CreateRequest) (JoinResult, error) {
 	if len(req.Settings) == 0 || string(req.Settings) == "null" {
 		req.Settings = json.RawMessage("{}")
+	}
+	if err := req.resolvePublic(); err != nil {
+		return JoinResult{}, err
 	}
 	var daily *dailyState
 	for range 8 {

@@ -308,6 +308,7 @@ func (r *Room) run() {
 	defer r.m.forget(r)
 	r.timer = time.NewTimer(time.Hour)
 	defer r.timer.Stop()
+	r.resumeAfterStop()
 	r.pace()
 	r.schedule()
 	for {
@@ -675,6 +676,7 @@ func (r *Room) stop() {
 		}
 		cancel()
 	} else if !r.frozen {
+		r.noteStop()
 		r.maybeSnapshot(true)
 	}
 	// Out of the manager before anyone hears of the close: a client told

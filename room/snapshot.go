@@ -42,8 +42,10 @@ type snapshot struct {
 	WatchLocked bool   `json:"watchLocked,omitempty"`
 	// Daily: see state (absent: not a daily room).
 	Daily *dailyState `json:"daily,omitempty"`
-	// SpectatorChat: see state.
-	SpectatorChat bool `json:"spectatorChat,omitempty"`
+	// SpectatorChat, Paused and Stopped: see state.
+	SpectatorChat bool  `json:"spectatorChat,omitempty"`
+	Paused        int64 `json:"paused,omitempty"`
+	Stopped       int64 `json:"stopped,omitempty"`
 }
 
 // storedMatch is the current (or last) match.
@@ -79,7 +81,7 @@ func (s *state) encode() (data []byte, keep uint64, err error) {
 	snap := snapshot{V: SnapshotVersion, Code: s.Code, Epoch: s.Epoch, Rev: s.Rev, Game: s.Game,
 		Settings: s.Settings, Phase: s.Phase, Host: s.Host, Players: s.Players, Match: s.Match,
 		MatchRev: s.MatchRev, MetaRev: s.MetaRev, Result: s.Result, Created: s.Created,
-		Activity: s.Activity, Closed: s.Closed, Dedup: s.Dedup, Access: s.Access, Invite: s.Invite, WatchLocked: s.WatchLocked, Daily: s.Daily, SpectatorChat: s.SpectatorChat}
+		Activity: s.Activity, Closed: s.Closed, Dedup: s.Dedup, Access: s.Access, Invite: s.Invite, WatchLocked: s.WatchLocked, Daily: s.Daily, SpectatorChat: s.SpectatorChat, Paused: s.Paused, Stopped: s.Stopped}
 	if s.sess != nil {
 		cp, err := s.sess.Save()
 		if err != nil {
@@ -152,7 +154,7 @@ func decodeSnapshot(games *session.Registry, data []byte, entries []store.Entry)
 		Settings: snap.Settings, Phase: snap.Phase, Host: snap.Host, Players: snap.Players,
 		Match: snap.Match, MatchRev: snap.MatchRev, MetaRev: snap.MetaRev, Result: snap.Result,
 		Created: snap.Created, Activity: snap.Activity, Closed: snap.Closed, Dedup: snap.Dedup,
-		Access: snap.Access, Invite: snap.Invite, WatchLocked: snap.WatchLocked, Daily: snap.Daily, SpectatorChat: snap.SpectatorChat}
+		Access: snap.Access, Invite: snap.Invite, WatchLocked: snap.WatchLocked, Daily: snap.Daily, SpectatorChat: snap.SpectatorChat, Paused: snap.Paused, Stopped: snap.Stopped}
 	if s.Dedup == nil {
 		s.Dedup = map[string]*dedup{}
 	}
@@ -199,6 +201,7 @@ func matchLog(m *storedMatch, rev uint64, entries []store.Entry) ([]session.Entr
 	}
 	log := append([]session.Entry(nil), m.Prefix...)
 	next := m.LogFrom
+	var paused int64 // the match's downtime credited so far (kindResume): its moves' times leave it out
 	for _, se := range entries {
 		if se.Rev < m.LogFrom || se.Rev > rev {
 			continue
@@ -211,6 +214,9 @@ func matchLog(m *storedMatch, rev uint64, entries []store.Entry) ([]session.Entr
 		if err != nil {
 			return nil, fmt.Errorf("entry %d: %w", se.Rev, err)
 		}
+		if e.Kind == kindResume {
+			paused += e.Pause
+		}
 		if e.Kind != kindCommand {
 			continue
 		}
@@ -218,7 +224,7 @@ func matchLog(m *storedMatch, rev uint64, entries []store.Entry) ([]session.Entr
 		if !ok {
 			return nil, fmt.Errorf("entry %d: a command by %q, who has no seat in the match", se.Rev, e.By)
 		}
-		log = append(log, session.Entry{Seat: seat, Move: e.Move, T: float64(e.T), Tick: e.Tick})
+		log = append(log, session.Entry{Seat: seat, Move: e.Move, T: float64(e.T - paused), Tick: e.Tick})
 	}
 	if next <= rev {
 		return nil, fmt.Errorf("the store keeps the match's entries only up to %d of %d", next-1, rev)

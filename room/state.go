@@ -89,6 +89,13 @@ type state struct {
 	Daily *dailyState
 	// SpectatorChat: the host lets spectators chat (chat.go).
 	SpectatorChat bool
+	// Paused is the downtime of graceful restarts during the current match
+	// (ms): the match's clock, its moves' times and its result leave it
+	// out. Stopped is the host time of the last graceful stop during a
+	// running match (0: none since), written into the final snapshot; the
+	// next process credits the gap with a kindResume entry (pause.go).
+	Paused  int64
+	Stopped int64
 
 	sess *session.GameSession
 	// roster is the player id of each seat of the match (fixed while it
@@ -301,6 +308,13 @@ func (s *state) dispatch(e *entry) (effect, error) {
 		}
 		s.SpectatorChat = e.SpectatorChat
 		return effect{meta: true}, nil
+	case kindResume:
+		if s.Phase != phaseRunning || e.Pause < 0 {
+			return effect{}, refuse(protocol.CodeWrongPhase, "no running match to resume")
+		}
+		s.Paused += e.Pause
+		s.Stopped = 0
+		return effect{clock: true}, nil
 	}
 	return effect{}, fmt.Errorf("room %s: unknown entry kind %q", s.Code, e.Kind)
 }
@@ -473,6 +487,7 @@ func (s *state) start(e *entry) (effect, error) {
 	}
 	s.Settings, s.setup = settings, setup
 	s.oldRules = false
+	s.Paused, s.Stopped = 0, 0 // a new match's clock
 	s.Players = players
 	s.sess, s.logFrom, s.prefix = sess, e.Rev+1, 0
 	s.roster = make([]string, len(players))
@@ -500,7 +515,7 @@ func (s *state) command(e *entry) (effect, error) {
 		return s.input(e, seat)
 	}
 	_, wasStarted := s.sess.Started()
-	step, err := s.sess.ApplyAt(seat, e.Move, float64(e.T))
+	step, err := s.sess.ApplyAt(seat, e.Move, float64(e.T-s.Paused))
 	if err != nil {
 		return effect{}, commandRefusal(err)
 	}
@@ -561,7 +576,7 @@ func (s *state) input(e *entry, seat int) (effect, error) {
 	if s.sess.Status().Over {
 		return effect{}, fmt.Errorf("room %s: an input for tick %d of a match over at tick %d (rev %d)", s.Code, e.Tick, s.sess.Tick(), e.Rev)
 	}
-	if _, err := s.sess.Input(seat, e.Move, float64(e.T)); err != nil {
+	if _, err := s.sess.Input(seat, e.Move, float64(e.T-s.Paused)); err != nil {
 		return effect{}, commandRefusal(err)
 	}
 	log := s.sess.Log()
@@ -657,7 +672,7 @@ func (s *state) skipOldRules(e *entry) bool {
 func (s *state) endMatch(t int64, status string, winners []int) {
 	elapsed := 0.0
 	if t0, ok := s.sess.Started(); ok {
-		elapsed = float64(t) - t0
+		elapsed = float64(t-s.Paused) - t0
 		if s.stepped() {
 			elapsed = s.sess.Elapsed() // ticks, not the host's clock
 		}
@@ -757,7 +772,8 @@ func (s *state) clock(now int64) clock {
 	switch {
 	case s.Phase == phaseRunning:
 		c.running = true
-		c.elapsed = float64(now) - t0
+		c.elapsed = float64(now-s.Paused) - t0
+		c.startedAt = t0 + float64(s.Paused) // in host time: now − startedAt is the elapsed time
 	case s.Result != nil:
 		c.elapsed = s.Result.TimeMs
 	}

@@ -186,6 +186,8 @@ func (s *Server) retryAfter() time.Duration { return s.cfg.Rooms.Config().RetryA
 func (s *Server) routes() {
 	s.mux.HandleFunc("GET "+protocol.SocketPath, s.serveSocket)
 	s.mux.HandleFunc("POST /api/rooms", s.createRoom)
+	s.mux.HandleFunc("GET /api/rooms", s.listRooms)
+	s.mux.HandleFunc("POST /api/quickplay", s.quickPlay)
 	s.mux.HandleFunc("POST /api/rooms/{code}/join", s.joinRoom)
 	s.mux.HandleFunc("GET /api/rooms/{code}", s.roomInfo)
 	s.mux.HandleFunc("GET /api/rooms/{code}/replay", s.replay)

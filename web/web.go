@@ -27,7 +27,6 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
-	"encoding/json"
 	"io"
 	"io/fs"
 	"net/http"
@@ -82,7 +81,6 @@ type handler struct {
 	worker  asset            // /sw.js
 	assets  map[string]asset // by path under static/, e.g. "js/app.js"
 	index   asset
-	play    map[string]asset // /play/{game}: index.html preloading the game's local core
 	start   time.Time
 }
 
@@ -152,7 +150,6 @@ func newHandler(files embed.FS) (*handler, error) {
 	sum := sha256.Sum256(body)
 	h.index = asset{body: body, ctype: page.ctype, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
 	delete(h.assets, "index.html")
-	h.play = h.playPages(body)
 	// The service worker lives at the root (its scope is the whole site)
 	// and names this build's assets.
 	if sw, ok := h.assets["sw.js"]; ok {
@@ -173,12 +170,6 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
 	switch {
 	case p == "/" || p == "/index.html" || roomRoute.MatchString(p):
-		if game, ok := strings.CutPrefix(p, "/play/"); ok {
-			if a, ok := h.play[strings.TrimSuffix(game, "/")]; ok {
-				h.serve(w, r, a, "no-cache")
-				return
-			}
-		}
 		h.serve(w, r, h.index, "no-cache")
 		return
 	case p == "/sw.js" && h.worker.body != nil:
@@ -237,67 +228,6 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, a asset, cache s
 		hdr.Set("Content-Encoding", "gzip")
 	}
 	http.ServeContent(w, r, "", h.start, bytes.NewReader(a.body))
-}
-
-// playPages returns, for each game of the local core's manifest, the page
-// of /play/{game}: index.html (body) with links that start fetching the
-// game's WebAssembly module, the manifest, Go's loader and the local
-// page's scripts as the page opens. Without them the module's fetch starts
-// only once app.js, local/page.js, local/core.js, the manifest and
-// wasm_exec.js have loaded one after the other (BENCHMARKS.md, "The local
-// core in the browser"). The requests are those the page makes anyway
-// (fetch() of the same URLs, same mode and credentials), so it uses the
-// preloaded answers.
-func (h *handler) playPages(body []byte) map[string]asset {
-	m, ok := h.assets["wasm/manifest.json"]
-	if !ok || m.gzipped {
-		return nil
-	}
-	var man struct {
-		Loader  string `json:"loader"`
-		Modules []struct {
-			URL   string   `json:"url"`
-			Games []string `json:"games"`
-		} `json:"modules"`
-	}
-	if err := json.Unmarshal(m.body, &man); err != nil {
-		return nil
-	}
-	base := AssetPrefix + h.version + "/"
-	at := bytes.Index(body, []byte("</head>"))
-	if at < 0 {
-		return nil
-	}
-	out := map[string]asset{}
-	for _, mod := range man.Modules {
-		if _, ok := h.assets["wasm/"+mod.URL]; !ok {
-			continue
-		}
-		for _, game := range mod.Games {
-			var links strings.Builder
-			fetchLink := func(name string) {
-				links.WriteString(`<link rel="preload" href="` + base + name + `" as="fetch" crossorigin>` + "\n")
-			}
-			moduleLink := func(name string) {
-				if _, ok := h.assets[name]; ok {
-					links.WriteString(`<link rel="modulepreload" href="` + base + name + `">` + "\n")
-				}
-			}
-			fetchLink("wasm/" + mod.URL)
-			fetchLink("wasm/manifest.json")
-			if man.Loader != "" {
-				moduleLink("wasm/" + man.Loader)
-			}
-			for _, name := range []string{"js/local/page.js", "js/local/core.js", "js/local/runner.js", "js/games/" + game + ".js"} {
-				moduleLink(name)
-			}
-			page := make([]byte, 0, len(body)+links.Len())
-			page = append(append(append(page, body[:at]...), links.String()...), body[at:]...)
-			sum := sha256.Sum256(page)
-			out[game] = asset{body: page, ctype: h.index.ctype, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
-		}
-	}
-	return out
 }
 
 // acceptsGzip reports whether the request's Accept-Encoding lists gzip

@@ -93,6 +93,12 @@ func TestKill9WebhooksArriveOnce(t *testing.T) {
 		if ok, code, got := step.who.waitReceipt(id, 10*time.Second); !ok {
 			t.Fatalf("%s: ok %v code %q got %v", step.a.Type, ok, code, got)
 		}
+		// The next step's sender must have seen this one (a start sent
+		// before the host saw the ready would be stale).
+		rev := step.who.acked[id]
+		for _, w := range []*bot{ann, b} {
+			w.until("the step's revision", 10*time.Second, func() bool { _, r := w.tr.Position(); return r >= rev })
+		}
 	}
 	// Every event has been tried, and refused, before the kill.
 	const want = 4 // room.created, player.joined, match.started, match.ended

@@ -1,6 +1,8 @@
 // @ts-check
 // The HTTP API (PROTOCOL.md §1).
 
+import { t } from './i18n.js';
+
 /**
  * @typedef {object} Mode
  * @property {string} id
@@ -63,7 +65,7 @@ async function call(path, init) {
     res = await fetch(path, { ...init, headers: { Accept: 'application/json', ...(init?.body ? { 'Content-Type': 'application/json' } : {}),
       ...(auth ? { Authorization: 'Bearer ' + auth } : {}) } });
   } catch {
-    throw new APIError(0, 'Cannot reach the server. Check your connection and try again.');
+    throw new APIError(0, t('app.api.unreachable'));
   }
   let body = null;
   try { body = await res.json(); } catch { /* not JSON */ }
@@ -78,7 +80,8 @@ export function games() { return call('/api/games'); }
  * @param {string} game
  * @param {any} settings
  * @param {string} name
- * @param {{daily?: boolean}} [opts]   daily: today's ranked daily of the settings' board (PROTOCOL.md §2.8)
+ * @param {{daily?: boolean, public?: boolean}} [opts]   daily: today's ranked daily of the settings' board
+ *   (PROTOCOL.md §2.8); public: listed in GET /api/rooms
  * @returns {Promise<{room: string, token: string, seat: number, invite?: string}>}
  */
 export function createRoom(game, settings, name, opts) {
@@ -125,6 +128,54 @@ export async function daily(game, board, opts = {}) {
 export function roomInfo(code) { return call('/api/rooms/' + encodeURIComponent(code)); }
 
 /**
+ * A public room as GET /api/rooms lists it.
+ * @typedef {object} OpenRoom
+ * @property {string} code
+ * @property {string} game
+ * @property {string} mode
+ * @property {any} settings
+ * @property {'lobby'|'running'|'ended'} phase
+ * @property {number} seats        seats taken
+ * @property {number} minSeats
+ * @property {number} maxSeats
+ * @property {number} free
+ * @property {number} spectators
+ * @property {string[]} players
+ * @property {string} [host]
+ * @property {number} [created]
+ */
+
+/**
+ * The public rooms (GET /api/rooms), one page: null when the server lists
+ * none at all (a server without public rooms answers 404).
+ * @param {{game?: string, mode?: string, phase?: 'lobby'|'running', limit?: number, cursor?: string}} [opts]
+ * @returns {Promise<{rooms: OpenRoom[], next: string}|null>}
+ */
+export async function listRooms(opts = {}) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(opts)) if (v != null && v !== '') q.set(k, String(v));
+  try {
+    const body = await call('/api/rooms?' + q);
+    return { rooms: Array.isArray(body?.rooms) ? body.rooms : [], next: String(body?.next || '') };
+  } catch (e) {
+    if (e instanceof APIError && (e.status === 404 || e.status === 405)) return null;
+    throw e;
+  }
+}
+
+/**
+ * Quick play (POST /api/quickplay): a seat in an open public room of the
+ * game and mode, or a new one (created: true, 201).
+ * @param {string} game
+ * @param {any} settings
+ * @param {string} name
+ * @returns {Promise<{room: string, token: string, seat: number, created: boolean}>}
+ */
+export function quickPlay(game, settings, name) {
+  return call('/api/quickplay', { method: 'POST', body: JSON.stringify({ game, settings, name }) });
+}
+
+/**
  * @typedef {object} Score
  * @property {string} name
  * @property {number} value    the ranked quantity (Minesweeper: ms, host time)
@@ -156,11 +207,12 @@ export function score(s) {
  * @param {string} game
  * @param {string} board
  * @param {string} [mode]
+ * @param {'day'|'week'|'all'} [period]   default all time
  * @returns {Promise<Score[]|null>}
  */
-export async function leaderboard(game, board, mode) {
+export async function leaderboard(game, board, mode, period) {
   try {
-    const q = mode ? `&mode=${encodeURIComponent(mode)}` : '';
+    const q = (mode ? `&mode=${encodeURIComponent(mode)}` : '') + (period && period !== 'all' ? `&period=${period}` : '');
     const body = await call(`/api/leaderboards/${encodeURIComponent(game)}/${encodeURIComponent(board)}?limit=10${q}`);
     const list = Array.isArray(body) ? body : (body?.scores || []);
     /** @type {Score[]} */

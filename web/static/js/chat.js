@@ -10,6 +10,7 @@
 // (why this connection cannot chat, or a refusal); #chat-spectators (host).
 
 import { h, clear } from './ui.js';
+import { t } from './i18n.js';
 
 /** @typedef {import('./client.js').ChatMessage} ChatMessage */
 /** @typedef {import('./client.js').RoomInfo} RoomInfo */
@@ -26,15 +27,15 @@ export class ChatPanel {
     this.io = io;
     /** @type {Set<string>} */
     this.seen = new Set();
-    this.log = h('ol', { class: 'chat-log', id: 'chat-log', 'aria-live': 'polite', 'aria-label': 'Chat messages' });
+    this.log = h('ol', { class: 'chat-log', id: 'chat-log', 'aria-live': 'polite', 'aria-label': t('app.chat.messages') });
     this.text = /** @type {HTMLInputElement} */ (h('input', { id: 'chat-text', type: 'text', maxlength: String(MAX),
-      autocomplete: 'off', placeholder: 'Say something…', 'aria-label': 'Chat message' }));
-    this.sendBtn = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn btn-small', id: 'chat-send', type: 'submit' }, 'Send'));
+      autocomplete: 'off', placeholder: t('app.chat.placeholder'), 'aria-label': t('app.chat.message') }));
+    this.sendBtn = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn btn-small', id: 'chat-send', type: 'submit' }, t('app.chat.send')));
     this.status = h('p', { class: 'muted small', id: 'chat-status', role: 'status', hidden: true });
     this.form = h('form', { class: 'chat-form inline-field', id: 'chat-form' }, this.text, this.sendBtn);
     this.hostBox = h('label', { class: 'chat-host small', hidden: true });
-    this.empty = h('p', { class: 'muted small chat-empty', text: 'No messages yet.' });
-    this.el = h('div', { class: 'panel chat', id: 'chat' }, h('h3', { text: 'Chat' }), this.empty, this.log, this.status, this.form, this.hostBox);
+    this.empty = h('p', { class: 'muted small chat-empty', text: t('app.chat.empty') });
+    this.el = h('div', { class: 'panel chat', id: 'chat' }, h('h3', { text: t('app.chat.title') }), this.empty, this.log, this.status, this.form, this.hostBox);
     this.form.addEventListener('submit', (ev) => {
       ev.preventDefault();
       this.send();
@@ -51,7 +52,7 @@ export class ChatPanel {
         this.text.value = '';
         this.say('');
       } else {
-        this.say(rc?.notice?.message || 'Not sent.');
+        this.say(rc?.notice?.message || t('app.chat.notSent'));
       }
     } finally {
       this.sendBtn.disabled = false;
@@ -73,13 +74,13 @@ export class ChatPanel {
     for (const m of messages || []) {
       if (!m || typeof m.id !== 'string' || this.seen.has(m.id)) continue;
       this.seen.add(m.id);
-      const report = h('button', { class: 'chat-report btn-quiet', type: 'button', title: 'Report this message',
-        'aria-label': `Report the message of ${m.name}` }, '⚑');
+      const report = h('button', { class: 'chat-report btn-quiet', type: 'button', title: t('app.chat.report'),
+        'aria-label': t('app.chat.reportOf', { name: m.name }) }, '⚑'); // i18n-ok
       report.addEventListener('click', async () => {
         report.setAttribute('disabled', '');
         const rc = await this.io.report(m.id);
-        report.textContent = rc?.ok ? 'reported' : '⚑';
-        if (!rc?.ok) { report.removeAttribute('disabled'); this.say(rc?.notice?.message || 'Not reported.'); }
+        report.textContent = rc?.ok ? t('app.chat.reported') : '⚑'; // i18n-ok
+        if (!rc?.ok) { report.removeAttribute('disabled'); this.say(rc?.notice?.message || t('app.chat.notReported')); }
       });
       const dataset = /** @type {Record<string, string>} */ ({ id: m.id });
       if (m.seat != null) dataset.seat = String(m.seat);
@@ -101,9 +102,9 @@ export class ChatPanel {
   setRoom(info, seat, online) {
     const mine = seat != null ? info.seats.find((s) => s.seat === seat) : undefined;
     let why = '';
-    if (!online) why = 'Offline: chat comes back with the connection.';
-    else if (seat == null && !info.spectatorChat) why = 'Spectators cannot chat in this room (the host decides).';
-    else if (mine?.muted) why = 'The host has muted your chat.';
+    if (!online) why = t('app.chat.offline');
+    else if (seat == null && !info.spectatorChat) why = t('app.chat.noSpectators');
+    else if (mine?.muted) why = t('app.chat.muted');
     this.text.disabled = !!why;
     this.sendBtn.disabled = !!why;
     this.form.dataset.disabled = String(!!why);
@@ -117,9 +118,9 @@ export class ChatPanel {
       const box = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', id: 'chat-spectators', checked: !!info.spectatorChat }));
       box.addEventListener('change', async () => {
         const rc = await this.io.control({ op: 'chat', spectatorChat: box.checked });
-        if (!rc?.ok) { box.checked = !box.checked; this.say(rc?.notice?.message || 'Not changed.'); }
+        if (!rc?.ok) { box.checked = !box.checked; this.say(rc?.notice?.message || t('app.chat.notChanged')); }
       });
-      clear(this.hostBox).append(box, ' Spectators may chat');
+      clear(this.hostBox).append(box, ' ', t('app.chat.spectatorsMay'));
     }
   }
 }

@@ -1,46 +1,64 @@
 // @ts-check
-// The front page: pick a game and its settings, give a name, create a room;
-// or open a room by its code.
+// The front page: pick a game and its settings, give a name, create a room
+// (listed publicly or not), play now with whoever waits, or open a room by
+// its code; the public rooms open to join or to watch, the rooms this
+// browser holds a seat in, and the best times of every ranked board.
 
 import * as api from './api.js';
 import { TokenStore } from './client.js';
 import { entries, loadPage, noPageText } from './registry.js';
-import { settingsForm, modeOf } from './settings.js';
-import { h, clear, icon, savedName, saveName, formatTime } from './ui.js';
+import { settingsForm, modeOf, describe } from './settings.js';
+import { h, clear, icon, savedName, saveName, formatTime, myMatches } from './ui.js';
+import { t, lang, num } from './i18n.js';
 import { LOCAL_MODES, localModes } from './local/modes.js';
 import { SETUP_KEY } from './local/setup.js';
 
 /** @typedef {import('./registry.js').GameEntry} GameEntry */
 
+/** How often the open rooms are asked again while the page is visible. */
+const OPEN_ROOMS_MS = 5000;
+
 /** @param {HTMLElement} app */
 export async function showLobby(app) {
-  document.title = 'roomd — play together';
+  document.title = t('app.lobby.title');
   clear(app);
   app.className = 'app app-lobby';
-  const status = h('p', { class: 'muted', text: 'Loading games…' });
+  const status = h('p', { class: 'muted', text: t('app.lobby.loading') });
   app.append(status);
   /** @type {GameEntry[]} */
   let games;
   try {
     games = await entries();
   } catch (err) {
-    status.textContent = 'The server did not answer: ' + /** @type {Error} */ (err).message;
-    status.append(' ', h('button', { class: 'btn', type: 'button', on: { click: () => showLobby(app) } }, 'Try again'));
+    status.textContent = t('app.lobby.noAnswer', { why: /** @type {Error} */ (err).message });
+    status.append(' ', h('button', { class: 'btn', type: 'button', on: { click: () => showLobby(app) } }, t('app.lobby.retry')));
     app.append(await offlineCard());
     return;
   }
   if (!games.length) {
-    status.textContent = 'This server offers no games.';
+    status.textContent = t('app.lobby.noGames');
     return;
   }
   const names = games.filter((g) => g.page).map((g) => g.info.name);
-  const which = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names[0] || 'games';
+  const which = names.length ? new Intl.ListFormat(lang(), { type: 'disjunction' }).format(names) : t('app.lobby.games');
+  const open = openRoomsCard(games);
   clear(app);
   app.append(
     h('section', { class: 'hero' },
-      h('h1', { text: 'Play together, live.' }),
-      h('p', { text: `Start a room, share its link, and play ${which} with friends — or just watch.` })),
-    h('div', { class: 'lobby-grid' }, createCard(games), h('div', { class: 'lobby-side' }, joinCard(), howCard())));
+      h('h1', { text: t('app.lobby.heroTitle') }),
+      h('p', { text: t('app.lobby.heroText', { games: which }) })),
+    h('div', { class: 'lobby-grid' }, createCard(games, open),
+      h('div', { class: 'lobby-side' }, joinCard(games), open.el, bestTimesCard(games), howCard())));
+}
+
+/**
+ * A local mode's label (local/modes.js), in the language shown.
+ * @param {string} m
+ */
+function localLabel(m) {
+  const x = /** @type {any} */ (LOCAL_MODES.find((l) => l.id === m));
+  if (!x) return m;
+  return x.key ? t(x.key) : x.label;
 }
 
 /**
@@ -51,19 +69,32 @@ function seatsText(info) {
   const modes = info.modes || [];
   if (!modes.length) return '';
   const min = Math.min(...modes.map((m) => m.minSeats)), max = Math.max(...modes.map((m) => m.maxSeats));
-  return `${min === max ? min : `${min}–${max}`} player${max === 1 ? '' : 's'}`;
+  if (max === 1) return t('app.lobby.onePlayer');
+  return t('app.lobby.players', { n: min === max ? min : `${min}–${max}` });
 }
 
-/** @param {GameEntry[]} games */
-function createCard(games) {
+/**
+ * @param {GameEntry[]} games
+ * @param {{supported: () => boolean|null, refresh: () => void}} open  the open rooms panel
+ */
+function createCard(games, open) {
   let current = games.find((g) => g.page) || games[0];
   const formSlot = h('div', { class: 'form-slot' });
   /** @type {import('./registry.js').SettingsForm|null} */
   let form = null;
   const name = /** @type {HTMLInputElement} */ (h('input', { id: 'new-name', name: 'name', type: 'text', autocomplete: 'nickname',
-    maxlength: '32', placeholder: 'Your name', value: savedName() }));
+    maxlength: '32', placeholder: t('app.lobby.namePlaceholder'), value: savedName() }));
   const error = h('p', { class: 'form-error', id: 'create-error', role: 'alert', hidden: true });
-  const button = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn btn-primary btn-big', id: 'create', type: 'submit' }, 'Create room'));
+  const button = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn btn-primary btn-big', id: 'create', type: 'submit' }, t('app.lobby.create')));
+  // Listed in GET /api/rooms (the open rooms panel), or reachable by its
+  // code only (the default).
+  const publicBox = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', id: 'new-public', name: 'public' }));
+  const publicField = h('div', { class: 'field field-check', id: 'new-public-field' },
+    publicBox, h('label', { for: publicBox.id, text: t('app.lobby.public') }));
+  // Quick play: a seat in a public room of this game and mode that waits
+  // for players, or a new public room (POST /api/quickplay).
+  const quick = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn btn-big', id: 'quickplay', type: 'button' }, t('app.lobby.quickplay')));
+  const quickHint = h('p', { class: 'muted small', id: 'quickplay-hint', text: t('app.lobby.quickplayHint') });
   // Play on this device: the same settings, played by the page on the
   // game's rules compiled to WebAssembly, with no room (local/page.js).
   const local = h('div', { class: 'local-play', id: 'local-play' });
@@ -71,11 +102,11 @@ function createCard(games) {
   const localButtons = (g) => {
     const modes = g.page ? localModes(g.info) : [];
     local.hidden = !modes.length;
-    clear(local).append(h('p', { class: 'muted small', text: 'Or play on this device, no room needed:' }),
+    clear(local).append(h('p', { class: 'muted small', text: t('app.lobby.localIntro') }),
       h('div', { class: 'actions' }, ...modes.map((m) => h('button', {
         class: 'btn', type: 'button', id: `local-${m}`, dataset: { localMode: m },
         on: { click: () => playHere(g, m) },
-      }, LOCAL_MODES.find((x) => x.id === m)?.label || m))));
+      }, localLabel(m)))));
   };
   /**
    * The form's settings and the name (remembered), or null with the
@@ -103,41 +134,55 @@ function createCard(games) {
     try { sessionStorage.setItem(SETUP_KEY, JSON.stringify({ game: g.info.id, settings, name: who })); } catch { /* defaults then */ }
     location.assign(`/play/${encodeURIComponent(g.info.id)}?mode=${m}`);
   };
+  /** Quick play and the public box are for modes of more than one seat. */
+  const multiSeat = () => {
+    const read = readFormQuietly(readForm);
+    const mode = current.page && read ? modeOf(current.info, read.settings) : undefined;
+    const several = !!mode && mode.maxSeats > 1;
+    publicField.hidden = !several;
+    quick.hidden = quickHint.hidden = !several || open.supported() === false;
+  };
   // Today's ranked daily of the chosen board, when the game has one.
   const daily = dailySection(() => current, readForm);
-  formSlot.addEventListener('change', () => daily.refresh());
+  formSlot.addEventListener('change', () => { daily.refresh(); multiSeat(); });
   /** @param {GameEntry} g */
   const choose = (g) => {
     current = g;
     error.hidden = true;
     localButtons(g);
     if (g.page) {
-      form = settingsForm(g.info, g.page, g.page.defaults?.(g.info) || {}, 'new');
+      form = settingsForm(g.info, g.page, g.page.defaults?.(g.info) || {}, 'new'); // i18n-ok (an id prefix)
       clear(formSlot).append(form.el);
     } else {
       form = null;
       clear(formSlot).append(h('p', { class: 'no-page', id: 'no-page', role: 'status', dataset: { game: g.info.id }, text: noPageText(g.info) }));
     }
     button.disabled = !g.page;
+    quick.disabled = !g.page;
     daily.refresh();
+    multiSeat();
   };
-  const picker = h('div', { class: 'game-picker', role: 'radiogroup', 'aria-label': 'Game' },
+  const picker = h('div', { class: 'game-picker', role: 'radiogroup', 'aria-label': t('app.lobby.game') },
     ...games.map((g) => {
       const input = h('input', { type: 'radio', name: 'game', value: g.info.id, id: `game-${g.info.id}`, checked: g === current });
       input.addEventListener('change', () => choose(g));
       return h('label', { class: 'game-choice', for: `game-${g.info.id}`, dataset: { game: g.info.id, page: String(!!g.page) } },
         input, icon(g.page?.icon || 'logo'),
         h('span', { class: 'game-choice-name', text: g.info.name || g.info.id }),
-        h('span', { class: 'game-choice-sub', text: g.page ? g.page.tagline || seatsText(g.info) : 'Not in this build' }));
+        h('span', { class: 'game-choice-sub', text: g.page ? g.page.tagline || seatsText(g.info) : t('app.lobby.notInBuild') }));
     }));
   choose(current);
+  // Once the server says whether it lists rooms, quick play shows or hides.
+  addEventListener('roomd:open-rooms', multiSeat);
   const el = h('form', { class: 'panel create-card', id: 'create-form', novalidate: true },
-    h('h2', { text: 'New game' }),
+    h('h2', { text: t('app.lobby.newGame') }),
     picker,
     formSlot,
-    h('div', { class: 'field' }, h('label', { for: name.id, text: 'Your name' }), name),
+    h('div', { class: 'field' }, h('label', { for: name.id, text: t('app.lobby.yourName') }), name),
+    publicField,
     error,
-    button,
+    h('div', { class: 'actions create-actions' }, button, quick),
+    quickHint,
     local,
     daily.el);
   el.addEventListener('submit', async (ev) => {
@@ -147,24 +192,41 @@ function createCard(games) {
     if (!read) return;
     const { settings, who } = read;
     button.disabled = true;
-    button.textContent = 'Creating…';
+    button.textContent = t('app.lobby.creating');
     try {
-      const res = await api.createRoom(current.info.id, settings, who || 'Player');
+      const single = modeOf(current.info, settings)?.maxSeats === 1;
+      const res = await api.createRoom(current.info.id, settings, who || t('app.player'), !single && publicBox.checked ? { public: true } : undefined);
       // A mode for one seat has nothing to wait for: the room starts at once.
-      enterRoom(res, modeOf(current.info, settings)?.maxSeats === 1);
+      enterRoom(res, single);
     } catch (err) {
       error.textContent = /** @type {Error} */ (err).message;
       error.hidden = false;
       button.disabled = false;
-      button.textContent = 'Create room';
+      button.textContent = t('app.lobby.create');
+    }
+  });
+  quick.addEventListener('click', async () => {
+    if (!form) return;
+    const read = readForm();
+    if (!read) return;
+    quick.disabled = true;
+    quick.textContent = t('app.lobby.quickplayBusy');
+    try {
+      enterRoom(await api.quickPlay(current.info.id, read.settings, read.who || t('app.player')), false);
+    } catch (err) {
+      const e = /** @type {api.APIError} */ (err);
+      error.textContent = e.status === 404 ? t('app.lobby.quickplayNone') : e.message;
+      error.hidden = false;
+      quick.disabled = false;
+      quick.textContent = t('app.lobby.quickplay');
     }
   });
   return el;
 }
 
 /**
- * Goes to a room just created: its seat token kept, and — for a room of
- * one seat — started as soon as the page is in.
+ * Goes to a room just created or joined: its seat token kept, and — for a
+ * room of one seat — started as soon as the page is in.
  * @param {{room: string, token: string}} res
  * @param {boolean} autostart
  */
@@ -184,6 +246,14 @@ function enterRoom(res, autostart) {
 export function dailyMode(info) {
   if (!info.ranking || info.tick) return undefined;
   return (info.modes || []).find((m) => m.maxSeats === 1);
+}
+
+/**
+ * A board's name for a title: "Beginner".
+ * @param {string} board
+ */
+function boardLabel(board) {
+  return board.charAt(0).toUpperCase() + board.slice(1);
 }
 
 /**
@@ -207,28 +277,28 @@ function dailySection(game, readForm) {
     const n = ++seq;
     const g = game();
     const read = readFormQuietly(readForm);
-    const t = target(g, read?.settings || {});
-    if (!t) { el.hidden = true; return; }
+    const tg = target(g, read?.settings || {});
+    if (!tg) { el.hidden = true; return; }
     let info = null;
-    try { info = await api.daily(g.info.id, t.board, { mode: t.mode.id }); } catch { info = null; }
+    try { info = await api.daily(g.info.id, tg.board, { mode: tg.mode.id }); } catch { info = null; }
     if (n !== seq) return;
     if (!info) {
       el.hidden = false;
-      clear(el).append(h('h3', { text: 'Ranked daily' }),
-        h('p', { class: 'muted small', id: 'daily-none', text: `There is no ranked daily for this board: pick a standard level.` }));
+      clear(el).append(h('h3', { text: t('app.daily.title') }),
+        h('p', { class: 'muted small', id: 'daily-none', text: t('app.daily.none') }));
       return;
     }
     const d = info;
-    const label = d.board.charAt(0).toUpperCase() + d.board.slice(1);
+    const label = boardLabel(d.board);
     const err = h('p', { class: 'form-error', id: 'daily-error', role: 'alert', hidden: true });
-    const play = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn', type: 'button', id: 'daily-play' }, `Play today's ${label} daily`));
+    const play = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn', type: 'button', id: 'daily-play' }, t('app.daily.play', { board: label })));
     play.addEventListener('click', async () => {
       const r = readForm();
       if (!r) return;
       const tt = target(game(), r.settings);
       if (!tt) return;
       if (!r.who) {
-        err.textContent = 'The ranked daily needs your name: it goes on the day\'s list.';
+        err.textContent = t('app.daily.needName');
         err.hidden = false;
         return;
       }
@@ -245,14 +315,13 @@ function dailySection(game, readForm) {
     el.dataset.day = d.day;
     el.dataset.board = d.board;
     clear(el).append(
-      h('h3', { text: `Ranked daily · ${label} · ${d.day}` }),
-      h('p', { class: 'muted small', text: 'One board for everyone today (UTC), one attempt each, timed by the server. ' +
-        'Its secret is disclosed when the day ends; until then the server is bound by its commitment ' },
-        h('code', { id: 'daily-commitment', title: d.commitment, text: d.commitment.slice(0, 12) + '…' }), '.'),
+      h('h3', { text: t('app.daily.heading', { board: label, day: d.day }) }),
+      h('p', { class: 'muted small', text: t('app.daily.about') + ' ' },
+        h('code', { id: 'daily-commitment', title: d.commitment, text: d.commitment.slice(0, 12) + '…' }), '.'), // i18n-ok
       d.scores.length
         ? h('ol', { class: 'scores', id: 'daily-scores' }, ...d.scores.map((s) => h('li', {},
           h('span', { class: 'score-name', text: s.name }), h('span', { class: 'score-time', text: formatTime(s.value) }))))
-        : h('p', { class: 'muted small', id: 'daily-scores-empty', text: 'Nobody has cleared today\'s board yet.' }),
+        : h('p', { class: 'muted small', id: 'daily-scores-empty', text: t('app.daily.empty') }),
       play, err);
   };
   return { el, refresh };
@@ -271,13 +340,41 @@ function readFormQuietly(readForm) {
   return r;
 }
 
-function joinCard() {
+/**
+ * A room's phase in words.
+ * @param {string} phase
+ */
+function phaseText(phase) {
+  switch (phase) {
+    case 'lobby': return t('app.phase.lobby');
+    case 'running': return t('app.phase.running');
+    case 'ended': return t('app.phase.ended');
+    default: return phase;
+  }
+}
+
+/**
+ * A room's game and settings in one line: "Minesweeper · Race · Beginner…".
+ * @param {GameEntry[]} games
+ * @param {string} gameId
+ * @param {any} settings
+ */
+function roomLine(games, gameId, settings) {
+  const g = games.find((x) => x.info.id === gameId);
+  if (!g) return gameId;
+  const what = describe(g.info, g.page, settings || {});
+  return what ? `${g.info.name} · ${what}` : g.info.name; // i18n-ok
+}
+
+/** @param {GameEntry[]} games */
+function joinCard(games) {
   const code = /** @type {HTMLInputElement} */ (h('input', { id: 'join-code', name: 'code', type: 'text', autocomplete: 'off',
-    autocapitalize: 'characters', spellcheck: 'false', maxlength: '32', placeholder: 'K7QXMP', pattern: '[A-Za-z0-9]+' }));
+    autocapitalize: 'characters', spellcheck: 'false', maxlength: '32', placeholder: 'K7QXMP', pattern: '[A-Za-z0-9]+', // i18n-ok
+    'aria-label': t('app.lobby.code') }));
   const el = h('form', { class: 'panel join-card', id: 'join-form' },
-    h('h2', { text: 'Join a room' }),
-    h('p', { class: 'muted', text: 'Got a link? Just open it. Or type the room code:' }),
-    h('div', { class: 'inline-field' }, code, h('button', { class: 'btn', type: 'submit' }, 'Open')));
+    h('h2', { text: t('app.lobby.joinTitle') }),
+    h('p', { class: 'muted', text: t('app.lobby.joinText') }),
+    h('div', { class: 'inline-field' }, code, h('button', { class: 'btn', type: 'submit' }, t('app.lobby.open'))));
   el.addEventListener('submit', (ev) => {
     ev.preventDefault();
     const c = code.value.trim().toUpperCase();
@@ -285,20 +382,179 @@ function joinCard() {
   });
   const recent = recentRooms();
   if (recent.length) {
-    el.append(h('h3', { text: 'Your rooms' }),
-      h('ul', { class: 'recent' }, ...recent.map((c) => h('li', {}, h('a', { href: '/r/' + c, text: c })))));
+    const list = h('ul', { class: 'recent', id: 'recent' });
+    const head = h('h3', { text: t('app.lobby.yourRooms') });
+    el.append(head, list);
+    const tokens = new TokenStore();
+    // Each room as it is now; a room the server no longer has (404) is
+    // dropped with its token.
+    Promise.all(recent.map(async (c) => {
+      const li = h('li', { class: 'recent-room', dataset: { code: c, state: 'loading' } },
+        h('a', { href: '/r/' + c, class: 'code', text: c }));
+      list.append(li);
+      try {
+        const info = await api.roomInfo(c);
+        li.dataset.state = 'ready';
+        li.dataset.phase = info.phase;
+        li.append(h('span', { class: 'recent-game', text: roomLine(games, info.game.id, info.settings) }),
+          h('span', { class: 'recent-meta muted small', text: t('app.lobby.roomMeta', {
+            phase: phaseText(info.phase), seats: info.seats.length, max: info.maxSeats }) }));
+      } catch (err) {
+        if (/** @type {api.APIError} */ (err).status === 404) {
+          tokens.forget(c);
+          li.remove();
+        } else {
+          li.dataset.state = 'unknown';
+        }
+      }
+    })).then(() => { if (!list.children.length) { head.remove(); list.remove(); } });
   }
+  return el;
+}
+
+/**
+ * The public rooms: open to join (their lobby has a free seat) or running
+ * to watch. Polled every 5 s while the page is visible, not pushed over a
+ * lobby socket: it is simple, a GET is cacheable, and a visitor who only
+ * looks costs no socket; five seconds is quick enough for a list people
+ * read. A server that lists no rooms (404) hides the panel.
+ * @param {GameEntry[]} games
+ */
+function openRoomsCard(games) {
+  const joinList = h('ul', { class: 'open-list', id: 'open-join', 'aria-label': t('app.open.toJoin') });
+  const watchList = h('ul', { class: 'open-list', id: 'open-watch', 'aria-label': t('app.open.toWatch') });
+  const empty = h('p', { class: 'muted small', id: 'open-empty', text: t('app.open.empty'), hidden: true });
+  const joinHead = h('h3', { text: t('app.open.toJoin') });
+  const watchHead = h('h3', { text: t('app.open.toWatch') });
+  const el = h('section', { class: 'panel open-rooms', id: 'open-rooms', 'aria-live': 'polite', dataset: { state: 'loading' } },
+    h('h2', { text: t('app.open.title') }), empty, joinHead, joinList, watchHead, watchList);
+  /** @type {boolean|null} */
+  let supported = null;
+  /** @type {ReturnType<typeof setTimeout>|undefined} */
+  let timer;
+  let busy = false;
+  /** @param {api.OpenRoom} r @param {boolean} join */
+  const item = (r, join) => h('li', { class: 'open-room', dataset: { code: r.code, phase: r.phase, game: r.game } },
+    h('div', { class: 'open-what' },
+      h('span', { class: 'open-game', text: roomLine(games, r.game, { ...(r.settings || {}), mode: r.settings?.mode ?? r.mode }) }),
+      h('span', { class: 'open-meta muted small', text: [
+        t('app.open.seats', { seats: r.seats, max: r.maxSeats }),
+        r.players?.length ? r.players.join(', ') : '',
+        r.spectators ? t('app.open.spectators', { n: r.spectators }) : '',
+      ].filter(Boolean).join(' · ') })), // i18n-ok
+    join
+      ? h('a', { class: 'btn btn-small btn-primary open-join', href: '/r/' + encodeURIComponent(r.code),
+        'aria-label': t('app.open.joinRoom', { code: r.code }) }, t('app.open.join'))
+      : h('a', { class: 'btn btn-small open-watch', href: '/r/' + encodeURIComponent(r.code) + '?watch',
+        'aria-label': t('app.open.watchRoom', { code: r.code }) }, t('app.open.watch')));
+  const refresh = async () => {
+    clearTimeout(timer);
+    if (busy) return;
+    busy = true;
+    try {
+      const page = await api.listRooms({ limit: 40 });
+      if (!page) {
+        supported = false;
+        el.hidden = true;
+        el.dataset.state = 'none';
+        dispatchEvent(new Event('roomd:open-rooms'));
+        return; // no public rooms on this server: nothing to poll
+      }
+      if (supported !== true) { supported = true; dispatchEvent(new Event('roomd:open-rooms')); }
+      const joinable = page.rooms.filter((r) => r.phase === 'lobby' && r.free > 0);
+      const watchable = page.rooms.filter((r) => r.phase === 'running' || (r.phase === 'lobby' && r.free <= 0));
+      clear(joinList).append(...joinable.map((r) => item(r, true)));
+      clear(watchList).append(...watchable.map((r) => item(r, false)));
+      joinHead.hidden = joinList.hidden = !joinable.length;
+      watchHead.hidden = watchList.hidden = !watchable.length;
+      empty.hidden = joinable.length + watchable.length > 0;
+      el.hidden = false;
+      el.dataset.state = empty.hidden ? 'ready' : 'empty';
+    } catch {
+      el.dataset.state = 'error'; // try again at the next turn
+    } finally {
+      busy = false;
+    }
+    if (supported && document.visibilityState === 'visible') timer = setTimeout(refresh, OPEN_ROOMS_MS);
+  };
+  document.addEventListener('visibilitychange', () => {
+    if (supported === false) return;
+    if (document.visibilityState === 'visible') refresh();
+    else clearTimeout(timer);
+  });
+  refresh();
+  return { el, refresh, supported: () => supported };
+}
+
+/**
+ * The best times (and scores): per ranked game, board and mode, today,
+ * this week or all time, with the entries this browser played marked.
+ * @param {GameEntry[]} games
+ */
+function bestTimesCard(games) {
+  const ranked = games.filter((g) => g.info.ranking && (g.info.ranking.boards || []).length);
+  const el = h('section', { class: 'panel best-times', id: 'best-times', hidden: !ranked.length, dataset: { state: 'loading' } });
+  if (!ranked.length) return el;
+  const game = /** @type {HTMLSelectElement} */ (h('select', { id: 'best-game' },
+    ...ranked.map((g) => h('option', { value: g.info.id }, g.info.name || g.info.id))));
+  const board = /** @type {HTMLSelectElement} */ (h('select', { id: 'best-board' }));
+  const mode = /** @type {HTMLSelectElement} */ (h('select', { id: 'best-mode' }));
+  let period = /** @type {'day'|'week'|'all'} */ ('all');
+  const periods = h('div', { class: 'segmented', id: 'best-period', role: 'group', 'aria-label': t('app.best.period') },
+    ...[['day', t('app.best.day')], ['week', t('app.best.week')], ['all', t('app.best.all')]].map(([id, label]) =>
+      h('button', { class: 'btn btn-small', type: 'button', 'aria-pressed': String(id === period), dataset: { period: id },
+        on: { click: () => { period = /** @type {any} */ (id); show(); } } }, label)));
+  const list = h('ol', { class: 'scores best-list', id: 'best-list' });
+  const empty = h('p', { class: 'muted small', id: 'best-empty', hidden: true, text: t('app.best.empty') });
+  const note = h('p', { class: 'muted small best-note', text: t('app.best.note') });
+  el.append(h('h2', { text: t('app.best.title') }),
+    h('div', { class: 'best-filters' },
+      h('label', { class: 'field' }, h('span', { text: t('app.best.game') }), game),
+      h('label', { class: 'field' }, h('span', { text: t('app.best.board') }), board),
+      h('label', { class: 'field' }, h('span', { text: t('app.best.mode') }), mode)),
+    periods, list, empty, note);
+  const entry = () => /** @type {GameEntry} */ (ranked.find((g) => g.info.id === game.value) || ranked[0]);
+  const fill = () => {
+    const g = entry();
+    clear(board).append(...(g.info.ranking?.boards || []).map((b) => h('option', { value: b }, boardLabel(b))));
+    clear(mode).append(...(g.info.modes || []).map((m) => h('option', { value: m.id }, m.name)));
+  };
+  let seq = 0;
+  const show = async () => {
+    const n = ++seq;
+    for (const b of periods.querySelectorAll('button')) b.setAttribute('aria-pressed', String(/** @type {HTMLElement} */ (b).dataset.period === period));
+    el.dataset.state = 'loading';
+    const g = entry();
+    const scores = await api.leaderboard(g.info.id, board.value, mode.value, period);
+    if (n !== seq) return;
+    const mine = new Set(myMatches());
+    const time = g.info.ranking?.by !== 'score';
+    clear(list).append(...(scores || []).map((s, i) => {
+      const own = s.room != null && s.match != null && mine.has(`${s.room}/${s.match}`);
+      return h('li', { class: 'best-entry' + (own ? ' best-mine' : ''), dataset: { mine: String(own), rank: String(i + 1) } },
+        h('span', { class: 'score-name', text: s.name }),
+        own && h('span', { class: 'badge badge-you', text: t('app.best.you') }),
+        h('span', { class: 'score-time', text: time ? formatTime(s.value) : num(s.value) }));
+    }));
+    empty.hidden = !!scores?.length;
+    el.dataset.state = scores?.length ? 'ready' : 'empty';
+  };
+  game.addEventListener('change', () => { fill(); show(); });
+  board.addEventListener('change', show);
+  mode.addEventListener('change', show);
+  fill();
+  show();
   return el;
 }
 
 function howCard() {
   return h('section', { class: 'panel how-card' },
-    h('h2', { text: 'How it works' }),
+    h('h2', { text: t('app.how.title') }),
     h('ol', { class: 'how' },
-      h('li', {}, h('strong', { text: 'Create a room' }), ' — pick a game and how to play it.'),
-      h('li', {}, h('strong', { text: 'Share the link' }), ' — friends join as players, anyone can watch live.'),
-      h('li', {}, h('strong', { text: 'Play' }), ' — the server keeps the game fair: nobody sees a mine or a secret early, and the clock is the host\'s.')),
-    h('p', { class: 'muted small', text: 'Lost your connection? The game waits for you and picks up where you left it.' }));
+      h('li', {}, h('strong', { text: t('app.how.create') }), ' — ', t('app.how.createText')), // i18n-ok
+      h('li', {}, h('strong', { text: t('app.how.share') }), ' — ', t('app.how.shareText')), // i18n-ok
+      h('li', {}, h('strong', { text: t('app.how.play') }), ' — ', t('app.how.playText'))), // i18n-ok
+    h('p', { class: 'muted small', text: t('app.how.lost') }));
 }
 
 /** Rooms this browser holds a seat token for. */
@@ -321,8 +577,8 @@ function recentRooms() {
  */
 async function offlineCard() {
   const el = h('section', { class: 'panel offline-card', id: 'offline-play' },
-    h('h2', { text: 'Play on this device' }),
-    h('p', { class: 'muted', text: 'Rooms need the server; these games play right here, with no connection.' }));
+    h('h2', { text: t('app.offline.title') }),
+    h('p', { class: 'muted', text: t('app.offline.text') }));
   try {
     const { loadCore, loadManifest } = await import('./local/core.js');
     const manifest = await loadManifest();
@@ -333,15 +589,15 @@ async function offlineCard() {
     // Only the games whose page this browser has kept can be shown.
     const pages = await Promise.all(all.map((/** @type {any} */ g) => loadPage(g.id)));
     const list = all.filter((/** @type {any} */ _, /** @type {number} */ i) => pages[i]);
-    if (!list.length) throw new Error('no game page is kept');
+    if (!list.length) throw new Error('no game page is kept'); // i18n-ok (shown inside app.offline.none)
     const rows = list.map((/** @type {any} */ g) =>
       h('div', { class: 'offline-game', dataset: { game: g.id } },
         h('strong', { text: g.name }), ' ',
         ...localModes(g).map((m) => h('a', { class: 'btn', href: `/play/${encodeURIComponent(g.id)}?mode=${m}`,
-          id: `offline-${g.id}-${m}` }, LOCAL_MODES.find((x) => x.id === m)?.label || m))));
+          id: `offline-${g.id}-${m}` }, localLabel(m)))));
     el.append(...rows);
   } catch (err) {
-    el.append(h('p', { class: 'muted', id: 'offline-none', text: `Nothing to play offline yet: the games are kept once this site has been visited online (${/** @type {Error} */ (err).message}).` }));
+    el.append(h('p', { class: 'muted', id: 'offline-none', text: t('app.offline.none', { why: /** @type {Error} */ (err).message }) }));
   }
   return el;
 }

@@ -22,6 +22,7 @@
 // fails to load) gets a null page: the pages say so instead of breaking.
 
 import * as api from './api.js';
+import { t } from './i18n.js';
 
 /** @typedef {import('./api.js').GameInfo} GameInfo */
 /** @typedef {import('./client.js').RoomInfo} RoomInfo */
@@ -153,5 +154,5 @@ export async function entries() {
  */
 export function noPageText(game) {
   const name = game.name || game.id;
-  return `${name} (${game.id}) has no page in this build: this server runs the game, but this version of the site cannot show it.`;
+  return t('app.nopage', { name, id: game.id });
 }

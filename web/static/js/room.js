@@ -10,7 +10,8 @@ import { RoomClient, TokenStore, Close } from './client.js';
 import { games, loadPage, noPageText } from './registry.js';
 import { describe, settingsForm } from './settings.js';
 import { ChatPanel } from './chat.js';
-import { h, clear, icon, setConn, showNotice, copyText, savedName, saveName } from './ui.js';
+import { h, clear, icon, setConn, showNotice, copyText, savedName, saveName, rememberMatch } from './ui.js';
+import { t } from './i18n.js';
 
 /** @typedef {import('./registry.js').GamePage} GamePage */
 /** @typedef {import('./registry.js').GameContext} GameContext */
@@ -51,12 +52,14 @@ class RoomPage {
     this.removedByHost = false;
     /** @type {ChatPanel|null} */
     this.chat = null;
+    /** this tab's seat is gone (left, removed): the page shows it as a visitor's */
+    this.left = false;
     /** why the server refused this tab's sign-in (auth-required), for the banner */
     this.authRefusal = '';
   }
 
   async init() {
-    document.title = `Room ${this.code} · roomd`;
+    document.title = t('app.room.docTitle', { code: this.code });
     const label = document.getElementById('room-label');
     if (label) { label.hidden = false; label.textContent = this.code; }
     clear(this.app);
@@ -65,7 +68,7 @@ class RoomPage {
     this.main = h('section', { class: 'room-main', id: 'room-main' });
     this.side = h('aside', { class: 'room-side', id: 'room-side' });
     this.app.append(this.banner, h('div', { class: 'room-layout' }, this.main, this.side));
-    this.main.append(h('p', { class: 'muted', text: 'Finding the room…' }));
+    this.main.append(h('p', { class: 'muted', id: 'finding', text: t('app.room.finding') }));
 
     let info;
     try {
@@ -79,16 +82,16 @@ class RoomPage {
         this.tokens.forget(this.code);
         return this.gone('no-room');
       }
-      clear(this.main).append(h('div', { class: 'panel' }, h('p', { text: 'The server did not answer: ' + e.message }),
-        h('button', { class: 'btn', type: 'button', on: { click: () => this.init() } }, 'Try again')));
+      clear(this.main).append(h('div', { class: 'panel' }, h('p', { text: t('app.lobby.noAnswer', { why: e.message }) }),
+        h('button', { class: 'btn', type: 'button', on: { click: () => this.init() } }, t('app.lobby.retry'))));
       return;
     }
     this.info = info;
     if (!this.page) {
       clear(this.main).append(h('div', { class: 'panel gone', id: 'no-page', dataset: { game: info.game.id } },
-        h('h2', { text: `${this.gameInfo?.name || info.game.id} · room ${this.code}` }),
+        h('h2', { text: t('app.room.heading', { game: this.gameInfo?.name || info.game.id, code: this.code }) }),
         h('p', { class: 'no-page', text: noPageText({ id: info.game.id, name: this.gameInfo?.name }) }),
-        h('a', { class: 'btn btn-primary', href: '/' }, 'Back to the lobby')));
+        h('a', { class: 'btn btn-primary', href: '/' }, t('app.room.toLobby'))));
       this.renderSide();
       return;
     }
@@ -102,21 +105,21 @@ class RoomPage {
   showJoin(info) {
     const open = info.phase === 'lobby' && info.seats.length < info.maxSeats;
     const name = /** @type {HTMLInputElement} */ (h('input', { id: 'join-name', type: 'text', autocomplete: 'nickname', maxlength: '32',
-      placeholder: 'Your name', value: savedName() }));
-    const join = h('button', { class: 'btn btn-primary btn-big', id: 'join-player', type: 'submit', disabled: !open }, 'Join as player');
-    const watch = h('button', { class: 'btn btn-big', id: 'join-watch', type: 'button' }, 'Watch');
+      placeholder: t('app.lobby.namePlaceholder'), value: savedName() }));
+    const join = h('button', { class: 'btn btn-primary btn-big', id: 'join-player', type: 'submit', disabled: !open }, t('app.room.joinPlayer'));
+    const watch = h('button', { class: 'btn btn-big', id: 'join-watch', type: 'button' }, t('app.open.watch'));
     const form = h('form', { class: 'panel join-panel' },
-      h('h2', { text: `${this.gameInfo?.name || info.game.id} · room ${this.code}` }),
+      h('h2', { text: t('app.room.heading', { game: this.gameInfo?.name || info.game.id, code: this.code }) }),
       h('p', { class: 'muted', text: describe(this.gameInfo, this.page, info.settings) }),
       h('p', { text: open
-        ? `${info.seats.map((s) => s.name).join(', ')} ${info.seats.length === 1 ? 'is' : 'are'} waiting. Take a seat, or watch.`
-        : info.phase === 'lobby' ? 'Every seat is taken — you can watch.' : 'The game has started — you can watch it live.' }),
-      open && h('div', { class: 'field' }, h('label', { for: name.id, text: 'Your name' }), name),
+        ? (info.seats.length === 1 ? t('app.room.waitingOne', { names: info.seats[0].name }) : t('app.room.waitingMany', { names: info.seats.map((s) => s.name).join(', ') }))
+        : info.phase === 'lobby' ? t('app.room.full') : t('app.room.started') }),
+      open && h('div', { class: 'field' }, h('label', { for: name.id, text: t('app.lobby.yourName') }), name),
       h('div', { class: 'actions' }, open && join, watch));
     form.addEventListener('submit', (ev) => {
       ev.preventDefault();
       saveName(name.value.trim());
-      this.connect(false, name.value.trim() || 'Player');
+      this.connect(false, name.value.trim() || t('app.player'));
     });
     watch.addEventListener('click', () => {
       const who = name.value.trim(); // a spectator's name shows in chat
@@ -145,7 +148,7 @@ class RoomPage {
       control: (ctl) => client.control(ctl),
     });
     client.on('chat', (m) => this.chat?.add(m.messages));
-    clear(/** @type {HTMLElement} */ (this.main)).append(h('p', { class: 'muted', id: 'connecting', text: 'Connecting…' }));
+    clear(/** @type {HTMLElement} */ (this.main)).append(h('p', { class: 'muted', id: 'connecting', text: t('app.room.connecting') }));
     client.on('state', (d) => this.onState(d));
     client.on('snapshot', (s) => this.onSnapshot(s));
     client.on('update', (u) => this.onUpdate(u));
@@ -153,7 +156,7 @@ class RoomPage {
     client.on('presence', (p) => this.onPresence(p));
     client.on('clocks', (c) => this.game?.setClocks(c));
     client.on('notice', (n) => this.onNotice(n));
-    client.on('bye', (b) => { if (b.code === Close.RESTARTING) setConn('reconnecting', 'server restarting…'); });
+    client.on('bye', (b) => { if (b.code === Close.RESTARTING) setConn('reconnecting', t('app.room.restarting')); });
     addEventListener('pagehide', () => client.stop(), { once: true });
     client.start();
   }
@@ -164,33 +167,55 @@ class RoomPage {
     if (this.info) this.chat?.setRoom(this.info, this.client?.seat ?? null, d.state === 'online');
     if (d.state === 'online') this.hideBanner();
     if (d.state !== 'closed') return;
+    const lobby = () => h('a', { class: 'btn', href: '/' }, t('app.room.toLobby'));
+    const again = () => h('button', { class: 'btn', type: 'button', on: { click: () => location.reload() } }, t('app.room.joinAgain'));
     switch (d.code) {
       case Close.REPLACED:
-        return this.showBanner('replaced', 'This game is open in another tab — take it back to play here.',
-          h('button', { class: 'btn btn-primary', id: 'takeback', type: 'button', on: { click: () => this.client?.takeBack() } }, 'Take it back'));
+        return this.showBanner('replaced', t('app.room.banner.replaced'),
+          h('button', { class: 'btn btn-primary', id: 'takeback', type: 'button', on: { click: () => this.client?.takeBack() } }, t('app.room.takeBack')));
       case Close.LEFT:
-        return this.showBanner('left', this.removedByHost ? 'The host removed your seat.' : 'You left your seat.',
-          h('button', { class: 'btn', type: 'button', on: { click: () => location.reload() } }, 'Join again'),
-          h('a', { class: 'btn', href: '/' }, 'Back to the lobby'));
+        this.showBanner('left', this.removedByHost ? t('app.room.banner.removed') : t('app.room.banner.left'), again(), lobby());
+        return this.showLeft(this.removedByHost ? 'removed' : 'left');
       case Close.UPDATE_REQUIRED:
-        return this.showBanner('update', 'Update required: this room runs a newer version of the game. Reload the page to update.',
-          h('button', { class: 'btn btn-primary', id: 'reload', type: 'button', on: { click: () => location.reload() } }, 'Reload'));
+        return this.showBanner('update', t('app.room.banner.update'),
+          h('button', { class: 'btn btn-primary', id: 'reload', type: 'button', on: { click: () => location.reload() } }, t('app.room.reload')));
       case Close.UNAUTHORIZED:
-        return this.showBanner('auth', this.authRefusal || 'This server plays only with players its site signed in: sign in on the site, then open the room again.',
-          h('a', { class: 'btn', href: '/' }, 'Back to the lobby'));
+        return this.showBanner('auth', this.authRefusal || t('app.room.banner.auth'), lobby());
       case Close.ROOM_CLOSED:
         return this.gone('closed');
       case Close.BAD_TOKEN:
-        return this.showBanner('left', 'This seat is no longer yours (it was given up or removed).',
-          h('button', { class: 'btn', type: 'button', on: { click: () => location.reload() } }, 'Join again'),
-          h('a', { class: 'btn', href: '/' }, 'Back to the lobby'));
+        this.showBanner('left', t('app.room.banner.badToken'), again(), lobby());
+        return this.showLeft('bad-token');
       case Close.LOCKED:
-        return this.showBanner('closed', 'This room is locked: it needs the host\'s invite.',
-          h('a', { class: 'btn', href: '/' }, 'Back to the lobby'));
+        return this.showBanner('closed', t('app.room.banner.locked'), lobby());
       default:
-        return this.showBanner('closed', 'Disconnected from the room.',
-          h('button', { class: 'btn', type: 'button', on: { click: () => location.reload() } }, 'Reconnect'));
+        return this.showBanner('closed', t('app.room.banner.closed'),
+          h('button', { class: 'btn', type: 'button', on: { click: () => location.reload() } }, t('app.room.reconnect')));
     }
+  }
+
+  /**
+   * The page after this tab's seat is gone (left, removed by the host, or
+   * given up elsewhere): the game's last view goes — its words are for the
+   * players still in the room ("the host can start a new game") — and the
+   * page says so, with the way back in, to watch, or to the lobby.
+   * @param {'left'|'removed'|'bad-token'} why
+   */
+  showLeft(why) {
+    this.game?.destroy();
+    this.game = null;
+    this.settingsKey = '';
+    // i18n: app.room.left.*
+    clear(/** @type {HTMLElement} */ (this.main)).append(h('div', { class: 'panel gone', id: 'left', dataset: { why } },
+      h('h2', { text: t(`app.room.left.${why}`, { code: this.code }) }),
+      h('p', { class: 'muted', text: t('app.room.leftText') }),
+      h('div', { class: 'actions' },
+        h('a', { class: 'btn btn-primary', id: 'left-lobby', href: '/' }, t('app.room.toLobby')),
+        h('a', { class: 'btn', id: 'left-watch', href: `/r/${this.code}?watch` }, t('app.room.watchRoom')),
+        h('a', { class: 'btn', id: 'left-join', href: `/r/${this.code}` }, t('app.room.joinAgain')))));
+    delete document.body.dataset.phase;
+    this.left = true;
+    this.renderSide(); // no longer a player: no seat of ours, no leave button
   }
 
   /** @param {string} kind @param {string} text @param {...HTMLElement} buttons */
@@ -199,7 +224,8 @@ class RoomPage {
     clear(b).append(h('span', { class: 'banner-text', text }), h('span', { class: 'banner-actions' }, ...buttons));
     b.dataset.kind = kind;
     b.hidden = false;
-    document.getElementById('connecting')?.remove(); // the banner says what became of it
+    // The banner says what became of the connection: no placeholder stays under it.
+    for (const id of ['connecting', 'finding']) document.getElementById(id)?.remove();
   }
 
   hideBanner() {
@@ -216,9 +242,9 @@ class RoomPage {
     this.game?.destroy();
     this.game = null;
     clear(/** @type {HTMLElement} */ (this.main)).append(h('div', { class: 'panel gone', id: 'gone', dataset: { why } },
-      h('h2', { text: why === 'no-room' ? `There is no room ${this.code}` : `Room ${this.code} is closed` }),
-      h('p', { text: why === 'no-room' ? 'It may have closed, or the code is mistyped.' : 'Rooms close when everyone has gone for a while.' }),
-      h('a', { class: 'btn btn-primary', href: '/' }, 'Start a new game')));
+      h('h2', { text: (why === 'no-room' ? t('app.room.noRoom', { code: this.code }) : t('app.room.closed', { code: this.code })) }),
+      h('p', { text: why === 'no-room' ? t('app.room.noRoomText') : t('app.room.closedText') }),
+      h('a', { class: 'btn btn-primary', href: '/' }, t('app.room.newGame'))));
     clear(/** @type {HTMLElement} */ (this.side));
     this.hideBanner();
   }
@@ -233,7 +259,7 @@ class RoomPage {
 
   /** @param {any} s */
   onSnapshot(s) {
-    if (s.epochChanged) showNotice({ code: 'epoch-changed', message: 'The room was restored from an earlier point.' });
+    if (s.epochChanged) showNotice({ code: 'epoch-changed', message: t('app.notice.code.epoch-changed') });
     this.info = s.room;
     this.result = s.result || null;
     this.render();
@@ -266,6 +292,7 @@ class RoomPage {
       }
       if (u.result) this.game.setResult(u.result, true);
     }
+    if (u.result) this.remember(u.result);
   }
 
   /** @param {any} p */
@@ -282,6 +309,17 @@ class RoomPage {
       this.info.paused = paused;
       this.game?.setRoom(this.info, this.client?.seat ?? null);
     }
+  }
+
+  /**
+   * Keeps the match that just ended, played from this browser, so that the
+   * lobby's best times mark its entry (entries carry room and match).
+   * @param {any} result
+   */
+  remember(result) {
+    const match = result?.match ?? this.info?.match;
+    if (this.client?.seat == null || match == null) return;
+    rememberMatch(this.code, match);
   }
 
   maybeAutostart() {
@@ -343,7 +381,7 @@ class RoomPage {
       isHost: () => this.isHost(),
       seat: () => this.client?.seat ?? null,
       room: () => this.info,
-      seatName: (i) => this.info?.seats[i]?.name || `Seat ${i + 1}`,
+      seatName: (i) => this.info?.seats[i]?.name || t('app.room.seatN', { n: i + 1 }),
       serverNow: () => this.client ? this.client.serverNow() : Date.now(),
       resync: () => this.client?.resync(),
       rtt: () => this.client?.rtt() ?? 0,
@@ -368,7 +406,7 @@ class RoomPage {
       panel.append(title);
       if (host && this.gameInfo) {
         const form = settingsForm(this.gameInfo, this.page, info.settings, 'room');
-        const save = h('button', { class: 'btn', id: 'save-settings', type: 'submit' }, 'Save settings');
+        const save = h('button', { class: 'btn', id: 'save-settings', type: 'submit' }, t('app.room.saveSettings'));
         const f = h('form', { class: 'host-settings', id: 'host-settings' }, form.el, save);
         f.addEventListener('submit', async (ev) => {
           ev.preventDefault();
@@ -390,30 +428,31 @@ class RoomPage {
     clear(actions);
     const need = Math.max(0, info.minSeats - info.seats.length);
     if (seat == null) {
-      actions.append(h('p', { class: 'muted', text: 'You are watching. The game starts when the host starts it.' }));
+      actions.append(h('p', { class: 'muted', text: t('app.room.watching') }));
       if (info.seats.length < info.maxSeats) {
-        actions.append(h('button', { class: 'btn', id: 'take-seat', type: 'button', on: { click: () => this.connect(false, savedName() || 'Player') } }, 'Take a seat'));
+        actions.append(h('button', { class: 'btn', id: 'take-seat', type: 'button', on: { click: () => this.connect(false, savedName() || t('app.player')) } }, t('app.room.takeSeat')));
       }
       return;
     }
     if (host) {
       const notReady = info.seats.filter((s) => !s.ai && !s.ready && s.seat !== seat);
       actions.append(h('button', { class: 'btn btn-primary btn-big', id: 'start', type: 'button',
-        on: { click: () => this.control({ op: 'start' }) } }, 'Start game'));
+        on: { click: () => this.control({ op: 'start' }) } }, t('app.room.start')));
       if (info.ai && info.seats.length < info.maxSeats) {
         actions.append(h('button', { class: 'btn', id: 'fill-ai', type: 'button',
-          on: { click: () => this.control({ op: 'fill-with-ai', count: need > 0 ? need : 1 }) } }, need > 1 ? `Add ${need} AI players` : 'Add an AI player'));
+          on: { click: () => this.control({ op: 'fill-with-ai', count: need > 0 ? need : 1 }) } }, need > 1 ? t('app.room.addAIs', { n: need }) : t('app.room.addAI')));
       }
-      const hint = need > 0 ? `Waiting for ${need} more player${need === 1 ? '' : 's'} — share the link${info.ai ? ' or add an AI' : ''}.`
-        : notReady.length ? `Waiting for ${notReady.map((s) => s.name).join(', ')} to be ready.`
-        : info.seats.length === 1 && info.maxSeats > 1 ? 'Share the link to play together — or start on your own.' : 'Everyone is ready.';
+      const hint = need > 0 ? (need === 1 ? (info.ai ? t('app.room.needOneAI', { n: need }) : t('app.room.needOne', { n: need }))
+        : (info.ai ? t('app.room.needManyAI', { n: need }) : t('app.room.needMany', { n: need })))
+        : notReady.length ? t('app.room.waitReady', { names: notReady.map((s) => s.name).join(', ') })
+        : info.seats.length === 1 && info.maxSeats > 1 ? t('app.room.shareOrStart') : t('app.room.allReady');
       actions.append(h('p', { class: 'muted lobby-hint', id: 'lobby-hint', text: hint }));
     } else if (me) {
       actions.append(h('button', { class: 'btn btn-big ' + (me.ready ? 'btn-ready' : 'btn-primary'), id: 'ready', type: 'button',
         'aria-pressed': me.ready ? 'true' : 'false', dataset: { ready: String(me.ready) },
-        on: { click: () => this.control({ op: 'ready', ready: !me.ready }) } }, me.ready ? 'Ready ✓' : "I'm ready"));
+        on: { click: () => this.control({ op: 'ready', ready: !me.ready }) } }, me.ready ? t('app.room.readyDone') : t('app.room.ready')));
       actions.append(h('p', { class: 'muted lobby-hint', id: 'lobby-hint',
-        text: me.ready ? 'Waiting for the host to start. Need a moment? Tap again.' : 'Say you are ready, then the host starts.' }));
+        text: me.ready ? t('app.room.readyHint') : t('app.room.notReadyHint') }));
     }
   }
 
@@ -422,25 +461,54 @@ class RoomPage {
     const info = this.info;
     clear(side);
     if (!info) return;
+    const seat = this.left ? null : this.client?.seat ?? null;
+    const host = seat != null && info.host === seat;
+    // The code is what people say aloud, so it leads, with its own copy
+    // button; the link below it takes the panel's whole width and wraps, so
+    // that nothing of it is cut off.
     const link = `${location.origin}/r/${this.code}`;
-    const input = /** @type {HTMLInputElement} */ (h('input', { id: 'share-link', type: 'text', readOnly: true, value: link, 'aria-label': 'Room link' }));
-    const copy = h('button', { class: 'btn', id: 'copy-link', type: 'button' }, 'Copy');
-    copy.addEventListener('click', async () => {
-      const ok = await copyText(link, input);
-      copy.textContent = ok ? 'Copied!' : 'Select & copy';
-      setTimeout(() => { copy.textContent = 'Copy'; }, 1800);
-    });
+    /** @param {string} id @param {string} text @param {string} label */
+    const copyButton = (id, text, label) => {
+      const b = h('button', { class: 'btn btn-small', id, type: 'button', 'aria-label': label }, t('app.room.copy'));
+      b.addEventListener('click', async () => {
+        const ok = await copyText(text);
+        b.textContent = ok ? t('app.room.copied') : t('app.room.copyFailed');
+        setTimeout(() => { b.textContent = t('app.room.copy'); }, 1800);
+      });
+      return b;
+    };
+    const input = /** @type {HTMLTextAreaElement} */ (h('textarea', { id: 'share-link', class: 'share-link', readOnly: true, rows: '2',
+      'aria-label': t('app.room.link'), spellcheck: 'false' }));
+    input.value = link;
+    input.addEventListener('focus', () => input.select());
     const share = h('div', { class: 'panel share' },
-      h('h3', { text: 'Invite' }),
-      h('div', { class: 'inline-field' }, input, copy),
-      h('p', { class: 'muted small' }, 'Room code ', h('strong', { class: 'code', text: this.code }),
-        ' · ', h('a', { href: `/r/${this.code}?watch`, text: 'spectator link' })));
+      h('h3', { text: t('app.room.invite') }),
+      h('div', { class: 'share-code-row' },
+        h('span', { class: 'muted small', text: t('app.room.code') }),
+        h('strong', { class: 'code share-code', id: 'share-code', text: this.code }),
+        copyButton('copy-code', this.code, t('app.room.copyCode'))),
+      input,
+      h('div', { class: 'share-actions' }, copyButton('copy-link', link, t('app.room.copyLink')),
+        h('a', { class: 'small', href: `/r/${this.code}?watch`, text: t('app.room.spectatorLink') })));
     if (typeof navigator.share === 'function') {
       share.append(h('button', { class: 'btn btn-small', type: 'button',
-        on: { click: () => navigator.share({ title: 'Join my roomd game', url: link }).catch(() => {}) } }, 'Share…'));
+        on: { click: () => navigator.share({ title: t('app.room.shareTitle'), url: link }).catch(() => {}) } }, t('app.room.share')));
     }
-    const seat = this.client?.seat ?? null;
-    const host = seat != null && info.host === seat;
+    // Who may find the room (PROTOCOL.md: public rooms are listed in the
+    // lobby, unlisted ones need the code, locked ones the invite).
+    const access = /** @type {string} */ (/** @type {any} */ (info).access || 'unlisted');
+    if (host) {
+      const sel = /** @type {HTMLSelectElement} */ (h('select', { id: 'room-access' },
+        // i18n: app.room.access.*
+        ...['public', 'unlisted', 'locked'].map((a) => h('option', { value: a, selected: a === access }, t(`app.room.access.${a}`)))));
+      sel.addEventListener('change', async () => {
+        const rc = await this.control({ op: 'access', access: sel.value });
+        if (rc && !rc.ok) { sel.value = access; if (rc.notice) showNotice(rc.notice); }
+      });
+      share.append(h('div', { class: 'field share-access' }, h('label', { for: sel.id, text: t('app.room.accessLabel') }), sel));
+    }
+    // i18n: app.room.accessIs.*
+    share.append(h('p', { class: 'muted small', id: 'room-access-text', dataset: { access } }, t(`app.room.accessIs.${access}`)));
     const list = h('ul', { class: 'seats', id: 'seats' });
     for (const s of info.seats) {
       const you = s.seat === seat;
@@ -448,40 +516,40 @@ class RoomPage {
       const mutable = host && !you && !s.ai;
       list.append(h('li', { class: 'seat' + (you ? ' seat-you' : ''),
         dataset: { seat: String(s.seat), ready: String(s.ready), connected: String(s.connected || s.ai), ai: String(s.ai) } },
-        h('span', { class: 'seat-dot', title: s.ai ? 'AI' : s.connected ? 'connected' : 'not connected', 'aria-hidden': 'true' }),
+        h('span', { class: 'seat-dot', title: s.ai ? t('app.room.ai') : s.connected ? t('app.room.connected') : t('app.room.notConnected'), 'aria-hidden': 'true' }),
         h('span', { class: 'seat-name', text: s.name }),
-        you && h('span', { class: 'badge badge-you', text: 'you' }),
-        info.host === s.seat && h('span', { class: 'badge badge-host', text: 'host' }),
-        s.ai && h('span', { class: 'badge badge-ai', text: 'AI' }),
-        info.phase === 'lobby' && !s.ai && info.host !== s.seat && h('span', { class: 'badge ' + (s.ready ? 'badge-ready' : 'badge-wait'), text: s.ready ? 'ready' : 'not ready' }),
-        s.muted && h('span', { class: 'badge badge-wait', text: 'muted' }),
+        you && h('span', { class: 'badge badge-you', text: t('app.room.you') }),
+        info.host === s.seat && h('span', { class: 'badge badge-host', text: t('app.room.host') }),
+        s.ai && h('span', { class: 'badge badge-ai', text: t('app.room.ai') }),
+        info.phase === 'lobby' && !s.ai && info.host !== s.seat && h('span', { class: 'badge ' + (s.ready ? 'badge-ready' : 'badge-wait'), text: s.ready ? t('app.room.isReady') : t('app.room.notReady') }),
+        s.muted && h('span', { class: 'badge badge-wait', text: t('app.room.muted') }),
         mutable && h('button', { class: 'btn btn-small btn-quiet mute-seat', type: 'button', 'aria-pressed': String(!!s.muted),
-          'aria-label': `${s.muted ? 'Unmute' : 'Mute'} ${s.name}`, dataset: { seat: String(s.seat) },
-          on: { click: () => this.control({ op: 'mute', seat: s.seat, muted: !s.muted }) } }, s.muted ? 'Unmute' : 'Mute'),
-        removable && h('button', { class: 'btn btn-small btn-quiet remove-seat', type: 'button', 'aria-label': `Remove ${s.name}`,
+          'aria-label': (s.muted ? t('app.room.unmuteName', { name: s.name }) : t('app.room.muteName', { name: s.name })), dataset: { seat: String(s.seat) },
+          on: { click: () => this.control({ op: 'mute', seat: s.seat, muted: !s.muted }) } }, s.muted ? t('app.room.unmute') : t('app.room.mute')),
+        removable && h('button', { class: 'btn btn-small btn-quiet remove-seat', type: 'button', 'aria-label': t('app.room.removeName', { name: s.name }),
           dataset: { seat: String(s.seat) }, on: { click: () => {
-            if (info.phase !== 'running' || confirm(`Remove ${s.name} from the match? ${this.gameInfo?.modes?.find((m) => m.id === info.mode)?.ai ? 'The AI plays their seat to the end.' : 'They resign.'}`)) {
+            if (info.phase !== 'running' || confirm(this.gameInfo?.modes?.find((m) => m.id === info.mode)?.ai ? t('app.room.removeAI', { name: s.name }) : t('app.room.removeResign', { name: s.name }))) {
               this.control({ op: 'remove-seat', seat: s.seat });
             }
-          } } }, 'Remove')));
+          } } }, t('app.room.remove'))));
     }
     if (info.phase === 'lobby') {
       for (let i = info.seats.length; i < info.maxSeats; i++) {
-        list.append(h('li', { class: 'seat seat-open' }, h('span', { class: 'seat-dot', 'aria-hidden': 'true' }), h('span', { class: 'seat-name', text: 'open seat' })));
+        list.append(h('li', { class: 'seat seat-open' }, h('span', { class: 'seat-dot', 'aria-hidden': 'true' }), h('span', { class: 'seat-name', text: t('app.room.openSeat') })));
       }
     }
     const players = h('div', { class: 'panel players' },
-      h('h3', {}, 'Players ', h('span', { class: 'muted small', text: `${info.seats.length}/${info.maxSeats}` })),
+      h('h3', {}, t('app.room.players'), ' ', h('span', { class: 'muted small', text: `${info.seats.length}/${info.maxSeats}` })), // i18n-ok
       list,
       h('p', { class: 'muted small', id: 'spectators', dataset: { count: String(info.spectators) } },
-        info.spectators === 1 ? '1 spectator' : `${info.spectators} spectators`,
-        seat == null && this.client ? ' (including you)' : ''));
+        (info.spectators === 1 ? t('app.room.spectatorOne', { n: 1 }) : t('app.room.spectators', { n: info.spectators })),
+        seat == null && this.client && !this.left ? ' ' + t('app.room.includingYou') : ''));
     if (seat != null && this.client?.state === 'online') {
       players.append(h('button', { class: 'btn btn-small btn-quiet', id: 'leave', type: 'button',
-        on: { click: () => { if (info.phase !== 'running' || confirm('Leave this game? Your seat will be given up.')) this.client?.leave(); } } }, 'Leave room'));
+        on: { click: () => { if (info.phase !== 'running' || confirm(t('app.room.leaveConfirm'))) this.client?.leave(); } } }, t('app.room.leave')));
     }
     side.append(share, players);
-    if (this.chat && this.client) {
+    if (this.chat && this.client && !this.left) {
       this.chat.setRoom(info, seat, this.client.state === 'online');
       side.append(this.chat.el);
     }

@@ -6,6 +6,7 @@
 // host uses it to change the room's settings.
 
 import { h } from './ui.js';
+import { t } from './i18n.js';
 
 /** @typedef {import('./api.js').GameInfo} GameInfo */
 /** @typedef {import('./registry.js').GamePage} GamePage */
@@ -17,7 +18,7 @@ import { h } from './ui.js';
  */
 export function modeLabel(m) {
   if (m.maxSeats <= 1) return m.name;
-  return `${m.name} (${m.minSeats === m.maxSeats ? m.minSeats : `${m.minSeats}–${m.maxSeats}`} players)`;
+  return t('app.settings.modeLabel', { mode: m.name, n: m.minSeats === m.maxSeats ? m.minSeats : `${m.minSeats}–${m.maxSeats}` });
 }
 
 /**
@@ -69,7 +70,7 @@ export function settingsForm(info, page, initial, prefix = 'set') {
   }
   const own = page?.settingsForm ? page.settingsForm(info, init, prefix) : jsonForm(init, prefix, !!mode);
   const el = h('div', { class: 'settings-form', dataset: { game: info.id } },
-    mode && h('div', { class: 'field' }, h('label', { for: mode.id, text: 'Mode' }), mode),
+    mode && h('div', { class: 'field' }, h('label', { for: mode.id, text: t('app.settings.mode') }), mode),
     own.el);
   return {
     el,
@@ -93,11 +94,11 @@ function jsonForm(init, prefix, withoutMode) {
   const area = /** @type {HTMLTextAreaElement} */ (h('textarea', { id: `${prefix}-json`, rows: '3' }));
   area.value = JSON.stringify(rest);
   return {
-    el: h('div', { class: 'field' }, h('label', { for: area.id, text: 'Settings (JSON)' }), area),
+    el: h('div', { class: 'field' }, h('label', { for: area.id, text: t('app.settings.json') }), area),
     read() {
       let v;
-      try { v = JSON.parse(area.value || '{}'); } catch { throw new Error('The settings are not valid JSON.'); }
-      if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('The settings must be a JSON object.');
+      try { v = JSON.parse(area.value || '{}'); } catch { throw new Error(t('app.settings.badJSON')); }
+      if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error(t('app.settings.notObject'));
       return v;
     },
   };

@@ -2,6 +2,8 @@
 // Small DOM helpers shared by the pages: element building, the notices
 // area, the connection indicator and a few formatters.
 
+import { t } from './i18n.js';
+
 /**
  * Builds an element. attrs: class, text, dataset ({...}), on ({click: fn}),
  * hidden, disabled, and any other attribute by name. Children may be
@@ -51,27 +53,12 @@ export function clear(el) {
   return el;
 }
 
-const friendly = /** @type {Record<string, string>} */ ({
-  'game:NotYourTurn': "It's not your turn",
-  'game:GameOver': 'The game is over',
-  'game:AlreadyRevealed': 'That cell is already revealed',
-  'game:NotRevealed': 'Only a revealed number can be chorded',
-  'game:NothingToChord': 'Nothing left to open around that number',
-  'game:RunOver': 'Your board is lost — the race goes on without you',
-  'game:OutOfBounds': 'That is off the board',
-  'game:AtStart': 'No step to undo yet',
-  'game:Finished': 'The level is won — the host can start it again or go on',
-  'game:NotInHand': 'That card is no longer in your hand',
-  'game:InvalidTarget': 'That spell cannot go there',
-  'game:TileNotFree': 'That tile is not free',
-  'game:NothingToUndo': 'Nothing to undo',
-  'wrong-seat': 'Spectators cannot play',
-  'not-host': 'Only the host can do that',
-  'room-full': 'Every seat is taken — you are watching',
-  'rate-limited': 'Too fast — slow down a little',
-  'storage-unavailable': 'The server could not save that; trying again shortly',
-  'stale': 'Your view was behind — it has been refreshed',
-});
+// The common codes in friendlier words (i18n: app.notice.code.*): the key
+// is the code with ':' as '.', e.g. app.notice.code.game.NotYourTurn.
+const FRIENDLY = new Set(['game:NotYourTurn', 'game:GameOver', 'game:AlreadyRevealed', 'game:NotRevealed', 'game:NothingToChord',
+  'game:RunOver', 'game:OutOfBounds', 'game:AtStart', 'game:Finished', 'game:NotInHand', 'game:InvalidTarget', 'game:TileNotFree',
+  'game:NothingToUndo', 'game:TooMany', 'wrong-seat', 'not-host', 'room-full', 'rate-limited', 'storage-unavailable', 'stale',
+  'offline', 'epoch-changed']);
 
 /**
  * A readable sentence for a notice: the server's message, with the common
@@ -80,22 +67,28 @@ const friendly = /** @type {Record<string, string>} */ ({
  */
 export function noticeText(n) {
   if (n.code === 'game:NotHidden') {
-    return /flag/i.test(n.message) ? 'That cell is flagged — unflag it first' : 'That cell is already revealed';
+    return /flag/i.test(n.message) ? t('app.notice.flagged') : t('app.notice.code.game.AlreadyRevealed');
   }
   if (n.code === 'game:ChordUnsatisfied') {
     const m = /shows (\d+) but has (\d+) flags?/.exec(n.message);
-    return m ? `That number needs ${m[1]} flag${m[1] === '1' ? '' : 's'} around it (it has ${m[2]})` : 'That number has no mine around it';
+    return m ? (m[1] === '1' ? t('app.notice.chord.one', { need: m[1], has: m[2] }) : t('app.notice.chord.many', { need: m[1], has: m[2] })) : t('app.notice.chord.none');
   }
-  if (n.code === 'game:TooMany') return 'There are not that many left';
-  const f = friendly[n.code];
-  if (f) return f;
-  const msg = String(n.message || n.code || 'Something went wrong');
+  if (FRIENDLY.has(n.code)) return t(`app.notice.code.${n.code.replace(':', '.')}`);
+  const msg = String(n.message || n.code || t('app.notice.unknown'));
   return msg.charAt(0).toUpperCase() + msg.slice(1);
 }
 
+/** Notices about the connection: gone as soon as the page is online again. */
+const CONNECTION_CODES = ['offline', 'reconnecting', 'restarting', 'storage-unavailable'];
+
+/** How long a notice stays, by kind: information goes quickest. */
+const NOTICE_MS = /** @type {Record<string, number>} */ ({ info: 3500, warn: 5000, error: 6000 });
+
 /**
- * Shows a notice in #notices for a while. Notices with the same code and
- * text replace each other, so repeated refusals do not pile up.
+ * Shows a notice in #notices for a while (top right under the bar; a thin
+ * strip on phones: app.css), each with a dismiss button. Notices with the
+ * same code and text replace each other, so repeated refusals do not pile
+ * up. Connection notices go when the connection is back (setConn).
  * @param {{code: string, message: string, temporary?: boolean}} n
  * @param {{sticky?: boolean, kind?: string}} [opts]
  */
@@ -106,13 +99,21 @@ export function showNotice(n, opts = {}) {
   for (const old of area.querySelectorAll('.notice')) {
     if (/** @type {HTMLElement} */ (old).dataset.code === n.code && old.querySelector('.notice-text')?.textContent === text) old.remove();
   }
-  const close = h('button', { class: 'notice-close', type: 'button', 'aria-label': 'Dismiss' }, '×');
-  const el = h('div', { class: 'notice notice-' + (opts.kind || kindOf(n.code)), role: 'status', dataset: { code: n.code } },
+  const kind = opts.kind || kindOf(n.code);
+  const close = h('button', { class: 'notice-close', type: 'button', 'aria-label': t('app.notice.dismiss') }, '×'); // i18n-ok
+  const el = h('div', { class: 'notice notice-' + kind, role: 'status', dataset: { code: n.code, kind } },
     h('span', { class: 'notice-text', text }), close);
   close.addEventListener('click', () => el.remove());
   area.append(el);
-  while (area.children.length > 4) area.firstElementChild?.remove();
-  if (!opts.sticky) setTimeout(() => el.remove(), 7000);
+  while (area.children.length > 3) area.firstElementChild?.remove();
+  if (!opts.sticky) setTimeout(() => el.remove(), NOTICE_MS[kind] || NOTICE_MS.error);
+}
+
+/** Removes the notices about the connection (it is back). */
+export function clearConnectionNotices() {
+  for (const el of document.querySelectorAll('#notices .notice')) {
+    if (CONNECTION_CODES.includes(/** @type {HTMLElement} */ (el).dataset.code || '')) el.remove();
+  }
 }
 
 /** @param {string} code */
@@ -122,12 +123,7 @@ function kindOf(code) {
   return 'error';
 }
 
-const connLabels = /** @type {Record<string, string>} */ ({
-  connecting: 'connecting…',
-  online: 'online',
-  reconnecting: 'reconnecting…',
-  closed: 'closed',
-});
+const CONN_STATES = ['connecting', 'online', 'reconnecting', 'closed'];
 
 /**
  * Shows the connection state on #conn (data-conn-state is the stable hook).
@@ -141,7 +137,9 @@ export function setConn(state, label) {
   el.dataset.connState = state;
   document.body.dataset.conn = state;
   const l = el.querySelector('.conn-label');
-  if (l) l.textContent = label || connLabels[state] || state;
+  // i18n: app.conn.state.*
+  if (l) l.textContent = label || (CONN_STATES.includes(state) ? t(`app.conn.state.${state}`) : state);
+  if (state === 'online') clearConnectionNotices();
 }
 
 /**
@@ -149,8 +147,8 @@ export function setConn(state, label) {
  * @param {number} ms
  */
 export function formatTime(ms) {
-  if (!Number.isFinite(ms)) return '—';
-  return (Math.max(0, ms) / 1000).toFixed(3) + ' s';
+  if (!Number.isFinite(ms)) return '—'; // i18n-ok
+  return t('app.seconds', { s: (Math.max(0, ms) / 1000).toFixed(3) });
 }
 
 /**
@@ -190,4 +188,31 @@ export function savedName() {
 /** @param {string} name */
 export function saveName(name) {
   try { localStorage.setItem('roomd.name', name); } catch { /* not kept */ }
+}
+
+/** localStorage: the matches this browser played to a result. */
+const MINE_KEY = 'roomd.mine';
+
+/**
+ * The matches this browser played to a result ("ROOM/match"), newest
+ * last: the lobby's best times mark their entries.
+ * @returns {string[]}
+ */
+export function myMatches() {
+  try {
+    const v = JSON.parse(localStorage.getItem(MINE_KEY) || '[]');
+    return Array.isArray(v) ? v.filter((x) => typeof x === 'string') : [];
+  } catch { return []; }
+}
+
+/**
+ * Keeps a match this browser played to a result (the last 200).
+ * @param {string} room
+ * @param {number} match
+ */
+export function rememberMatch(room, match) {
+  const key = `${room}/${match}`;
+  const all = myMatches().filter((k) => k !== key);
+  all.push(key);
+  try { localStorage.setItem(MINE_KEY, JSON.stringify(all.slice(-200))); } catch { /* not kept */ }
 }

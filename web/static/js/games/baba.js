@@ -26,6 +26,7 @@
 // #new-game.
 
 import { h, clear } from '../ui.js';
+import { t } from '../i18n.js';
 import { fromWire, applyBeats } from './baba/view.js';
 import { tileOf, wordOf, wordClass } from './baba/tiles.js';
 import { configOf, levelOf, LEVELS } from './baba/settings.js';
@@ -34,7 +35,7 @@ import { configOf, levelOf, LEVELS } from './baba/settings.js';
 export const id = 'baba';
 export const rulesVersion = 'baba/1';
 export const icon = 'baba';
-export const tagline = '1–4 players, push the words to change the rules';
+export const tagline = t('baba.tagline');
 export { describe, defaults, settingsForm } from './baba/settings.js';
 
 /** @typedef {import('./baba/view.js').View} View */
@@ -51,6 +52,20 @@ const ARROWS = /** @type {Record<Dir, string>} */ ({ up: '▲', down: '▼', lef
 const QUEUE_MAX = 8;        // key presses kept while a command is in flight
 const RESTART_ARM_MS = 3000; // how long the first press of restart waits for the second
 
+/** "1 move", "6 moves". @param {number} n */
+function movesText(n) { return t(n === 1 ? 'baba.moves.one' : 'baba.moves.other', { n }); } // i18n: baba.moves.*
+
+/**
+ * A thing's name for screen readers ("rock"); a kind this page does not
+ * know, as it is.
+ * @param {string} kind
+ */
+function thingName(kind) {
+  const key = `baba.thing.${kind}`; // i18n: baba.thing.*
+  const s = t(key);
+  return s === key ? kind : s;
+}
+
 /**
  * @param {import('../registry.js').GameContext} ctx
  * @returns {import('../registry.js').GameView}
@@ -62,26 +77,27 @@ export function create(ctx) {
   const moves = h('p', { class: 'baba-moves', id: 'baba-moves', dataset: { moves: '0' } });
   const summary = h('p', { class: 'baba-sr', id: 'baba-summary' });
   const board = h('div', { class: 'baba-board', id: 'baba-board', tabindex: '0', role: 'group',
-    'aria-roledescription': 'puzzle board', 'aria-describedby': 'baba-summary' });
+    'aria-roledescription': t('baba.board.role'), 'aria-describedby': 'baba-summary' });
   const stage = h('div', { class: 'baba-stage' }, board);
-  const pad = h('div', { class: 'baba-pad', id: 'baba-pad', role: 'group', 'aria-label': 'Step' },
+  const pad = h('div', { class: 'baba-pad', id: 'baba-pad', role: 'group', 'aria-label': t('baba.pad') },
+    // i18n: baba.step.*
     ...(/** @type {Dir[]} */ (['up', 'left', 'down', 'right'])).map((d) => h('button', { class: 'btn baba-pad-btn', type: 'button',
-      dataset: { dir: d }, 'aria-label': `Step ${d}`, title: `Step ${d}`, text: ARROWS[d] })));
+      'aria-label': t(`baba.step.${d}`), title: t(`baba.step.${d}`), text: ARROWS[d], dataset: { dir: d } })));
   const undoBtn = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn baba-undo', id: 'baba-undo', type: 'button',
-    title: 'Undo the last step (Z)' }, 'Undo'));
+    title: t('baba.undo.title') }, t('baba.undo')));
   const restartBtn = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn baba-restart', id: 'baba-restart', type: 'button',
-    title: 'Start the level again (R, twice)' }, 'Restart'));
+    title: t('baba.restart.title') }, t('baba.restart')));
   const controls = h('div', { class: 'baba-controls', id: 'baba-controls' },
     pad, h('div', { class: 'baba-actions' }, undoBtn, restartBtn));
   const result = h('div', { class: 'panel baba-result', id: 'baba-result', hidden: true, role: 'status' });
-  const rules = h('ul', { class: 'baba-rules', id: 'baba-rules', 'aria-label': 'Rules in force' });
+  const rules = h('ul', { class: 'baba-rules', id: 'baba-rules', 'aria-label': t('baba.rules.label') });
   const help = h('p', { class: 'baba-help muted small', id: 'baba-help' });
   const el = h('div', { class: 'baba', id: 'baba' },
     result,
     h('div', { class: 'panel baba-main' },
       h('div', { class: 'baba-head' }, h('div', {}, title, note), moves),
       status, stage, summary, controls),
-    h('div', { class: 'panel baba-info' }, h('h3', { class: 'baba-rules-title', text: 'Rules' }), rules, help));
+    h('div', { class: 'panel baba-info' }, h('h3', { class: 'baba-rules-title', text: t('baba.rules') }), rules, help));
 
   /** @type {View|null} */
   let view = null;
@@ -171,8 +187,8 @@ export function create(ctx) {
   /** @param {KeyboardEvent} e */
   function onKey(e) {
     if (e.altKey || e.ctrlKey || e.metaKey || !el.isConnected || !live()) return;
-    const t = /** @type {HTMLElement|null} */ (e.target);
-    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    const target = /** @type {HTMLElement|null} */ (e.target);
+    if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
     const dir = DIR_KEYS[e.key];
     if (dir) {
       e.preventDefault(); // no scrolling
@@ -216,12 +232,6 @@ export function create(ctx) {
 
   // ---- showing it ----
 
-  /** @param {number|null|undefined} s */
-  function who(s) {
-    if (s == null) return 'someone';
-    return s === seat ? 'you' : ctx.seatName(s);
-  }
-
   function renderBoard() {
     if (!view) return;
     const v = view;
@@ -259,16 +269,17 @@ export function create(ctx) {
     }
     // For screen readers: the level in words, what is YOU and WIN first.
     /** @param {Obj} o */
-    const name = (o) => { const w = wordOf(o.kind); return w != null ? `the word ${w}` : o.kind; };
+    const name = (o) => { const w = wordOf(o.kind); return w != null ? t('baba.sr.word', { word: w }) : thingName(o.kind); };
     /** @param {Obj} o */
-    const at = (o) => `${name(o)} at column ${o.x + 1}, row ${o.y + 1}`;
+    const at = (o) => t('baba.sr.at', { name: name(o), x: o.x + 1, y: o.y + 1 });
+    const sep = t('baba.sr.sep');
     summary.textContent = [
-      `The level is ${v.width} columns by ${v.height} rows.`,
-      you.length ? `You: ${you.map(at).join('; ')}.` : 'Nothing is you.',
-      win.length ? `Win: ${win.map(at).join('; ')}.` : '',
-      `Everything: ${v.objects.map(at).join('; ')}.`,
+      t('baba.sr.size', { w: v.width, h: v.height }),
+      you.length ? t('baba.sr.you', { list: you.map(at).join(sep) }) : t('baba.sr.noyou'),
+      win.length ? t('baba.sr.win', { list: win.map(at).join(sep) }) : '',
+      t('baba.sr.all', { list: v.objects.map(at).join(sep) }),
     ].filter(Boolean).join(' ');
-    board.setAttribute('aria-label', `${levelOf(v.level).name}: the level. ${live() ? 'Arrow keys or WASD step, Z undoes, R twice restarts.' : ''}`);
+    board.setAttribute('aria-label', t(live() ? 'baba.board.label.live' : 'baba.board.label', { level: levelOf(v.level).name })); // i18n: baba.board.label*
   }
 
   function renderRules() {
@@ -278,12 +289,12 @@ export function create(ctx) {
     for (const r of view.rules) {
       const on = active.has(r);
       const li = h('li', { class: 'baba-rule', dataset: { rule: r, active: String(on) },
-        title: on ? (r === 'TEXT IS PUSH' ? 'Always there: words can be pushed' : 'In force') : 'Cancelled by a NOT rule' },
+        title: on ? (r === 'TEXT IS PUSH' ? t('baba.rule.always') : t('baba.rule.on')) : t('baba.rule.off') },
       ...r.split(' ').map((w) => h('span', { class: 'baba-chip', dataset: { word: w, class: wordClass(w) }, text: w })));
-      if (!on) li.append(h('span', { class: 'baba-sr', text: ' (cancelled)' }));
+      if (!on) li.append(h('span', { class: 'baba-sr', text: ` ${t('baba.rule.cancelled')}` }));
       rules.append(li);
     }
-    if (!view.rules.length) rules.append(h('li', { class: 'muted', text: 'No rules.' }));
+    if (!view.rules.length) rules.append(h('li', { class: 'muted', text: t('baba.rules.none') }));
   }
 
   function render() {
@@ -302,42 +313,43 @@ export function create(ctx) {
     el.dataset.mine = String(mine);
     if (v.turn != null) el.dataset.turn = String(v.turn); else delete el.dataset.turn;
 
-    title.textContent = `${level.n ? `Level ${level.n} · ` : ''}${level.name}${room?.match && room.match > 1 ? ` · game ${room.match}` : ''}`;
+    const named = level.n ? t('baba.title.level', { n: level.n, name: level.name }) : level.name;
+    title.textContent = room?.match && room.match > 1 ? t('baba.title.game', { title: named, n: room.match }) : named;
     note.textContent = level.note;
     moves.dataset.moves = String(v.moves);
-    moves.textContent = `${v.moves} ${v.moves === 1 ? 'move' : 'moves'}`;
+    moves.textContent = movesText(v.moves);
 
     // The status line.
     let state, text;
     if (v.won) {
       state = 'won';
-      text = `Level complete in ${v.moves} ${v.moves === 1 ? 'move' : 'moves'}!`;
+      text = t('baba.status.won', { moves: movesText(v.moves) });
     } else if (ended) {
       state = 'ended';
-      text = `The match ended (${ended.status}).`;
+      text = t('baba.status.ended', { status: ended.status });
     } else if (v.lost) {
       state = 'lost';
-      text = 'Nothing is YOU — undo or restart.';
+      text = t('baba.status.lost');
     } else if (!seated()) {
       state = 'waiting';
-      text = v.turn != null ? `${ctx.seatName(v.turn)}'s turn — you are watching.` : 'You are watching: the players move together.';
+      text = v.turn != null ? t('baba.status.watch.turn', { name: ctx.seatName(v.turn) }) : t('baba.status.watch');
     } else if (v.turn != null && !mine) {
       state = 'waiting';
-      text = `${ctx.seatName(v.turn)}'s turn — wait for them to step. Anyone may undo or restart.`;
+      text = t('baba.status.wait', { name: ctx.seatName(v.turn) });
     } else if (v.turn != null) {
       state = 'playing';
-      text = 'Your turn — step with the arrow keys or WASD.';
+      text = t('baba.status.turn');
     } else {
       state = 'playing';
-      text = 'Step with the arrow keys or WASD — everyone moves the same YOU.';
+      text = t('baba.status.shared');
     }
     const armed = Date.now() < armedUntil;
-    if (armed && live()) text = 'Press R or Restart again to start the level over (it cannot be undone).';
+    if (armed && live()) text = t('baba.status.armed');
     status.dataset.state = state;
     status.dataset.mine = String(mine);
     if (v.turn != null) status.dataset.turn = String(v.turn); else delete status.dataset.turn;
     if (status.textContent !== text) status.textContent = text;
-    document.title = (v.turn != null && mine ? 'Your turn · ' : '') + `Room ${room?.code || ''} · roomd`;
+    document.title = t(v.turn != null && mine ? 'baba.doc.turn' : 'baba.doc', { code: room?.code || '' }); // i18n: baba.doc*
 
     // The controls: hidden for spectators, disabled when they would be refused.
     controls.hidden = !seated();
@@ -345,12 +357,10 @@ export function create(ctx) {
     undoBtn.disabled = !canRevert;
     restartBtn.disabled = !canRevert;
     restartBtn.dataset.armed = String(armed && canRevert);
-    restartBtn.textContent = armed && canRevert ? 'Restart?' : 'Restart';
+    restartBtn.textContent = armed && canRevert ? t('baba.restart.armed') : t('baba.restart');
     board.dataset.live = String(live());
     board.dataset.mine = String(mine);
-    help.textContent = seated()
-      ? 'Arrow keys or WASD step · Z or Backspace undoes · R twice restarts. Push word blocks into a line to make a rule, or out of one to break it.'
-      : 'Push word blocks into a line to make a rule, or out of one to break it.';
+    help.textContent = seated() ? t('baba.help.player') : t('baba.help');
 
     renderBoard();
     renderRules();
@@ -383,22 +393,22 @@ export function create(ctx) {
     result.dataset.winners = (ended?.winners || []).join(',');
     const actions = h('div', { class: 'actions' },
       host
-        ? h('button', { class: 'btn btn-primary', id: 'new-game', type: 'button', on: { click: () => ctx.newGame() } }, 'Play again')
-        : h('p', { class: 'muted', text: 'The host can start the level again.' }));
+        ? h('button', { class: 'btn btn-primary', id: 'new-game', type: 'button', on: { click: () => ctx.newGame() } }, t('baba.again'))
+        : h('p', { class: 'muted', text: t('baba.again.host') }));
     clear(result).append(
-      h('h2', { text: won ? 'Level complete!' : 'The match ended' }),
+      h('h2', { text: won ? t('baba.result.won') : t('baba.result.ended') }),
       h('p', { text: won
-        ? `${level.name}, solved in ${view.moves} ${view.moves === 1 ? 'move' : 'moves'}.`
-        : `The match ended: ${ended?.status || 'over'}.` }));
+        ? t('baba.result.solved', { level: level.name, moves: movesText(view.moves) })
+        : t('baba.result.why', { status: ended?.status || t('baba.result.over') }) }));
     if (won && next) {
       // The next level is a rematch under new settings, the seats kept.
       if (host) {
         const settings = { ...configOf(room?.settings), level: next.id };
         actions.prepend(h('button', { class: 'btn btn-primary', id: 'baba-next', type: 'button',
-          on: { click: () => ctx.newGame(settings) } }, `Next level: ${next.name}`));
+          on: { click: () => ctx.newGame(settings) } }, t('baba.next', { name: levelOf(next.id).name })));
         actions.querySelector('#new-game')?.classList.remove('btn-primary');
       } else {
-        result.append(h('p', { class: 'muted small', text: `Next: level ${level.n + 1}, ${next.name} — the host can start it.` }));
+        result.append(h('p', { class: 'muted small', text: t('baba.next.host', { n: level.n + 1, name: levelOf(next.id).name }) }));
       }
     }
     result.append(actions);

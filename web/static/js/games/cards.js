@@ -35,14 +35,15 @@
 // #new-game.
 
 import { h, clear } from '../ui.js';
-import { card as cardInfo, PAIR } from './cards/catalog.js';
+import { t } from '../i18n.js';
+import { card as cardInfo, cardName, cardText, PAIR } from './cards/catalog.js';
 import { copyView, applyBeat, describeBeat, minionOf } from './cards/model.js';
 
 // The page module's contract: registry.js.
 export const id = 'cards';
 export const rulesVersion = 'cards/1';
 export const icon = 'cards';
-export const tagline = '2 players, hidden hands';
+export const tagline = t('cards.tagline');
 
 /** @typedef {import('../api.js').GameInfo} GameInfo */
 /** @typedef {import('./cards/model.js').View} View */
@@ -69,7 +70,7 @@ function deckChoice(settings) {
 
 /** @param {GameInfo} _info @param {any} settings */
 export function describe(_info, settings) {
-  return { starter: 'Duel · the starter deck of 30 for both', pair: 'Duel · raiders vs. wardens, 20 cards each', own: 'Duel · decks of the room\'s own' }[deckChoice(settings)];
+  return t(`cards.describe.${deckChoice(settings)}`); // i18n: cards.describe.*
 }
 
 /**
@@ -84,13 +85,13 @@ export function describe(_info, settings) {
 export function settingsForm(_info, init, prefix) {
   const initial = deckChoice(init);
   const select = /** @type {HTMLSelectElement} */ (h('select', { id: `${prefix}-decks`, name: 'decks' },
-    h('option', { value: 'starter', text: 'Starter deck for both (30 cards)', selected: initial === 'starter' }),
-    h('option', { value: 'pair', text: 'Raiders vs. wardens (20 cards each, quicker)', selected: initial === 'pair' }),
-    initial === 'own' ? h('option', { value: 'own', text: 'The room\'s own decks', selected: true }) : null));
+    h('option', { value: 'starter', text: t('cards.decks.starter'), selected: initial === 'starter' }),
+    h('option', { value: 'pair', text: t('cards.decks.pair'), selected: initial === 'pair' }),
+    initial === 'own' ? h('option', { value: 'own', text: t('cards.decks.own'), selected: true }) : null));
   return {
     el: h('div', { class: 'settings-fields' },
-      h('div', { class: 'field' }, h('label', { for: select.id, text: 'Decks' }), select),
-      h('p', { class: 'hint', text: 'Two heroes of 30 health. Each turn: one more mana, a card drawn, then play cards and attack. Bring the other hero to 0 to win. Playing alone? Add an AI player in the room.' })),
+      h('div', { class: 'field' }, h('label', { for: select.id, text: t('cards.decks') }), select),
+      h('p', { class: 'hint', text: t('cards.settings.hint') })),
     read() {
       switch (select.value) {
         case 'pair': return { decks: ['raiders', 'wardens'] }; // the server's presets (core/cardgame)
@@ -117,17 +118,17 @@ export function create(ctx) {
   const top = h('section', { class: 'cd-side', dataset: { side: 'top' } });
   const boards = h('div', { class: 'cd-boards' });
   const bottom = h('section', { class: 'cd-side', dataset: { side: 'bottom' } });
-  const endBtn = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn btn-primary cd-end', id: 'cd-end', type: 'button', 'aria-keyshortcuts': 'E' }, 'End turn'));
-  const cancelBtn = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn cd-cancel', id: 'cd-cancel', type: 'button', hidden: true, 'aria-keyshortcuts': 'Escape' }, 'Cancel'));
-  const concedeBtn = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn btn-quiet cd-concede', id: 'cd-concede', type: 'button' }, 'Concede'));
+  const endBtn = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn btn-primary cd-end', id: 'cd-end', type: 'button', 'aria-keyshortcuts': 'E' }, t('cards.end')));
+  const cancelBtn = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn cd-cancel', id: 'cd-cancel', type: 'button', hidden: true, 'aria-keyshortcuts': 'Escape' }, t('cards.cancel')));
+  const concedeBtn = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn btn-quiet cd-concede', id: 'cd-concede', type: 'button' }, t('cards.concede')));
   const controls = h('div', { class: 'cd-controls' }, cancelBtn, concedeBtn, endBtn);
-  const log = h('ol', { class: 'cd-log-list', id: 'cd-log', 'aria-label': 'What happened, newest first' });
-  const result = h('div', { class: 'panel cd-result', id: 'cd-result', hidden: true, role: 'region', 'aria-label': 'Result' });
+  const log = h('ol', { class: 'cd-log-list', id: 'cd-log', 'aria-label': t('cards.log.label') });
+  const result = h('div', { class: 'panel cd-result', id: 'cd-result', hidden: true, role: 'region', 'aria-label': t('cards.result') });
   const table = h('div', { class: 'panel cd-table' },
     h('div', { class: 'cd-head' }, h('div', { class: 'cd-head-text' }, heading, status), controls),
     top, boards, bottom);
   const el = h('div', { class: 'cd' }, result, table,
-    h('section', { class: 'panel cd-log', 'aria-label': 'Log' }, h('h3', { text: 'Log' }), log));
+    h('section', { class: 'panel cd-log', 'aria-label': t('cards.log') }, h('h3', { text: t('cards.log') }), log));
 
   /** @type {View|null} */
   let view = null;
@@ -157,8 +158,8 @@ export function create(ctx) {
   /** The seat shown at the bottom: mine, or seat 0 for a spectator. */
   function me() { return seat === 0 || seat === 1 ? seat : 0; }
 
-  /** @param {number} s */
-  function who(s) { return s === seat ? 'You' : ctx.seatName(s); }
+  /** A seat's name; mine is "You". @param {number} s */
+  function who(s) { return s === seat ? t('cards.you') : ctx.seatName(s); }
 
   function running() { return !!view && view.phase === 'active' && !ended && room?.phase === 'running'; }
 
@@ -270,8 +271,8 @@ export function create(ctx) {
   /** E ends my turn, Escape drops a choice — unless typing in a field. @param {KeyboardEvent} ev */
   function onGlobalKey(ev) {
     if (!el.isConnected || ev.ctrlKey || ev.metaKey || ev.altKey || ev.defaultPrevented) return;
-    const t = /** @type {HTMLElement|null} */ (ev.target);
-    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    const target = /** @type {HTMLElement|null} */ (ev.target);
+    if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
     if (ev.key === 'Escape' && (choice || confirmConcede)) {
       ev.preventDefault();
       choice = null;
@@ -322,7 +323,7 @@ export function create(ctx) {
     // over.
     const told = v.phase !== 'active';
     for (const e of beats) {
-      const line = describeBeat(v, e, who);
+      const line = describeBeat(v, e, (s) => ctx.seatName(s), seat);
       if (line) lines.push(line);
       if (!told) applyBeat(v, e);
     }
@@ -357,7 +358,7 @@ export function create(ctx) {
     if (choice && !mine) choice = null;
     const tset = targets();
 
-    heading.textContent = `Card duel${room?.match ? ` · game ${room.match}` : ''} · turn ${v.turn}`;
+    heading.textContent = room?.match ? t('cards.title.game', { game: room.match, turn: v.turn }) : t('cards.title', { turn: v.turn });
     status.dataset.phase = v.phase;
     status.dataset.turn = String(v.active);
     status.dataset.turnNo = String(v.turn);
@@ -365,7 +366,7 @@ export function create(ctx) {
     if (choice) status.dataset.choosing = choice.kind; else delete status.dataset.choosing;
     status.dataset.busy = String(busy);
     status.textContent = statusText(v, mine);
-    document.title = (mine ? 'Your turn · ' : '') + `Room ${room?.code || ''} · roomd`;
+    document.title = t(mine ? 'cards.doc.turn' : 'cards.doc', { code: room?.code || '' }); // i18n: cards.doc*
 
     const low = me(), high = 1 - low;
     renderSide(top, high, 'top', tset);
@@ -377,7 +378,7 @@ export function create(ctx) {
     cancelBtn.hidden = !choice;
     concedeBtn.hidden = seat == null || !live;
     concedeBtn.disabled = busy;
-    concedeBtn.textContent = confirmConcede ? 'Concede? Click again' : 'Concede';
+    concedeBtn.textContent = confirmConcede ? t('cards.concede.confirm') : t('cards.concede');
     if (confirmConcede) concedeBtn.dataset.confirm = 'true'; else delete concedeBtn.dataset.confirm;
 
     clear(log);
@@ -387,7 +388,7 @@ export function create(ctx) {
       if (l.seat != null) li.dataset.seat = String(l.seat);
       log.append(li);
     }
-    if (!lines.length) log.append(h('li', { class: 'muted', text: v.turn ? `Watching from turn ${v.turn}.` : 'Nothing yet.' }));
+    if (!lines.length) log.append(h('li', { class: 'muted', text: v.turn ? t('cards.log.from', { turn: v.turn }) : t('cards.log.none') }));
 
     renderResult();
 
@@ -403,17 +404,17 @@ export function create(ctx) {
   /** @param {View} v @param {boolean} mine */
   function statusText(v, mine) {
     if (v.phase !== 'active' || ended) return resultTitle(v);
-    if (room?.phase !== 'running') return 'The match is paused.';
+    if (room?.phase !== 'running') return t('cards.status.paused');
     if (mine && choice?.kind === 'play') {
       const c = v.players[seat ?? 0].hand.find((x) => x.id === choice?.id);
-      return `Choose a target for ${c?.name || 'the card'} — Escape to cancel.`;
+      return t('cards.status.target', { card: c?.name ? cardName(c.name) : t('cards.status.theCard') });
     }
     if (mine && choice?.kind === 'attack') {
       const m = minionOf(v, choice.id);
-      return `Choose what ${m?.name || 'your minion'} attacks — Escape to cancel.`;
+      return t('cards.status.attack', { minion: m ? cardName(m.name) : t('cards.status.yourMinion') });
     }
-    if (mine) return 'Your turn — play cards, attack, then end your turn.';
-    return seat == null ? `${ctx.seatName(v.active)} to play.` : `${ctx.seatName(v.active)} is thinking…`;
+    if (mine) return t('cards.status.turn');
+    return t(seat == null ? 'cards.status.toPlay' : 'cards.status.thinking', { name: ctx.seatName(v.active) }); // i18n: cards.status.t*
   }
 
   /**
@@ -429,31 +430,33 @@ export function create(ctx) {
     const hero = /** @type {HTMLButtonElement} */ (h('button', {
       class: 'cd-hero', type: 'button', dataset: { id: String(p.hero.id), key: `hero:${p.hero.id}`, nav: `${side}-hero`,
         health: String(p.hero.health), armor: String(p.hero.armor) },
-      'aria-label': `${name === 'You' ? 'Your hero' : `${name}'s hero`}: ${p.hero.health} health${p.hero.armor ? `, ${p.hero.armor} armor` : ''}${tset.has(p.hero.id) ? ' — a target' : ''}`,
+      'aria-label': t(p.hero.armor ? 'cards.hero.label.armor' : 'cards.hero.label', { // i18n: cards.hero.label*
+        hero: s === seat ? t('cards.log.yourHero') : t('cards.log.hero', { name }), health: p.hero.health, armor: p.hero.armor,
+      }) + (tset.has(p.hero.id) ? t('cards.target') : ''),
     },
     h('span', { class: 'cd-hero-name', text: name }),
     h('span', { class: 'cd-life', 'aria-hidden': 'true' }, h('span', { class: 'cd-heart', text: '♥' }), String(p.hero.health)),
-    p.hero.armor > 0 ? h('span', { class: 'cd-armor', 'aria-hidden': 'true', text: `Armor ${p.hero.armor}` }) : null));
+    p.hero.armor > 0 ? h('span', { class: 'cd-armor', 'aria-hidden': 'true', text: t('cards.armor', { n: p.hero.armor }) }) : null));
     mark(hero, p.hero.id, tset, false);
     hero.addEventListener('click', () => onCharacter(p.hero.id));
 
     const crystals = h('span', { class: 'cd-crystals', 'aria-hidden': 'true' });
     for (let i = 0; i < p.maxMana; i++) crystals.append(h('span', { class: i < p.mana ? 'cd-crystal cd-crystal-full' : 'cd-crystal' }));
     const stats = h('div', { class: 'cd-stats' },
-      h('span', { class: 'cd-mana', dataset: { mana: String(p.mana), max: String(p.maxMana) }, title: 'Mana' },
-        h('span', { class: 'cd-stat-label', text: 'Mana ' }), `${p.mana}/${p.maxMana}`, crystals),
-      h('span', { class: 'cd-deck', dataset: { deck: String(p.deck) }, title: 'Cards left in the deck' }, h('span', { class: 'cd-stat-label', text: 'Deck ' }), String(p.deck)),
-      h('span', { class: 'cd-hand-count', dataset: { hand: String(p.hand.length) }, title: 'Cards in hand' }, h('span', { class: 'cd-stat-label', text: 'Hand ' }), String(p.hand.length)));
+      h('span', { class: 'cd-mana', dataset: { mana: String(p.mana), max: String(p.maxMana) }, title: t('cards.mana') },
+        h('span', { class: 'cd-stat-label', text: `${t('cards.mana')} ` }), `${p.mana}/${p.maxMana}`, crystals),
+      h('span', { class: 'cd-deck', dataset: { deck: String(p.deck) }, title: t('cards.deck.title') }, h('span', { class: 'cd-stat-label', text: `${t('cards.deck')} ` }), String(p.deck)),
+      h('span', { class: 'cd-hand-count', dataset: { hand: String(p.hand.length) }, title: t('cards.hand.title') }, h('span', { class: 'cd-stat-label', text: `${t('cards.hand')} ` }), String(p.hand.length)));
 
     const hand = h('div', { class: 'cd-hand', id: `cd-hand-${s}`, role: 'group' });
     if (s === seat) {
-      hand.setAttribute('aria-label', `Your hand: ${p.hand.length} cards`);
+      hand.setAttribute('aria-label', t('cards.hand.mine', { n: p.hand.length }));
       for (const c of p.hand) hand.append(renderCard(c));
-      if (!p.hand.length) hand.append(h('p', { class: 'muted cd-empty', text: 'No cards in hand.' }));
+      if (!p.hand.length) hand.append(h('p', { class: 'muted cd-empty', text: t('cards.hand.empty') }));
     } else {
-      hand.setAttribute('aria-label', `${name === 'You' ? 'Your' : `${name}'s`} hand: ${p.hand.length} hidden cards`);
+      hand.setAttribute('aria-label', t('cards.hand.hidden', { name, n: p.hand.length }));
       hand.classList.add('cd-hand-hidden');
-      for (const c of p.hand) hand.append(h('div', { class: 'cd-back', dataset: { id: String(c.id) }, 'aria-hidden': 'true' }));
+      for (const c of p.hand) hand.append(h('div', { class: 'cd-back', 'aria-hidden': 'true', dataset: { id: String(c.id) } }));
     }
     if (s === seat) clear(box).append(h('div', { class: 'cd-bar' }, hero, stats), hand);
     else clear(box).append(h('div', { class: 'cd-bar' }, hero, stats, hand));
@@ -465,16 +468,18 @@ export function create(ctx) {
     const ok = playable(c);
     const selected = choice?.kind === 'play' && choice.id === c.id;
     const cost = c.cost ?? info?.cost ?? 0;
-    const kind = info?.type === 'spell' ? 'Spell' : 'Minion';
+    const kind = info?.type === 'spell' ? t('cards.kind.spell') : t('cards.kind.minion');
+    const name = cardName(c.name), text = cardText(c.name);
+    const stats = info?.type === 'minion' ? t('cards.card.stats', { attack: info.attack ?? 0, health: info.health ?? 0 }) : '';
     const b = /** @type {HTMLButtonElement} */ (h('button', {
       class: `cd-card cd-card-${info?.type || 'minion'}`, type: 'button',
       dataset: { id: String(c.id), key: `hand:${c.id}`, nav: 'bottom-hand', name: c.name || '', cost: String(cost), playable: String(ok) },
       'aria-disabled': String(!ok && !selected), 'aria-pressed': String(selected),
-      'aria-label': `${c.name}, ${kind.toLowerCase()}, costs ${cost}${info?.type === 'minion' ? `, ${info.attack} attack, ${info.health} health` : ''}${info?.text ? `: ${info.text}` : ''}${ok ? ' — playable' : ''}`,
+      'aria-label': t('cards.card.label', { name, kind, cost }) + stats + (text ? t('cards.card.text', { text }) : '') + (ok ? t('cards.playable') : ''),
     },
     h('span', { class: 'cd-cost', text: String(cost), 'aria-hidden': 'true' }),
-    h('span', { class: 'cd-card-name', text: c.name || '?' }),
-    h('span', { class: 'cd-card-text', text: info?.text || '' }),
+    h('span', { class: 'cd-card-name', text: name || '?' }),
+    h('span', { class: 'cd-card-text', text }),
     info?.type === 'minion'
       ? h('span', { class: 'cd-card-stats', 'aria-hidden': 'true' },
         h('span', { class: 'cd-atk', text: String(info.attack) }), h('span', { class: 'cd-hp', text: String(info.health) }))
@@ -489,19 +494,21 @@ export function create(ctx) {
     const v = /** @type {View} */ (view);
     const p = v.players[s];
     const row = h('div', { class: 'cd-board', id: `cd-board-${s}`, role: 'group', dataset: { seat: String(s), side },
-      'aria-label': `${s === seat ? 'Your' : `${who(s)}'s`} minions: ${p.board.length}` });
+      'aria-label': s === seat ? t('cards.board.mine', { n: p.board.length }) : t('cards.board', { name: who(s), n: p.board.length }) });
     for (const m of p.board) {
-      const info = cardInfo(m.name);
+      const name = cardName(m.name), text = cardText(m.name);
       const mineAndReady = s === seat && canAttack(m);
       const b = /** @type {HTMLButtonElement} */ (h('button', {
         class: 'cd-minion', type: 'button',
         dataset: { id: String(m.id), key: `minion:${m.id}`, nav: `${side}-board`, name: m.name, attack: String(m.attack), health: String(m.health),
           ready: String(!!m.ready), can: String(mineAndReady) },
-        title: info?.text || m.name,
-        'aria-label': `${m.name}: ${m.attack} attack, ${m.health} health${m.taunt ? ', Taunt' : ''}${s === seat && m.ready ? ', ready to attack' : ''}${info?.text ? `. ${info.text}` : ''}${tset.has(m.id) ? ' — a target' : ''}`,
+        title: text || name,
+        'aria-label': t('cards.minion.label', { name, attack: m.attack, health: m.health })
+          + (m.taunt ? t('cards.minion.taunt') : '') + (s === seat && m.ready ? t('cards.minion.ready') : '')
+          + (text ? t('cards.minion.text', { text }) : '') + (tset.has(m.id) ? t('cards.target') : ''),
       },
-      m.taunt ? h('span', { class: 'cd-taunt', text: 'Taunt', 'aria-hidden': 'true' }) : null,
-      h('span', { class: 'cd-minion-name', text: m.name }),
+      m.taunt ? h('span', { class: 'cd-taunt', text: t('cards.taunt'), 'aria-hidden': 'true' }) : null,
+      h('span', { class: 'cd-minion-name', text: name }),
       h('span', { class: 'cd-card-stats', 'aria-hidden': 'true' },
         h('span', { class: 'cd-atk', text: String(m.attack) }), h('span', { class: 'cd-hp', text: String(m.health) }))));
       if (m.taunt) b.dataset.taunt = 'true';
@@ -510,7 +517,7 @@ export function create(ctx) {
       b.addEventListener('click', () => onCharacter(m.id));
       row.append(b);
     }
-    if (!p.board.length) row.append(h('p', { class: 'muted cd-empty', text: 'No minions.' }));
+    if (!p.board.length) row.append(h('p', { class: 'muted cd-empty', text: t('cards.board.empty') }));
     return row;
   }
 
@@ -526,10 +533,10 @@ export function create(ctx) {
 
   /** @param {View} v */
   function resultTitle(v) {
-    if (v.phase === 'draw') return 'Draw';
+    if (v.phase === 'draw') return t('cards.result.draw');
     const w = resultWinner(v);
-    if (w == null) return 'The match ended';
-    return w === seat ? 'You win!' : `${ctx.seatName(w)} wins`;
+    if (w == null) return t('cards.result.ended');
+    return w === seat ? t('cards.result.won') : t('cards.result.wins', { name: ctx.seatName(w) });
   }
 
   /** @param {View} v */
@@ -550,10 +557,11 @@ export function create(ctx) {
     const w = resultWinner(v);
     const st = ended?.status || v.phase;
     let line;
-    if (v.phase === 'draw') line = v.turn >= 89 ? 'The turn limit was reached.' : 'Both heroes fell at once.';
-    else if (v.conceded || st === 'conceded') line = w === seat ? 'The other player conceded.' : `${w === null ? 'A player' : who(1 - w)} conceded.`;
-    else if (over) line = `${w === seat ? 'The other hero' : seat == null ? 'A hero' : 'Your hero'} was brought to 0 health.`;
-    else line = st === 'resigned' ? 'The other player resigned.' : `The match ended: ${st}.`;
+    if (v.phase === 'draw') line = v.turn >= 89 ? t('cards.result.limit') : t('cards.result.both');
+    else if (v.conceded || st === 'conceded') {
+      line = w === seat ? t('cards.result.otherConceded') : w === null ? t('cards.result.someoneConceded') : t('cards.result.whoConceded', { name: who(1 - w) });
+    } else if (over) line = t(w === seat ? 'cards.result.ko.other' : seat == null ? 'cards.result.ko.a' : 'cards.result.ko.yours'); // i18n: cards.result.ko.*
+    else line = st === 'resigned' ? t('cards.result.resigned') : t('cards.result.why', { status: st });
     result.hidden = false;
     result.dataset.status = st;
     result.dataset.winner = w == null ? '' : String(w);
@@ -561,8 +569,8 @@ export function create(ctx) {
       h('h2', { text: resultTitle(v) }),
       h('p', { class: 'muted', text: line }),
       ctx.isHost()
-        ? h('button', { class: 'btn btn-primary', id: 'new-game', type: 'button', on: { click: () => ctx.newGame() } }, 'Play again')
-        : h('p', { class: 'muted', text: 'The host can start a new game.' }));
+        ? h('button', { class: 'btn btn-primary', id: 'new-game', type: 'button', on: { click: () => ctx.newGame() } }, t('cards.again'))
+        : h('p', { class: 'muted', text: t('cards.again.host') }));
   }
 
   return {

@@ -12,14 +12,15 @@
 // (data-status won | lost | …), #result-time, #leaderboard.
 
 import { h, clear, lcd, formatTime, showNotice } from '../ui.js';
-import { levelsOf, boardOf, boardName, describe } from './minesweeper/settings.js';
+import { levelsOf, boardOf, boardName, boardLabel, modeName, describe } from './minesweeper/settings.js';
+import { t, lang } from '../i18n.js';
 import * as api from '../api.js';
 
 // The page module's contract: registry.js.
 export const id = 'minesweeper';
 export const rulesVersion = 'minesweeper/1';
 export const icon = 'mine';
-export const tagline = 'Solo, co-op or race';
+export const tagline = t('minesweeper.tagline');
 export { describe, defaults, settingsForm } from './minesweeper/settings.js';
 
 /**
@@ -34,6 +35,14 @@ export function board(info, settings) { return boardName(settings, levelsOf(info
 
 const LONG_PRESS_MS = 450;
 
+/**
+ * A board's phase: the server's (fresh, active, won, lost) except that a
+ * race board the server calls lost without a mine having gone off on it
+ * was beaten — another racer cleared first (the race's end event, or its
+ * final view without an exploded mine).
+ * @typedef {'fresh'|'active'|'won'|'lost'|'beaten'} BoardPhase
+ */
+
 /** One board's cells and its table. */
 class Board {
   /**
@@ -41,13 +50,15 @@ class Board {
    * @param {number} cols
    * @param {number} seat   the board's seat in a race, -1 otherwise
    * @param {boolean} main  the viewer's own (or only) board
+   * @param {string} label  the grid's accessible name
    */
-  constructor(rows, cols, seat, main) {
+  constructor(rows, cols, seat, main, label) {
     /** @type {number} */
     this.rows = rows;
     /** @type {number} */
     this.cols = cols;
     this.seat = seat;
+    /** @type {BoardPhase} */
     this.phase = 'fresh';
     this.revealed = 0;
     this.safe = 0;
@@ -55,17 +66,22 @@ class Board {
     this.cells = [];
     /** @type {HTMLTableCellElement[]} */
     this.tds = [];
+    /** The flags on cells without a mine, once a lost match lists its mines. @type {Set<number>} */
+    this.wrong = new Set();
     this.cursor = { r: Math.floor(rows / 2), c: Math.floor(cols / 2) };
-    this.table = /** @type {HTMLTableElement} */ (h('table', { class: 'board', role: 'grid', tabindex: main ? '0' : '-1',
-      'aria-label': main ? 'Minefield' : `Board of seat ${seat + 1}`, dataset: { seat: String(seat), rows: String(rows), cols: String(cols) } }));
+    // One tab stop: the cursor's cell (a roving tabindex); the table itself
+    // takes focus only from a script and hands it to that cell.
+    this.table = /** @type {HTMLTableElement} */ (h('table', { class: 'board', role: 'grid', tabindex: '-1',
+      'aria-label': label, 'aria-rowcount': String(rows), 'aria-colcount': String(cols), 'aria-readonly': main ? null : 'true',
+      dataset: { seat: String(seat), rows: String(rows), cols: String(cols), phase: 'fresh' } }));
     if (main) this.table.id = 'board';
     this.table.style.setProperty('--cols', String(cols));
     this.table.style.setProperty('--rows', String(rows));
     const body = h('tbody');
     for (let r = 0; r < rows; r++) {
-      const tr = h('tr');
+      const tr = h('tr', { role: 'row' });
       for (let c = 0; c < cols; c++) {
-        const td = /** @type {HTMLTableCellElement} */ (h('td', { role: 'gridcell', dataset: { r: String(r), c: String(c), status: 'hidden' } }));
+        const td = /** @type {HTMLTableCellElement} */ (h('td', { role: 'gridcell', tabindex: '-1', dataset: { r: String(r), c: String(c), status: 'hidden' } }));
         this.tds.push(td);
         this.cells.push({ s: 'hidden', v: null, x: false });
         tr.append(td);
@@ -73,7 +89,15 @@ class Board {
       body.append(tr);
     }
     this.table.append(body);
-    if (main) this.moveCursor(this.cursor.r, this.cursor.c);
+    for (let k = 0; k < this.cells.length; k++) this.paint(k);
+    this.moveCursor(this.cursor.r, this.cursor.c);
+    this.table.addEventListener('focus', () => this.tds[this.at(this.cursor.r, this.cursor.c)]?.focus());
+  }
+
+  /** @param {BoardPhase} p */
+  setPhase(p) {
+    this.phase = p;
+    this.table.dataset.phase = p;
   }
 
   /**
@@ -89,8 +113,9 @@ class Board {
   /**
    * Replaces every cell from a view's list (absent cells are hidden).
    * @param {any[]} list
+   * @param {boolean} over  the match is over: the wrong flags marked so far stay
    */
-  setCells(list) {
+  setCells(list, over) {
     for (let k = 0; k < this.cells.length; k++) this.cells[k] = { s: 'hidden', v: null, x: false };
     for (const vc of list || []) {
       const k = this.at(vc.r, vc.c);
@@ -99,7 +124,14 @@ class Board {
       else if (vc.status === 'flagged') this.cells[k] = { s: 'flagged', v: null, x: false };
       else if (vc.mine) this.cells[k] = { s: 'hidden', v: 'mine', x: false };
     }
+    if (!over) this.wrong.clear();
+    for (const k of this.wrong) if (this.cells[k].s !== 'flagged') this.wrong.delete(k);
     for (let k = 0; k < this.cells.length; k++) this.paint(k);
+  }
+
+  /** Whether a mine went off on this board. */
+  exploded() {
+    return this.cells.some((c) => c.x);
   }
 
   /**
@@ -123,7 +155,7 @@ class Board {
           this.paint(k, flash);
         }
         if (this.seat >= 0) this.revealed += opened;
-        if (this.phase === 'fresh') this.phase = 'active';
+        if (this.phase === 'fresh') this.setPhase('active');
         return true;
       }
       case 'flag': {
@@ -140,19 +172,21 @@ class Board {
           this.cells[k] = { s: 'revealed', v: 'mine', x: true };
           this.paint(k);
         }
-        this.phase = 'lost';
+        this.setPhase('lost');
         this.disclose(e.mines);
         return true;
       }
       case 'end':
-        this.phase = 'lost';
+        // The race ended while this board was not won: lost if a mine went
+        // off on it, else beaten by the racer who cleared first.
+        if (this.phase !== 'lost') this.setPhase('beaten');
         this.disclose(e.mines);
         return true;
       case 'win':
-        this.phase = 'won';
+        this.setPhase('won');
         return true;
       case 'progress':
-        this.phase = e.phase;
+        this.setPhase(e.phase);
         this.revealed = e.revealed;
         this.safe = e.safe;
         return true;
@@ -161,14 +195,30 @@ class Board {
   }
 
   /**
-   * Shows the mines a terminal beat lists under the cells that are hidden.
+   * Shows the mines a terminal beat lists under the cells that are hidden,
+   * and crosses out the flags on cells the list does not name.
    * @param {{r: number, c: number}[]|undefined} mines
    */
   disclose(mines) {
-    for (const m of mines || []) {
+    if (!mines) return;
+    for (const m of mines) {
       const k = this.at(m.r, m.c);
       if (k >= 0 && this.cells[k].s === 'hidden') {
         this.cells[k] = { s: 'hidden', v: 'mine', x: false };
+        this.paint(k);
+      }
+    }
+    this.markWrong(new Set(mines.map((m) => this.at(m.r, m.c))));
+  }
+
+  /**
+   * Marks the flags on cells that are not in mines (indices).
+   * @param {Set<number>} mines
+   */
+  markWrong(mines) {
+    for (let k = 0; k < this.cells.length; k++) {
+      if (this.cells[k].s === 'flagged' && !mines.has(k)) {
+        this.wrong.add(k);
         this.paint(k);
       }
     }
@@ -182,9 +232,12 @@ class Board {
     else td.dataset.value = String(cell.v);
     if (cell.x) td.dataset.exploded = 'true';
     else delete td.dataset.exploded;
+    const wrong = cell.s === 'flagged' && this.wrong.has(k);
+    if (wrong) td.dataset.wrong = 'true';
+    else delete td.dataset.wrong;
     td.textContent = cell.s === 'revealed' && typeof cell.v === 'number' && cell.v > 0 ? String(cell.v) : '';
     const r = Math.floor(k / this.cols) + 1, c = (k % this.cols) + 1;
-    td.setAttribute('aria-label', `${r}, ${c}: ${describeCell(cell)}`);
+    td.setAttribute('aria-label', t('minesweeper.cell.label', { r, c, state: describeCell(cell, wrong) }));
     if (flash) {
       td.classList.remove('flash');
       void td.offsetWidth; // restart the animation
@@ -198,33 +251,72 @@ class Board {
     return n;
   }
 
-  /** @param {number} r @param {number} c */
-  moveCursor(r, c) {
+  /**
+   * Moves the keyboard cursor — the board's one tab stop — to (r, c),
+   * focusing its cell when focus is true.
+   * @param {number} r @param {number} c @param {boolean} [focus]
+   */
+  moveCursor(r, c, focus) {
     r = Math.max(0, Math.min(this.rows - 1, r));
     c = Math.max(0, Math.min(this.cols - 1, c));
     const old = this.at(this.cursor.r, this.cursor.c);
-    if (old >= 0) delete this.tds[old].dataset.cursor;
+    if (old >= 0) {
+      delete this.tds[old].dataset.cursor;
+      this.tds[old].tabIndex = -1;
+    }
     this.cursor = { r, c };
-    const k = this.at(r, c);
-    this.tds[k].dataset.cursor = 'true';
-    this.table.setAttribute('aria-activedescendant', '');
-    return this.tds[k];
+    const td = this.tds[this.at(r, c)];
+    td.dataset.cursor = 'true';
+    td.tabIndex = 0;
+    if (focus) td.focus({ preventScroll: true });
+    return td;
   }
 }
 
-/** @param {Cell} cell */
-function describeCell(cell) {
-  if (cell.s === 'flagged') return 'flagged';
-  if (cell.s === 'hidden') return cell.v === 'mine' ? 'mine' : 'hidden';
-  if (cell.v === 'mine') return 'mine, exploded';
-  return cell.v === 0 ? 'empty' : `${cell.v}`;
+/**
+ * What a screen reader says of a cell, after its row and column.
+ * @param {Cell} cell
+ * @param {boolean} wrong  a flag on a cell without a mine (a lost match)
+ */
+function describeCell(cell, wrong) {
+  if (cell.s === 'flagged') return wrong ? t('minesweeper.cell.wrong-flag') : t('minesweeper.cell.flagged');
+  if (cell.s === 'hidden') return cell.v === 'mine' ? t('minesweeper.cell.mine') : t('minesweeper.cell.hidden');
+  if (cell.v === 'mine') return t('minesweeper.cell.exploded');
+  return cell.v === 0 ? t('minesweeper.cell.empty') : t('minesweeper.cell.number', { n: String(cell.v) });
+}
+
+/**
+ * Keyboard navigation of any board (a rival's or a spectator's too): the
+ * arrows, Home and End move the cursor and the focus with it.
+ * @param {Board} board
+ */
+function attachNav(board) {
+  board.table.addEventListener('keydown', (e) => {
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    const { r, c } = board.cursor;
+    /** @type {[number, number]|null} */
+    let to = null;
+    switch (e.key) {
+      case 'ArrowUp': to = [r - 1, c]; break;
+      case 'ArrowDown': to = [r + 1, c]; break;
+      case 'ArrowLeft': to = [r, c - 1]; break;
+      case 'ArrowRight': to = [r, c + 1]; break;
+      case 'Home': to = e.shiftKey ? [0, 0] : [r, 0]; break;
+      case 'End': to = e.shiftKey ? [board.rows - 1, board.cols - 1] : [r, board.cols - 1]; break;
+      default: return;
+    }
+    e.preventDefault();
+    board.table.dataset.keys = 'true'; // show the cursor while the keys play
+    const td = board.moveCursor(to[0], to[1], true);
+    td.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
+  });
 }
 
 /**
  * The input adapter: mouse (left reveals, right flags, left+right or middle
  * chords, a left click on a number chords), touch (tap reveals, long-press
- * flags) and keys (arrows move the cursor, Space/Enter reveal, F flags, C
- * chords). It emits moves; it never changes a cell.
+ * flags) and keys (Space/Enter reveal, F flags, C chords at the cursor,
+ * which attachNav moves). It emits moves; it never changes a cell.
  * @param {Board} board
  * @param {{move: (type: 'reveal'|'flag'|'chord', r: number, c: number) => void, press: (on: boolean) => void, enabled: () => boolean}} out
  */
@@ -367,35 +459,18 @@ function attachInput(board, out) {
 
   table.addEventListener('keydown', (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
-    table.dataset.keys = 'true'; // show the cursor while the keys play
     const { r, c } = board.cursor;
-    /** @type {[number, number]|null} */
-    let to = null;
+    /** @type {((td: HTMLTableCellElement) => void)|null} */
+    let act = null;
     switch (e.key) {
-      case 'ArrowUp': to = [r - 1, c]; break;
-      case 'ArrowDown': to = [r + 1, c]; break;
-      case 'ArrowLeft': to = [r, c - 1]; break;
-      case 'ArrowRight': to = [r, c + 1]; break;
-      case 'Home': to = [r, 0]; break;
-      case 'End': to = [r, board.cols - 1]; break;
-      case ' ': case 'Enter':
-        e.preventDefault();
-        if (out.enabled()) primary(board.tds[board.at(r, c)]);
-        return;
-      case 'f': case 'F':
-        e.preventDefault();
-        if (out.enabled()) flag(board.tds[board.at(r, c)]);
-        return;
-      case 'c': case 'C':
-        e.preventDefault();
-        if (out.enabled()) chord(board.tds[board.at(r, c)]);
-        return;
-      default:
-        return;
+      case ' ': case 'Enter': act = primary; break;
+      case 'f': case 'F': act = flag; break;
+      case 'c': case 'C': act = chord; break;
+      default: return; // the arrows: attachNav
     }
     e.preventDefault();
-    const td = board.moveCursor(to[0], to[1]);
-    td.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
+    table.dataset.keys = 'true';
+    if (out.enabled()) act(board.tds[board.at(r, c)]);
   });
 }
 
@@ -405,20 +480,29 @@ function attachInput(board, out) {
  */
 export function create(ctx) {
   const levels = levelsOf(ctx.game?.configSchema);
-  const counter = h('output', { class: 'lcd', id: 'mine-count', 'aria-label': 'Mines left' }, '000');
-  const timer = h('output', { class: 'lcd', id: 'timer', 'aria-label': 'Time' }, '000');
-  const face = h('button', { class: 'face', id: 'face', type: 'button', dataset: { face: 'smile' }, 'aria-label': 'New game' });
+  const counter = h('output', { class: 'lcd', id: 'mine-count', 'aria-label': t('minesweeper.mines-left') }, '000');
+  const timer = h('output', { class: 'lcd', id: 'timer', 'aria-label': t('minesweeper.time') }, '000');
+  const face = h('button', { class: 'face', id: 'face', type: 'button', 'aria-label': t('minesweeper.new-game'), dataset: { face: 'smile' } });
   const boardSlot = h('div', { class: 'ms-scroll' });
   const frame = h('div', { class: 'ms-frame' }, h('div', { class: 'ms-head' }, counter, face, timer), boardSlot);
+  // Zoom, where the board is wider than the screen (expert on a phone):
+  // the whole board at once, or bigger or smaller cells.
+  const zoomOut = h('button', { class: 'btn btn-small', id: 'ms-zoom-out', type: 'button', 'aria-label': t('minesweeper.zoom.out') }, '−'); // i18n-ok
+  const zoomFit = h('button', { class: 'btn btn-small', id: 'ms-zoom', type: 'button', 'aria-pressed': 'false' }, t('minesweeper.zoom.fit'));
+  const zoomIn = h('button', { class: 'btn btn-small', id: 'ms-zoom-in', type: 'button', 'aria-label': t('minesweeper.zoom.in') }, '+'); // i18n-ok
+  const zoomBar = h('div', { class: 'ms-zoom', id: 'ms-zoom-bar', role: 'group', 'aria-label': t('minesweeper.zoom.label'), hidden: true }, zoomOut, zoomFit, zoomIn);
   const title = h('div', { class: 'ms-title' });
   const status = h('p', { class: 'ms-status', id: 'ms-status' });
   const result = h('div', { class: 'result panel', id: 'result', hidden: true, role: 'status' });
   const leaderboard = h('div', { class: 'leaderboard panel', id: 'leaderboard', hidden: true });
   const others = h('div', { class: 'ms-others', id: 'others' });
   const timerSlot = h('div', { class: 'ms-timer-slot' });
-  const specHead = h('div', { class: 'ms-spec-head', hidden: true }, h('span', { class: 'ms-spec-label', text: 'Time' }));
-  const mainCol = h('div', { class: 'ms-main' }, title, specHead, frame, status, result, leaderboard);
-  const el = h('div', { class: 'ms', dataset: { phase: 'fresh' } }, mainCol, others);
+  const specHead = h('div', { class: 'ms-spec-head', hidden: true }, h('span', { class: 'ms-spec-label', text: t('minesweeper.time') }));
+  const mainCol = h('div', { class: 'ms-main' }, title, specHead, frame, zoomBar, status);
+  // The result and the best times: beside the board where there is room,
+  // so that they show without scrolling; under it on a phone.
+  const side = h('div', { class: 'ms-side', hidden: true }, result, leaderboard);
+  const el = h('div', { class: 'ms', dataset: { phase: 'fresh' } }, mainCol, side, others);
   timer.replaceWith(timerSlot);
   timerSlot.append(timer);
 
@@ -429,6 +513,8 @@ export function create(ctx) {
   /** @typedef {{seat: number, phase: string, revealed: number, safe: number, flags: number}} Progress */
   /** @type {Map<number, Progress>} */
   let progress = new Map();    // race boards' progress, by seat
+  /** The mines the beats that ended a lost match listed, by seat (-1: the only board), as cell indices. @type {Map<number, Set<number>>} */
+  const endMines = new Map();
   let isRace = false;
   let mines = 0;
   let dims = { rows: 0, cols: 0 };
@@ -443,19 +529,31 @@ export function create(ctx) {
   /** @type {{elapsed: number, now: number, running: boolean}} */
   let clock = { elapsed: 0, now: 0, running: false };
   let boardKey = '';
+  /** The main board's cell size in px set by the zoom; null: the stylesheet's. @type {number|null} */
+  let zoomCell = null;
+  let fitted = false;
 
   face.addEventListener('click', () => newGame());
   const onKey = (/** @type {KeyboardEvent} */ e) => { if (e.key === 'F2') { e.preventDefault(); newGame(); } };
   document.addEventListener('keydown', onKey);
   const tick = setInterval(showTime, 250);
+  zoomFit.addEventListener('click', () => {
+    fitted = !fitted;
+    zoomCell = fitted ? fitSize() : null;
+    showZoom();
+  });
+  zoomIn.addEventListener('click', () => { fitted = false; zoomCell = Math.min(48, cellSize() + 4); showZoom(); });
+  zoomOut.addEventListener('click', () => { fitted = false; zoomCell = Math.max(Math.min(fitSize(), 24), cellSize() - 4); showZoom(); });
+  const onResize = () => { if (fitted) zoomCell = fitSize(); showZoom(); };
+  addEventListener('resize', onResize);
 
   function newGame() {
     if (!ctx.isHost()) {
-      showNotice({ code: 'not-host', message: 'Only the host can start a new game' });
+      showNotice({ code: 'not-host', message: t('minesweeper.only-host') });
       return;
     }
     const running = room?.phase === 'running';
-    if (running && (room?.seats.length || 0) > 1 && !confirm('Give up this game and start a new one for everyone?')) return;
+    if (running && (room?.seats.length || 0) > 1 && !confirm(t('minesweeper.confirm-new'))) return;
     ctx.newGame();
   }
 
@@ -471,7 +569,49 @@ export function create(ctx) {
   }
 
   function playable() {
-    return seat != null && room?.phase === 'running' && !!main && main.phase !== 'won' && main.phase !== 'lost';
+    return seat != null && room?.phase === 'running' && !!main && (main.phase === 'fresh' || main.phase === 'active');
+  }
+
+  /** The main board's cell size now, px. */
+  function cellSize() {
+    return main ? Math.round(main.tds[0].getBoundingClientRect().width) || 24 : 24;
+  }
+
+  /** The cell size that fits the main board's width on the screen, px. */
+  function fitSize() {
+    // The column's width less the frame's padding and borders.
+    const width = mainCol.clientWidth - 30;
+    return Math.max(8, Math.min(48, Math.floor(width / Math.max(1, dims.cols))));
+  }
+
+  /** Applies the zoom and shows its controls when the board needs them. */
+  function showZoom() {
+    const table = main?.table;
+    if (!table || !isConnectedEl(table)) {
+      zoomBar.hidden = true;
+      return;
+    }
+    if (zoomCell == null) table.style.removeProperty('--cell');
+    else table.style.setProperty('--cell', zoomCell + 'px');
+    zoomFit.setAttribute('aria-pressed', String(fitted));
+    const overflows = boardSlot.scrollWidth > boardSlot.clientWidth + 1;
+    zoomBar.hidden = !overflows && zoomCell == null;
+    el.dataset.zoom = fitted ? 'fit' : zoomCell == null ? 'auto' : String(zoomCell);
+  }
+
+  /** @param {Element} e */
+  function isConnectedEl(e) { return e.isConnected && mainCol.contains(e); }
+
+  /**
+   * A race board's phase from its view: a board the server calls lost at
+   * the race's end is beaten unless a mine went off on it.
+   * @param {any} bv
+   * @param {boolean} over
+   * @returns {BoardPhase}
+   */
+  function racePhase(bv, over) {
+    if (over && bv.phase === 'lost' && bv.cells && !bv.cells.some((/** @type {any} */ c) => c.status === 'revealed' && c.mine)) return 'beaten';
+    return bv.phase;
   }
 
   /** @param {any} view */
@@ -481,6 +621,8 @@ export function create(ctx) {
     const b = boardOf(cfg, levels);
     mines = b.mines;
     isRace = view.mode === 'race';
+    const over = view.phase === 'won' || view.phase === 'lost';
+    if (!over) endMines.clear();
     const key = JSON.stringify([b.rows, b.cols, isRace, seat, isRace ? (view.boards || []).map((/** @type {any} */ x) => x.seat + ':' + !!x.cells) : 0]);
     if (key !== boardKey || dims.rows !== b.rows || dims.cols !== b.cols) {
       boardKey = key;
@@ -488,18 +630,24 @@ export function create(ctx) {
       build(view);
     }
     if (!isRace) {
-      /** @type {Board} */ (main).phase = view.phase;
-      /** @type {Board} */ (main).setCells(view.cells);
+      const m = /** @type {Board} */ (main);
+      m.setPhase(view.phase);
+      m.setCells(view.cells, over);
+      const known = endMines.get(-1);
+      if (over && known) m.markWrong(known);
     } else {
       progress = new Map();
       for (const bv of view.boards || []) {
-        progress.set(bv.seat, { seat: bv.seat, phase: bv.phase, revealed: bv.revealed, safe: bv.safe, flags: bv.flags | 0 });
+        const phase = racePhase(bv, over);
+        progress.set(bv.seat, { seat: bv.seat, phase, revealed: bv.revealed, safe: bv.safe, flags: bv.flags | 0 });
         const board = race.get(bv.seat);
         if (board) {
-          board.phase = bv.phase;
+          board.setPhase(phase);
           board.revealed = bv.revealed;
           board.safe = bv.safe;
-          if (bv.cells) board.setCells(bv.cells);
+          if (bv.cells) board.setCells(bv.cells, over);
+          const known = endMines.get(bv.seat);
+          if (over && known) board.markWrong(known);
         }
       }
     }
@@ -519,7 +667,7 @@ export function create(ctx) {
     specHead.hidden = true;
     timerSlot.append(timer);
     if (!isRace) {
-      main = new Board(dims.rows, dims.cols, -1, true);
+      main = new Board(dims.rows, dims.cols, -1, true, t('minesweeper.board.label'));
       attachBoard(main);
       boardSlot.append(main.table);
       return;
@@ -529,11 +677,13 @@ export function create(ctx) {
       // while the race runs, and every board for a spectator until it ends.
       if (!bv.cells) continue;
       const mine = bv.seat === seat;
-      const board = new Board(dims.rows, dims.cols, bv.seat, mine);
+      const board = new Board(dims.rows, dims.cols, bv.seat, mine,
+        mine ? t('minesweeper.board.label') : t('minesweeper.board.seat', { name: ctx.seatName(bv.seat) }));
       race.set(bv.seat, board);
+      attachNav(board);
       if (mine) {
         main = board;
-        attachBoard(board);
+        attachBoard(board, true);
         boardSlot.append(board.table);
       }
     }
@@ -553,20 +703,24 @@ export function create(ctx) {
           h('div', { class: 'race-progress' }, h('progress', { max: '1', value: '0' }), h('span', { class: 'race-count' }), h('span', { class: 'race-flags' })),
           board
             ? h('div', { class: 'ms-scroll ms-scroll-small' }, board.table)
-            : h('p', { class: 'race-veiled', text: 'The board shows when the race ends.' })));
+            : h('p', { class: 'race-veiled', text: t('minesweeper.veiled') })));
       }
       main = null;
     }
   }
 
-  /** @param {Board} board */
-  function attachBoard(board) {
+  /**
+   * @param {Board} board
+   * @param {boolean} [navigable]  attachNav was called already
+   */
+  function attachBoard(board, navigable) {
+    if (!navigable) attachNav(board);
     attachInput(board, {
       move: (type, r, c) => { move(type, r, c); },
       press: (on) => { pressed = on && playable(); showFace(); },
       enabled: () => {
         if (!playable()) {
-          if (seat == null) showNotice({ code: 'wrong-seat', message: 'Spectators cannot play' });
+          if (seat == null) showNotice({ code: 'wrong-seat', message: t('minesweeper.spectators-cannot') });
           return false;
         }
         return true;
@@ -587,6 +741,11 @@ export function create(ctx) {
       clock = { elapsed: 0, now: ctx.serverNow() - ctx.rtt() / 2, running: true };
     }
     for (const e of beats) {
+      if ((e.type === 'explode' || e.type === 'end') && Array.isArray(e.mines)) {
+        // Kept for the view that replaces the board after these beats: it
+        // lists a flag without saying whether a mine is under it.
+        endMines.set(isRace ? e.seat : -1, new Set(e.mines.map((/** @type {any} */ m) => m.r * dims.cols + m.c)));
+      }
       if (!isRace) {
         main?.apply(e, flash);
         continue;
@@ -621,8 +780,11 @@ export function create(ctx) {
       case 'flag':
         p.flags = Math.max(0, p.flags + (e.flagged ? 1 : -1));
         break;
-      case 'explode': case 'end':
+      case 'explode':
         p.phase = 'lost';
+        break;
+      case 'end':
+        if (p.phase !== 'lost') p.phase = 'beaten';
         break;
       case 'win':
         p.phase = 'won';
@@ -658,6 +820,7 @@ export function create(ctx) {
     refresh();
     if (r && first) loadLeaderboard();
     if (!r) leaderboard.hidden = true;
+    showSide();
   }
 
   /** @param {import('../client.js').Clocks} c */
@@ -667,10 +830,29 @@ export function create(ctx) {
     showTime();
   }
 
+  /**
+   * Whether the host can be heard: the room page marks its connection on
+   * the body (ui.js setConn); a page without one (play on this device) is.
+   */
+  function online() {
+    const state = document.body.dataset.conn;
+    return !state || state === 'online' || !location.pathname.startsWith('/r/');
+  }
+
   function showTime() {
     let ms = clock.elapsed;
     if (done) ms = done.time;
-    else if (clock.running) ms = clock.elapsed + Math.max(0, ctx.serverNow() - clock.now);
+    else if (clock.running) {
+      if (!online()) {
+        // The host's clock is not heard: the time stands where it was
+        // until the reconnection brings the host's elapsed time.
+        timer.dataset.running = 'false';
+        timer.dataset.stale = 'true';
+        return;
+      }
+      ms = clock.elapsed + Math.max(0, ctx.serverNow() - clock.now);
+    }
+    delete timer.dataset.stale;
     timer.textContent = lcd(Math.floor(ms / 1000));
     timer.dataset.ms = String(Math.round(ms));
     timer.dataset.running = String(clock.running && !done);
@@ -680,36 +862,40 @@ export function create(ctx) {
     let f = 'smile';
     const phase = main ? main.phase : '';
     if (done && seat != null && done.winners.includes(seat)) f = 'win';
-    else if (done && seat != null) f = isRace ? 'dead' : done.status === 'won' ? 'win' : 'dead';
+    // A racer beaten to it keeps the smile: only a mine kills.
+    else if (done && seat != null) f = isRace ? (phase === 'lost' ? 'dead' : 'smile') : done.status === 'won' ? 'win' : 'dead';
     else if (phase === 'lost') f = 'dead';
     else if (phase === 'won') f = 'win';
     else if (pressed) f = 'oh';
     else if (done) f = done.status === 'won' ? 'win' : 'dead';
     face.dataset.face = f;
-    face.title = ctx.isHost() ? 'New game (F2)' : 'The host starts new games';
+    face.title = ctx.isHost() ? t('minesweeper.new-game-key') : t('minesweeper.host-starts');
   }
 
   function refresh() {
-    if (main) counter.textContent = lcd(mines - main.flags());
-    counter.dataset.value = main ? String(mines - main.flags()) : '';
+    // A cleared board has every mine found, flagged or not.
+    const left = main ? (main.phase === 'won' ? 0 : mines - main.flags()) : null;
+    if (left != null) counter.textContent = lcd(left);
+    counter.dataset.value = left == null ? '' : String(left);
     showFace();
     showTime();
     showStatus();
     showOthers();
     showResult();
+    showZoom();
   }
 
   function showStatus() {
     const touch = matchMedia('(pointer: coarse)').matches;
     let text;
     if (!room) text = '';
-    else if (seat == null && isRace) text = room.phase === 'running' ? 'Watching the race live: the boards show when it ends.' : 'Watching the race.';
-    else if (seat == null) text = 'Watching live.';
+    else if (seat == null && isRace) text = room.phase === 'running' ? t('minesweeper.status.watching-race-live') : t('minesweeper.status.watching-race');
+    else if (seat == null) text = t('minesweeper.status.watching');
     else if (room.phase === 'ended') text = '';
-    else if (main && (main.phase === 'lost')) text = isRace ? 'Your board is lost — the others race on.' : '';
-    else if (main && main.phase === 'won') text = isRace ? 'You cleared your board!' : '';
-    else if (touch) text = 'Tap to reveal · long-press to flag · tap a number to open around it.';
-    else text = 'Click to reveal · right-click to flag · both buttons, middle click or a click on a number to chord · keys: arrows, Space, F, C.';
+    else if (main && (main.phase === 'lost')) text = isRace ? t('minesweeper.status.lost-race') : '';
+    else if (main && main.phase === 'won') text = isRace ? t('minesweeper.status.cleared-race') : '';
+    else if (touch) text = t('minesweeper.status.touch');
+    else text = t('minesweeper.status.mouse');
     status.textContent = text;
     status.hidden = !text;
   }
@@ -733,27 +919,33 @@ export function create(ctx) {
         const bar = /** @type {HTMLProgressElement} */ (card.querySelector('progress'));
         bar.max = p.safe || 1;
         bar.value = p.revealed;
-        bar.setAttribute('aria-label', `${ctx.seatName(s)}: ${p.revealed} of ${p.safe} cells`);
+        bar.setAttribute('aria-label', t('minesweeper.progress', { name: ctx.seatName(s), revealed: p.revealed, safe: p.safe }));
       }
       return;
     }
-    clear(others).append(h('h3', { text: 'Rivals' }));
+    clear(others).append(h('h3', { text: t('minesweeper.rivals') }));
     for (const p of [...progress.values()].sort((a, b) => a.seat - b.seat)) {
       if (p.seat === seat) continue;
       const board = race.get(p.seat); // once the race is over, every board shows
       others.append(h('div', { class: 'rival', dataset: { seat: String(p.seat), phase: p.phase, revealed: String(p.revealed), safe: String(p.safe), flags: String(p.flags) } },
         h('div', { class: 'rival-head' }, h('span', { class: 'race-name', text: ctx.seatName(p.seat) }), h('span', { class: 'race-phase', text: phaseLabel(p.phase) })),
-        h('progress', { max: String(p.safe || 1), value: String(p.revealed), 'aria-label': `${ctx.seatName(p.seat)}: ${p.revealed} of ${p.safe} cells` }),
+        h('progress', { max: String(p.safe || 1), value: String(p.revealed), 'aria-label': t('minesweeper.progress', { name: ctx.seatName(p.seat), revealed: p.revealed, safe: p.safe }) }),
         h('span', { class: 'race-count', text: `${p.revealed}/${p.safe}` }),
         h('span', { class: 'race-flags', text: flagsLabel(p.flags) }),
         board ? h('div', { class: 'ms-scroll ms-scroll-small rival-board' }, board.table) : null));
     }
   }
 
+  /** The side column shows when the result or the best times do. */
+  function showSide() {
+    side.hidden = result.hidden && leaderboard.hidden;
+  }
+
   function showResult() {
     if (!done || room?.phase !== 'ended') {
       result.hidden = true;
       delete result.dataset.status;
+      showSide();
       return;
     }
     const r = done;
@@ -761,22 +953,24 @@ export function create(ctx) {
     let heading;
     if (isRace) {
       const names = r.winners.map((w) => ctx.seatName(w));
-      heading = seat != null && r.winners.includes(seat) ? 'You win the race!' : names.length ? `${names.join(' & ')} won the race` : 'Nobody cleared a board';
-    } else if (r.status === 'won') heading = (room?.seats.length || 1) > 1 ? 'Board cleared — well played!' : 'You won!';
-    else if (r.status === 'lost') heading = 'Boom! A mine went off.';
-    else heading = r.status === 'resigned' ? 'Game abandoned.' : `Game over (${r.status}).`;
+      heading = seat != null && r.winners.includes(seat) ? t('minesweeper.result.you-win-race')
+        : names.length ? t('minesweeper.result.won-race', { names: names.join(t('minesweeper.result.and')) }) : t('minesweeper.result.nobody');
+    } else if (r.status === 'won') heading = (room?.seats.length || 1) > 1 ? t('minesweeper.result.cleared') : t('minesweeper.result.won');
+    else if (r.status === 'lost') heading = t('minesweeper.result.lost');
+    else heading = r.status === 'resigned' ? t('minesweeper.result.abandoned') : t('minesweeper.result.over', { status: r.status });
     result.dataset.status = isRace && seat != null ? (won ? 'won' : 'lost') : r.status;
     const again = room?.daily
       ? dailyNote(room.daily, r)
       : ctx.isHost()
-        ? h('button', { class: 'btn btn-primary', id: 'new-game', type: 'button', on: { click: () => ctx.newGame() } }, 'New game')
-        : h('p', { class: 'muted', text: 'The host can start a new game.' });
+        ? h('button', { class: 'btn btn-primary', id: 'new-game', type: 'button', on: { click: () => ctx.newGame() } }, t('minesweeper.new-game'))
+        : h('p', { class: 'muted', text: t('minesweeper.host-can-start') });
     clear(result).append(
       h('h2', { class: 'result-heading', text: heading }),
-      h('p', {}, 'Time ', h('strong', { id: 'result-time', dataset: { ms: String(Math.round(r.time)) }, text: formatTime(r.time) }),
-        h('span', { class: 'muted', text: ' (host time)' })),
+      h('p', {}, t('minesweeper.result.time') + ' ', h('strong', { id: 'result-time', dataset: { ms: String(Math.round(r.time)) }, text: formatTime(r.time) }),
+        h('span', { class: 'muted', text: ' ' + t('minesweeper.result.host-time') })),
       again);
     result.hidden = false;
+    showSide();
   }
 
   async function loadLeaderboard() {
@@ -784,13 +978,14 @@ export function create(ctx) {
     const name = boardName(settings, levels);
     const r = done;
     if (!r) return;
-    const label = name.charAt(0).toUpperCase() + name.slice(1).replace(/^Custom-/, 'Custom ');
+    const label = boardLabel(settings, levels);
     leaderboard.hidden = false;
+    showSide();
     leaderboard.dataset.state = 'loading';
-    clear(leaderboard).append(h('h3', { text: `Best times · ${label}` }), h('p', { class: 'muted', text: 'Loading…' }));
+    clear(leaderboard).append(h('h3', { text: t('minesweeper.best.title', { board: label }) }), h('p', { class: 'muted', text: t('minesweeper.best.loading') }));
     const mode = room?.mode || 'solo';
-    const modeName = { solo: 'Solo', coop: 'Co-op', race: 'Race' }[mode] || mode;
-    const title = room?.daily ? `Ranked daily · ${label} · ${room.daily}` : `Best times · ${label} · ${modeName}`;
+    const title = room?.daily ? t('minesweeper.best.daily', { board: label, day: room.daily })
+      : t('minesweeper.best.title-mode', { board: label, mode: modeName(mode) });
     const ours = (/** @type {api.Score} */ s) => s.room === room?.code && s.match === r.match;
     // Matches where the AI held a seat are not ranked.
     const assisted = (room?.seats || []).some((/** @type {any} */ s) => s.ai);
@@ -807,17 +1002,17 @@ export function create(ctx) {
     if (!done || done.match !== r.match) return;
     if (!list) {
       leaderboard.dataset.state = 'none';
-      clear(leaderboard).append(h('h3', { text: `Best times · ${label}` }),
-        h('p', { class: 'muted', text: 'Custom boards have no leaderboard: play a standard level to be ranked.' }));
+      clear(leaderboard).append(h('h3', { text: t('minesweeper.best.title', { board: label }) }),
+        h('p', { class: 'muted', text: t('minesweeper.best.custom') }));
       return;
     }
     leaderboard.dataset.state = list.length ? 'ready' : 'empty';
     clear(leaderboard).append(h('h3', { text: title }),
-      ...(assisted ? [h('p', { class: 'muted', id: 'unranked', text: 'The AI played in this match: it is not ranked.' })] : []),
+      ...(assisted ? [h('p', { class: 'muted', id: 'unranked', text: t('minesweeper.best.unranked') })] : []),
       list.length
         ? h('ol', { class: 'scores' }, ...list.map((s) => h('li', { class: ours(s) ? 'score-mine' : '' },
           h('span', { class: 'score-name', text: s.name }), h('span', { class: 'score-time', text: formatTime(s.value) }))))
-        : h('p', { class: 'muted', text: 'No leaderboard yet.' }));
+        : h('p', { class: 'muted', text: t('minesweeper.best.empty') }));
   }
 
   return {
@@ -830,6 +1025,7 @@ export function create(ctx) {
     destroy() {
       clearInterval(tick);
       document.removeEventListener('keydown', onKey);
+      removeEventListener('resize', onResize);
       el.remove();
     },
   };
@@ -845,17 +1041,19 @@ function dailyNote(day, r) {
   const at = r.sealedUntil ? new Date(r.sealedUntil) : null;
   return h('div', { class: 'daily-note', id: 'daily-note', dataset: { sealed: String(!!at) } },
     h('p', { class: 'muted', text: at
-      ? `The ranked daily of ${day}: one attempt a day. The board's secret is disclosed at ${at.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })}, when the day ends (UTC); then anyone can check this match against the commitment published at its start.`
-      : `The ranked daily of ${day}: its secret is disclosed (${typeof r.seed === 'string' ? r.seed.slice(0, 12) + '…' : ''}); check this match with roomd verify or POST /api/verify.` }),
-    h('a', { class: 'btn', href: '/', id: 'daily-lobby' }, 'Back to the lobby'));
+      ? t('minesweeper.daily.sealed', { day, at: at.toLocaleString(lang(), { dateStyle: 'medium', timeStyle: 'short' }) })
+      : t('minesweeper.daily.open', { day, seed: typeof r.seed === 'string' ? r.seed.slice(0, 12) + '…' : '' }) }),
+    h('a', { class: 'btn', href: '/', id: 'daily-lobby' }, t('minesweeper.daily.lobby')));
 }
 
 /** @param {number} n */
 function flagsLabel(n) {
-  return n === 1 ? '1 flag' : `${n} flags`;
+  return n === 1 ? t('minesweeper.flags.one') : t('minesweeper.flags.other', { n });
 }
 
 /** @param {string} phase */
 function phaseLabel(phase) {
-  return ({ fresh: 'not started', active: 'playing', won: 'cleared!', lost: 'hit a mine' })[phase] || phase;
+  // i18n: minesweeper.phase.*
+  const key = 'minesweeper.phase.' + phase;
+  return ['fresh', 'active', 'won', 'lost', 'beaten'].includes(phase) ? t(key) : phase;
 }

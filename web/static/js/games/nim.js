@@ -4,16 +4,17 @@
 // "took" and "end" beats are applied as deltas.
 //
 // DOM hooks: #pile (data-pile), #turn (data-turn, data-mine), buttons
-// #take-1..3, #secret (data-secret), #history li, #nim-result
-// (data-winner), #secrets li[data-seat].
+// #take-1..3, #secret (data-secret), #history li (each with its move's
+// number in .nim-move), #nim-result (data-winner), #secrets li[data-seat].
 
 import { h, clear } from '../ui.js';
+import { t } from '../i18n.js';
 
 // The page module's contract: registry.js.
 export const id = 'nim';
 export const rulesVersion = 'nim/1';
 export const icon = 'nim';
-export const tagline = '2–4 players, secret numbers';
+export const tagline = t('nim.tagline');
 
 /** @typedef {import('../api.js').GameInfo} GameInfo */
 
@@ -21,7 +22,7 @@ export const tagline = '2–4 players, secret numbers';
 export function defaults(_info) { return { pile: 21 }; }
 
 /** @param {GameInfo} _info @param {any} settings */
-export function describe(_info, settings) { return `Pile of ${settings?.pile || 21}`; }
+export function describe(_info, settings) { return t('nim.describe', { pile: settings?.pile || 21 }); }
 
 /**
  * The pile's size (the only mode is classic: no mode to choose).
@@ -35,11 +36,11 @@ export function settingsForm(_info, init, prefix) {
     min: '1', max: '1000', step: '1', value: String(init.pile || 21), required: true }));
   return {
     el: h('div', { class: 'settings-fields' },
-      h('div', { class: 'field' }, h('label', { for: pile.id, text: 'Pile size' }), pile),
-      h('p', { class: 'hint', text: '2 to 4 players take 1, 2 or 3 in turn. Taking the last one wins — unless you took exactly your secret number.' })),
+      h('div', { class: 'field' }, h('label', { for: pile.id, text: t('nim.settings.pile') }), pile),
+      h('p', { class: 'hint', text: t('nim.settings.hint') })),
     read() {
       const n = Number(pile.value);
-      if (!Number.isInteger(n) || n < 1 || n > 1000) throw new Error('The pile goes from 1 to 1000.');
+      if (!Number.isInteger(n) || n < 1 || n > 1000) throw new Error(t('nim.settings.pileRange', { min: 1, max: 1000 }));
       return { pile: n };
     },
   };
@@ -54,25 +55,28 @@ export function create(ctx) {
   const tokens = h('div', { class: 'nim-tokens', 'aria-hidden': 'true' });
   const turn = h('p', { class: 'nim-turn', id: 'turn' });
   const buttons = [1, 2, 3].map((n) => {
-    const b = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn btn-primary nim-take', id: `take-${n}`, type: 'button', dataset: { n: String(n) } },
-      h('span', { class: 'nim-take-n', text: String(n) }), h('span', { class: 'nim-take-label', text: 'take' })));
+    const b = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn btn-primary nim-take', id: `take-${n}`, type: 'button',
+      'aria-label': t('nim.take.aria', { n }), dataset: { n: String(n) } },
+      h('span', { class: 'nim-take-n', 'aria-hidden': 'true', text: String(n) }),
+      h('span', { class: 'nim-take-label', 'aria-hidden': 'true', text: t('nim.take.label') })));
     b.addEventListener('click', () => take(n));
     return b;
   });
   const secret = h('div', { class: 'nim-secret', id: 'secret' });
-  const history = h('ol', { class: 'nim-history', id: 'history', reversed: true });
+  // It scrolls: a tab stop, so that keys can scroll it too.
+  const history = h('ol', { class: 'nim-history', id: 'history', tabindex: '0', 'aria-labelledby': 'nim-history-title' });
   const result = h('div', { class: 'panel nim-result', id: 'nim-result', hidden: true });
   const heading = h('h2', { class: 'nim-title' });
   const el = h('div', { class: 'nim' },
     h('div', { class: 'panel nim-board' },
       heading,
-      h('p', { class: 'muted nim-rules', text: 'Take 1, 2 or 3 in turn. Whoever takes the last one wins — unless they took exactly their secret number: then the next player wins.' }),
+      h('p', { class: 'muted nim-rules', text: t('nim.rules') }),
       h('div', { class: 'nim-pile' }, pileNum, tokens),
       turn,
-      h('div', { class: 'nim-actions' }, ...buttons),
+      h('div', { class: 'nim-actions', role: 'group', 'aria-label': t('nim.take.group') }, ...buttons),
       secret),
     result,
-    h('div', { class: 'panel nim-log' }, h('h3', { text: 'History' }), history));
+    h('div', { class: 'panel nim-log' }, h('h3', { id: 'nim-history-title', text: t('nim.history.title') }), history));
 
   /** @type {any} */
   let view = null;
@@ -108,24 +112,31 @@ export function create(ctx) {
     render();
   }
 
+  /** A seat's name, or "You" for the viewer's own. @param {number} s */
+  function name(s) { return s === seat ? t('nim.you') : ctx.seatName(s); }
+
   function render() {
     if (!view) return;
     const over = !!view.over;
-    heading.textContent = `Hidden Nim · ${room?.match ? `game ${room.match} · ` : ''}pile of ${view.config?.pile || 21}`;
-    pileNum.textContent = String(view.pile);
+    heading.textContent = room?.match
+      ? t('nim.headingMatch', { match: room.match, pile: view.config?.pile || 21 })
+      : t('nim.heading', { pile: view.config?.pile || 21 });
+    // The number for the eye, a sentence for screen readers.
+    clear(pileNum).append(h('span', { 'aria-hidden': 'true', text: String(view.pile) }),
+      h('span', { class: 'nim-sr', text: t('nim.pile.left', { n: view.pile }) }));
     pileNum.dataset.pile = String(view.pile);
     clear(tokens);
     const shown = Math.min(view.pile, 60);
     for (let i = 0; i < shown; i++) tokens.append(h('span', { class: 'nim-token' }));
-    if (view.pile > shown) tokens.append(h('span', { class: 'nim-more', text: `+${view.pile - shown}` }));
+    if (view.pile > shown) tokens.append(h('span', { class: 'nim-more', text: `+${view.pile - shown}` })); // i18n-ok: a number
 
     const mine = !over && seat != null && view.turn === seat;
     turn.dataset.turn = String(view.turn);
     turn.dataset.mine = String(mine);
     turn.textContent = over
-      ? (view.winner === seat ? 'You win!' : `${ctx.seatName(view.winner)} wins!`)
-      : mine ? 'Your turn — take 1, 2 or 3.' : `${ctx.seatName(view.turn)} is thinking…`;
-    document.title = (mine ? 'Your turn · ' : '') + `Room ${room?.code || ''} · roomd`;
+      ? (view.winner === seat ? t('nim.youWin') : t('nim.wins', { name: ctx.seatName(view.winner) }))
+      : mine ? t('nim.turn.yours') : t('nim.turn.thinking', { name: ctx.seatName(view.turn) });
+    document.title = mine ? t('nim.docTitle.yourTurn', { code: room?.code || '' }) : t('nim.docTitle', { code: room?.code || '' });
     for (const b of buttons) {
       const n = Number(b.dataset.n);
       b.disabled = !mine || busy || n > view.pile || room?.phase !== 'running';
@@ -134,53 +145,63 @@ export function create(ctx) {
 
     const own = seat != null && view.secrets ? view.secrets[seat] : view.secret;
     if (seat == null) {
-      secret.textContent = over ? '' : 'Spectators do not see the secrets until the end.';
+      secret.textContent = over ? '' : t('nim.secret.spectator');
       delete secret.dataset.secret;
     } else if (own != null) {
       secret.dataset.secret = String(own);
-      clear(secret).append('Your secret number: ', h('strong', { class: 'nim-secret-n', text: String(own) }),
-        h('span', { class: 'muted', text: ` — take the last one with exactly ${own} and you lose.` }));
+      clear(secret).append(t('nim.secret.yours'), ' ', h('strong', { class: 'nim-secret-n', text: String(own) }),
+        h('span', { class: 'muted', text: ` — ${t('nim.secret.hint', { n: own })}` }));
     }
     secret.hidden = over && seat == null;
 
+    // The history, newest first, each move with its number (a span of its
+    // own: a list marker is clipped once the numbers have two digits).
     clear(history);
     const items = view.history || [];
-    let left = view.pile + items.reduce((/** @type {number} */ a, /** @type {{n: number}} */ t) => a + t.n, 0);
+    let left = view.pile + items.reduce((/** @type {number} */ a, /** @type {{n: number}} */ m) => a + m.n, 0);
     /** @type {HTMLElement[]} */
     const rows = [];
-    for (const t of items) {
-      left -= t.n;
-      rows.push(h('li', { dataset: { seat: String(t.seat), n: String(t.n) } },
-        h('strong', { text: t.seat === seat ? 'You' : ctx.seatName(t.seat) }), ` took ${t.n} — ${left} left`));
-    }
+    items.forEach((/** @type {{seat: number, n: number}} */ m, /** @type {number} */ i) => {
+      left -= m.n;
+      rows.push(h('li', { dataset: { seat: String(m.seat), n: String(m.n) } },
+        h('span', { class: 'nim-move', text: String(i + 1) }),
+        h('span', { class: 'nim-move-text' }, h('strong', { text: name(m.seat) }), ' ', t('nim.history.took', { n: m.n, left }))));
+    });
     history.append(...rows.reverse());
-    if (!items.length) history.append(h('li', { class: 'muted', text: 'No moves yet.' }));
+    if (!items.length) history.append(h('li', { class: 'muted', text: t('nim.history.none') }));
 
     if (over && view.secrets) {
       result.hidden = false;
       result.dataset.winner = String(view.winner);
       clear(result).append(
-        h('h2', { text: view.winner === seat ? 'You win!' : `${ctx.seatName(view.winner)} wins` }),
-        h('p', { class: 'muted', text: explain(view) }),
-        h('ul', { class: 'nim-secrets', id: 'secrets' }, ...view.secrets.map((/** @type {number} */ k, /** @type {number} */ i) =>
-          h('li', { dataset: { seat: String(i), secret: String(k) } }, h('span', { text: i === seat ? 'You' : ctx.seatName(i) }), h('strong', { text: String(k) })))),
+        h('h2', { text: view.winner === seat ? t('nim.youWin') : t('nim.winsPlain', { name: ctx.seatName(view.winner) }) }),
+        h('p', { class: 'muted nim-explain', text: explain(view) }),
+        h('ul', { class: 'nim-secrets', id: 'secrets', 'aria-label': t('nim.secrets.aria') }, ...view.secrets.map((/** @type {number} */ k, /** @type {number} */ i) =>
+          h('li', { dataset: { seat: String(i), secret: String(k) } }, h('span', { text: name(i) }), h('strong', { text: String(k) })))),
         ctx.isHost()
-          ? h('button', { class: 'btn btn-primary', id: 'new-game', type: 'button', on: { click: () => ctx.newGame() } }, 'Play again')
-          : h('p', { class: 'muted', text: 'The host can start a new game.' }));
+          ? h('button', { class: 'btn btn-primary', id: 'new-game', type: 'button', on: { click: () => ctx.newGame() }, text: t('nim.playAgain') })
+          : h('p', { class: 'muted', text: t('nim.hostRestarts') }));
     } else {
       result.hidden = true;
     }
   }
 
-  /** @param {any} v */
+  /**
+   * Why the game ended so: who took the last one, and when it was exactly
+   * that seat's secret, whose secret it was (the viewer's own or the other
+   * player's) and who wins instead.
+   * @param {any} v
+   */
   function explain(v) {
     const last = v.history?.[v.history.length - 1];
     if (!last) return '';
-    const who = last.seat === seat ? 'You' : ctx.seatName(last.seat);
+    const mine = last.seat === seat;
     if (v.secrets?.[last.seat] === last.n && last.seat !== v.winner) {
-      return `${who} took the last one with exactly ${last.n} — their secret — so the next player wins.`;
+      if (mine) return t('nim.explain.ownSecret', { n: last.n, winner: ctx.seatName(v.winner) });
+      if (v.winner === seat) return t('nim.explain.theirSecretYouWin', { name: ctx.seatName(last.seat), n: last.n });
+      return t('nim.explain.theirSecret', { name: ctx.seatName(last.seat), n: last.n, winner: ctx.seatName(v.winner) });
     }
-    return `${who} took the last one.`;
+    return mine ? t('nim.explain.youTookLast') : t('nim.explain.tookLast', { name: ctx.seatName(last.seat) });
   }
 
   return {

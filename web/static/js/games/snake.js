@@ -21,9 +21,12 @@
 // #snake-banner[data-kind] (paused, over) · #snake-status[data-tick][data-hz]
 // [data-paused] · #snake-time[data-left] · #snake-scores
 // li[data-seat][data-score][data-alive][data-you] · #snake-result[data-why]
-// [data-winners] · #snake-pad button[data-dir] · #new-game.
+// [data-winners] · #snake-pad button[data-dir] · #new-game · #snake-summary
+// (the canvas's text alternative: each snake's score and whether it is out,
+// read out by screen readers when it changes).
 
 import { h, clear } from '../ui.js';
+import { t } from '../i18n.js';
 import { fromWire, applyBeats, isDir, REVERSE, QUEUE_LEN } from './snake/world.js';
 import { draw, colorOf } from './snake/draw.js';
 import { describe } from './snake/settings.js';
@@ -32,7 +35,7 @@ import { describe } from './snake/settings.js';
 export const id = 'snake';
 export const rulesVersion = 'snake/1';
 export const icon = 'snake';
-export const tagline = '2–8 players, real time';
+export const tagline = t('snake.tagline');
 export { describe, defaults, settingsForm } from './snake/settings.js';
 
 /** @typedef {import('./snake/world.js').Dir} Dir */
@@ -61,13 +64,13 @@ const GO_MS = 600; // how long "Go!" shows
  */
 export function create(ctx) {
   const canvas = /** @type {HTMLCanvasElement} */ (h('canvas', { class: 'snake-canvas', id: 'snake-canvas', tabindex: '0',
-    role: 'img', 'aria-label': 'The arena' }));
+    role: 'img', 'aria-label': t('snake.arena'), 'aria-describedby': 'snake-summary' }));
   const count = h('div', { class: 'snake-count', id: 'snake-countdown', hidden: true, 'aria-live': 'assertive' });
   const banner = h('div', { class: 'snake-banner', id: 'snake-banner', hidden: true, role: 'status' });
   const stage = h('div', { class: 'snake-stage' }, canvas, h('div', { class: 'snake-overlay' }, count, banner));
-  const pad = h('div', { class: 'snake-pad', id: 'snake-pad', role: 'group', 'aria-label': 'Turn', hidden: true },
+  const pad = h('div', { class: 'snake-pad', id: 'snake-pad', role: 'group', 'aria-label': t('snake.pad'), hidden: true },
     ...(/** @type {Dir[]} */ (['up', 'left', 'down', 'right'])).map((d) => h('button', { class: 'snake-pad-btn', type: 'button',
-      dataset: { dir: d }, 'aria-label': `Turn ${d}`, text: ARROWS[d] })));
+      'aria-label': t(`snake.turn.${d}`), dataset: { dir: d }, text: ARROWS[d] }))); // i18n: snake.turn.*
   const status = h('p', { class: 'snake-status', id: 'snake-status' });
   const title = h('h2', { class: 'snake-title' });
   const settings = h('p', { class: 'snake-settings-text muted small' });
@@ -75,9 +78,10 @@ export function create(ctx) {
   const scores = h('ol', { class: 'snake-scores', id: 'snake-scores' });
   const help = h('p', { class: 'snake-help muted small', id: 'snake-help' });
   const result = h('div', { class: 'snake-result', id: 'snake-result', hidden: true, role: 'status' });
+  const summary = h('p', { class: 'snake-sr', id: 'snake-summary', 'aria-live': 'polite' });
   const side = h('div', { class: 'panel snake-side' }, title, settings, time, scores, result, help);
   const el = h('div', { class: 'snake', id: 'snake', dataset: { phase: 'countdown', moves: '0' } },
-    h('div', { class: 'snake-play' }, stage, pad, status), side);
+    h('div', { class: 'snake-play' }, stage, summary, pad, status), side);
 
   /** @type {View|null} */
   let view = null;
@@ -264,7 +268,7 @@ export function create(ctx) {
     } else if (!over && performance.now() - goAt < GO_MS) {
       count.hidden = false;
       count.dataset.count = '0';
-      setText(count, 'Go!');
+      setText(count, t('snake.go'));
     } else {
       count.hidden = true;
     }
@@ -272,7 +276,7 @@ export function create(ctx) {
     if (paused) {
       banner.hidden = false;
       banner.dataset.kind = 'paused';
-      setText(banner, 'Paused — waiting for a player');
+      setText(banner, t('snake.paused'));
     } else if (over) {
       banner.hidden = false;
       banner.dataset.kind = 'over';
@@ -285,16 +289,19 @@ export function create(ctx) {
     status.dataset.tick = String(tick);
     status.dataset.hz = String(hz);
     status.dataset.paused = String(paused);
-    setText(status, `Tick ${tick} · ${hz} Hz · RTT ${rtt ? `${rtt} ms` : '—'}${paused ? ' · paused' : ''}`);
+    const line = t('snake.status', { tick, hz, rtt: rtt ? t('snake.ms', { ms: rtt }) : '—' });
+    setText(status, paused ? t('snake.statusPaused', { line }) : line);
 
     const secs = Math.max(0, Math.ceil((view.end - Math.max(tick, view.start)) / hz));
     time.dataset.left = String(secs);
-    setText(time, over ? 'Match over' : view.phase === 'countdown' ? `Starts in ${Math.max(1, Math.ceil(left / hz))}` : `Time left ${clockText(secs)}`);
+    setText(time, over ? t('snake.matchOver') : view.phase === 'countdown'
+      ? t('snake.startsIn', { n: Math.max(1, Math.ceil(left / hz)) })
+      : t('snake.timeLeft', { time: clockText(secs) }));
 
     showScores();
     showResult(over);
     help.hidden = !mine;
-    setText(help, coarse.matches ? 'Swipe on the board or use the arrows to turn.' : 'Turn with the arrow keys or WASD.');
+    setText(help, coarse.matches ? t('snake.help.touch') : t('snake.help.keys'));
   }
 
   function showScores() {
@@ -316,10 +323,15 @@ export function create(ctx) {
       li.dataset.you = String(i === seat);
       // The swatch shows the seat's number, or a cross once its snake is out.
       setText(/** @type {HTMLElement} */ (li.querySelector('.snake-swatch')), sn.alive ? String(i + 1) : '✕');
-      setText(/** @type {HTMLElement} */ (li.querySelector('.snake-name')), ctx.seatName(i) + (i === seat ? ' (you)' : ''));
-      setText(/** @type {HTMLElement} */ (li.querySelector('.snake-sr')), sn.alive ? '' : ', out,');
+      setText(/** @type {HTMLElement} */ (li.querySelector('.snake-name')), i === seat ? t('snake.nameYou', { name: ctx.seatName(i) }) : ctx.seatName(i));
+      setText(/** @type {HTMLElement} */ (li.querySelector('.snake-sr')), sn.alive ? '' : t('snake.outSr'));
       setText(/** @type {HTMLElement} */ (li.querySelector('.snake-score')), String(sn.score));
     }
+    // The canvas's text alternative: who is in, who is out, the scores
+    // (the same text until one of them changes, so it is read out then).
+    // i18n: snake.summary.*
+    setText(summary, rows.map(({ i, sn }) => t(sn.alive ? 'snake.summary.alive' : 'snake.summary.out',
+      { name: i === seat ? t('snake.nameYou', { name: ctx.seatName(i) }) : ctx.seatName(i), score: sn.score })).join(t('snake.summary.sep')));
   }
 
   /** The match's winners and why: the view's once over, else the room's result (a resignation). */
@@ -332,10 +344,10 @@ export function create(ctx) {
   function winnerLine() {
     const o = outcome();
     if (!o) return '';
-    const names = o.winners.map((w) => (w === seat ? 'You' : ctx.seatName(w)));
-    if (!names.length) return o.why === 'dead' ? 'Game over' : 'Nobody wins';
-    if (names.length === 1) return names[0] === 'You' ? 'You win!' : `${names[0]} wins!`;
-    return `Draw: ${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+    const names = o.winners.map((w) => (w === seat ? t('snake.you') : ctx.seatName(w)));
+    if (!names.length) return o.why === 'dead' ? t('snake.gameOver') : t('snake.nobodyWins');
+    if (names.length === 1) return o.winners[0] === seat ? t('snake.youWin') : t('snake.wins', { name: names[0] });
+    return t('snake.drawBetween', { names: names.slice(0, -1).join(t('snake.listSep')), last: /** @type {string} */ (names.at(-1)) });
   }
 
   /** @param {boolean} over */
@@ -345,8 +357,9 @@ export function create(ctx) {
       result.hidden = true;
       return;
     }
-    const why = ({ last: 'Last snake standing.', draw: 'The last snakes crashed at once.', time: 'Time is up: the best score wins.',
-      dead: 'The snake crashed.', resigned: 'The match was abandoned.' })[o.why] || `The match ended (${o.why}).`;
+    const why = ['last', 'draw', 'time', 'dead', 'resigned'].includes(o.why)
+      ? t(`snake.why.${o.why}`) // i18n: snake.why.*
+      : t('snake.why.other', { why: o.why });
     const key = JSON.stringify([o, seat, ctx.isHost()]);
     if (result.dataset.key === key && !result.hidden) return;
     result.dataset.key = key;
@@ -357,8 +370,8 @@ export function create(ctx) {
       h('h3', { text: winnerLine() }),
       h('p', { class: 'muted', text: why }),
       ctx.isHost()
-        ? h('button', { class: 'btn btn-primary', id: 'new-game', type: 'button', on: { click: () => ctx.newGame() } }, 'Play again')
-        : h('p', { class: 'muted small', text: 'The host can start a new game.' }));
+        ? h('button', { class: 'btn btn-primary', id: 'new-game', type: 'button', on: { click: () => ctx.newGame() }, text: t('snake.playAgain') })
+        : h('p', { class: 'muted small', text: t('snake.hostRestarts') }));
   }
 
   // ---- the canvas ----
@@ -386,7 +399,7 @@ export function create(ctx) {
       period: (view.movesEvery * 1000) / hz,
       seat,
       predicted: predicted(),
-      labels: view.phase === 'countdown' ? view.snakes.map((_, i) => (i === seat ? 'You' : ctx.seatName(i))) : null,
+      labels: view.phase === 'countdown' ? view.snakes.map((_, i) => (i === seat ? t('snake.you') : ctx.seatName(i))) : null,
     });
   }
   raf = requestAnimationFrame(frame);
@@ -400,7 +413,7 @@ export function create(ctx) {
       room = info;
       seat = s;
       hz = info.hz || ctx.game?.tick?.hz || DEFAULT_HZ;
-      setText(title, `Snake arena${info.match ? ` · game ${info.match}` : ''}`);
+      setText(title, info.match ? t('snake.headingMatch', { match: info.match }) : t('snake.heading'));
       setText(settings, describe(ctx.game, info.settings));
       show();
     },

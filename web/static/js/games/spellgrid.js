@@ -34,6 +34,8 @@
 import { h, clear, noticeText } from '../ui.js';
 import { copyView, applyBeats, properties } from './spellgrid/view.js';
 import { cardFace, levelInfo, LEVELS } from './spellgrid/data.js';
+import { cardName, cardText } from './cards/catalog.js';
+import { t } from '../i18n.js';
 
 /** @typedef {import('./spellgrid/view.js').View} View */
 /** @typedef {import('./spellgrid/view.js').GridObject} GridObject */
@@ -43,7 +45,7 @@ import { cardFace, levelInfo, LEVELS } from './spellgrid/data.js';
 export const id = 'spellgrid';
 export const rulesVersion = 'spellgrid/1';
 export const icon = 'spellgrid';
-export const tagline = '1 player, a puzzle of words and spells';
+export const tagline = t('spellgrid.tagline');
 
 /** The step directions by arrow key. */
 const ARROWS = /** @type {Record<string, 'up'|'down'|'left'|'right'>} */ ({
@@ -52,14 +54,17 @@ const ARROWS = /** @type {Record<string, 'up'|'down'|'left'|'right'>} */ ({
 const DELTA = { up: [0, -1], down: [0, 1], left: [-1, 0], right: [1, 0] };
 const PAD_GLYPH = { up: '↑', left: '←', down: '↓', right: '→' };
 
-/** Friendlier words for this game's refusals (ui.js knows the shared ones). */
+/** "1 move", "6 moves". @param {number} n */
+function movesText(n) { return t(n === 1 ? 'spellgrid.moves.one' : 'spellgrid.moves.other', { n }); } // i18n: spellgrid.moves.*
+
+/** This game's refusals with friendlier words (ui.js knows the shared ones): their keys. */
 const REFUSALS = /** @type {Record<string, string>} */ ({
-  'game:NotInHand': 'That card is no longer in your hand',
-  'game:InvalidTarget': 'That spell cannot go there',
-  'game:TileNotFree': 'That tile is not free',
-  'game:NothingToUndo': 'Nothing to undo: the level is as it started',
-  'game:GameOver': 'The level is solved — undo or restart to play on',
-});
+  'game:NotInHand': 'spellgrid.refusal.notInHand',
+  'game:InvalidTarget': 'spellgrid.refusal.invalidTarget',
+  'game:TileNotFree': 'spellgrid.refusal.tileNotFree',
+  'game:NothingToUndo': 'spellgrid.refusal.nothingToUndo',
+  'game:GameOver': 'spellgrid.refusal.gameOver',
+}); // i18n: spellgrid.refusal.*
 
 /**
  * The level ids the server offers (its config schema's enum), else this
@@ -79,7 +84,7 @@ export function defaults(info) { return { level: levelIds(info)[0] }; }
 export function describe(info, settings) {
   const lid = typeof settings?.level === 'string' ? settings.level : levelIds(info)[0];
   const n = levelIds(info).indexOf(lid);
-  return `Level ${n >= 0 ? n + 1 : '?'}: ${levelInfo(lid).title} · solo puzzle`;
+  return t('spellgrid.describe', { n: n >= 0 ? n + 1 : '?', title: levelInfo(lid).title });
 }
 
 /**
@@ -100,11 +105,11 @@ export function settingsForm(info, init, prefix) {
   showNote();
   return {
     el: h('div', { class: 'settings-fields' },
-      h('div', { class: 'field' }, h('label', { for: select.id, text: 'Level' }), select),
+      h('div', { class: 'field' }, h('label', { for: select.id, text: t('spellgrid.field.level') }), select),
       note,
-      h('p', { class: 'hint', text: 'One player walks what IS YOU, pushes words to change the rules, and casts spells from a hand of cards until YOU reaches WIN.' })),
+      h('p', { class: 'hint', text: t('spellgrid.settings.hint') })),
     read() {
-      if (!ids.includes(select.value)) throw new Error('Choose one of the levels.');
+      if (!ids.includes(select.value)) throw new Error(t('spellgrid.error.level'));
       return { level: select.value };
     },
   };
@@ -118,30 +123,31 @@ export function create(ctx) {
   const heading = h('h2', { class: 'sg-title' });
   const note = h('p', { class: 'sg-note muted' });
   const status = h('p', { class: 'sg-status', id: 'sg-status', 'aria-live': 'polite' });
-  const grid = h('div', { class: 'sg-grid', id: 'sg-grid', role: 'grid', tabindex: '0', 'aria-label': 'The grid' });
-  const rulesList = h('ul', { class: 'sg-rules', id: 'sg-rules', 'aria-label': 'Rules in force' });
-  const pad = h('div', { class: 'sg-pad', id: 'sg-pad', role: 'group', 'aria-label': 'Step' },
+  const grid = h('div', { class: 'sg-grid', id: 'sg-grid', role: 'grid', tabindex: '0', 'aria-label': t('spellgrid.grid') });
+  const rulesList = h('ul', { class: 'sg-rules', id: 'sg-rules', 'aria-label': t('spellgrid.rules') });
+  const pad = h('div', { class: 'sg-pad', id: 'sg-pad', role: 'group', 'aria-label': t('spellgrid.pad') },
+    // i18n: spellgrid.step.*
     ...(/** @type {const} */ (['up', 'left', 'down', 'right'])).map((d) =>
-      h('button', { class: 'sg-pad-btn', type: 'button', dataset: { dir: d }, 'aria-label': `Step ${d}`, text: PAD_GLYPH[d],
+      h('button', { class: 'sg-pad-btn', type: 'button', 'aria-label': t(`spellgrid.step.${d}`), title: t(`spellgrid.step.${d}`), text: PAD_GLYPH[d], dataset: { dir: d },
         on: { click: () => step(d) } })));
   const undoBtn = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn', id: 'sg-undo', type: 'button', 'aria-keyshortcuts': 'Z',
-    on: { click: () => send({ type: 'undo' }) } }, 'Undo ', h('kbd', { text: 'Z' })));
+    on: { click: () => send({ type: 'undo' }) } }, `${t('spellgrid.undo')} `, h('kbd', { text: 'Z' })));
   const restartBtn = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn', id: 'sg-restart', type: 'button', 'aria-keyshortcuts': 'R',
-    on: { click: () => send({ type: 'restart' }) } }, 'Restart ', h('kbd', { text: 'R' })));
+    on: { click: () => send({ type: 'restart' }) } }, `${t('spellgrid.restart')} `, h('kbd', { text: 'R' })));
   const controls = h('div', { class: 'sg-controls' }, pad, h('div', { class: 'sg-buttons' }, undoBtn, restartBtn));
   const msg = h('p', { class: 'sg-msg', id: 'sg-msg', role: 'status' });
-  const hand = h('ol', { class: 'sg-hand', id: 'sg-hand', 'aria-label': 'Your hand' });
+  const hand = h('ol', { class: 'sg-hand', id: 'sg-hand', 'aria-label': t('spellgrid.hand') });
   const castBtn = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn btn-primary sg-cast', id: 'sg-cast', type: 'button', hidden: true,
     on: { click: () => act(null) } }));
   const hint = h('p', { class: 'sg-hint muted', id: 'sg-hint' });
-  const minionList = h('ul', { class: 'sg-minions', id: 'sg-minions', 'aria-label': 'Minions on the grid' });
+  const minionList = h('ul', { class: 'sg-minions', id: 'sg-minions', 'aria-label': t('spellgrid.minions.label') });
   const result = h('div', { class: 'panel sg-result', id: 'sg-result', hidden: true, role: 'status' });
-  const keysHelp = h('p', { class: 'sg-keys muted small', text: 'Keys: arrows step · 1–9 choose a card · then arrows aim, Enter casts, Esc cancels · Z undo · R restart' });
+  const keysHelp = h('p', { class: 'sg-keys muted small', text: t('spellgrid.keys') });
   const el = h('div', { class: 'sg', id: 'sg' },
     h('div', { class: 'panel sg-main' }, heading, note, status, grid, rulesList,
       h('div', { class: 'sg-hand-area' }, hand, hint, castBtn), controls, msg),
     h('div', { class: 'panel sg-side' },
-      h('h3', { text: 'Minions' }), minionList,
+      h('h3', { text: t('spellgrid.minions') }), minionList,
       keysHelp),
     result);
 
@@ -204,7 +210,8 @@ export function create(ctx) {
     try {
       const rc = await ctx.command(cmd);
       if (!rc.ok && rc.notice) {
-        msg.textContent = REFUSALS[rc.notice.code] || noticeText(rc.notice);
+        const key = REFUSALS[rc.notice.code];
+        msg.textContent = key ? t(key) : noticeText(rc.notice);
         msg.dataset.code = rc.notice.code;
       }
     } catch (err) {
@@ -250,7 +257,7 @@ export function create(ctx) {
       return;
     } else if (kind === 'target' || (kind === 'unknown' && minionAt(at.x, at.y))) {
       const m = minionAt(at.x, at.y);
-      if (!m) { msg.textContent = `${name} needs a minion: choose a tile with one.`; return; }
+      if (!m) { msg.textContent = t('spellgrid.msg.needsMinion', { card: cardName(name) }); return; }
       cmd = { type: 'cast', card: name, target: m.id };
     } else {
       cmd = { type: 'play', card: name, x: at.x, y: at.y };
@@ -271,8 +278,8 @@ export function create(ctx) {
   /** The page's keys; see the top of the file. */
   function onKey(/** @type {KeyboardEvent} */ ev) {
     if (!view || !el.isConnected || ev.ctrlKey || ev.metaKey || ev.altKey || ev.defaultPrevented) return;
-    const t = /** @type {HTMLElement|null} */ (ev.target);
-    if (t && (t.closest('input, textarea, select, [contenteditable="true"]') || (t.closest('.app') && !el.contains(t) && t !== document.body))) return;
+    const target = /** @type {HTMLElement|null} */ (ev.target);
+    if (target && (target.closest('input, textarea, select, [contenteditable="true"]') || (target.closest('.app') && !el.contains(target) && target !== document.body))) return;
     if (!mine()) return;
     const key = ev.key;
     const dir = ARROWS[key];
@@ -371,12 +378,15 @@ export function create(ctx) {
 
   /** A tile's contents in words, for its aria-label. */
   function describeTile(/** @type {GridObject[]} */ objs) {
-    if (!objs.length) return 'empty';
+    if (!objs.length) return t('spellgrid.tile.empty');
     return objs.map((o) => {
-      if (o.kind.startsWith('text:')) return `word ${o.kind.slice(5)}`;
+      if (o.kind.startsWith('text:')) return t('spellgrid.tile.word', { word: o.kind.slice(5) });
       const m = view?.minions.find((n) => n.id === o.id);
-      return m ? `${m.name} ${m.attack}/${m.health}` : o.kind;
-    }).join(', ');
+      if (m) return t('spellgrid.tile.minion', { name: cardName(m.name), attack: m.attack, health: m.health });
+      const key = `spellgrid.thing.${o.kind}`; // i18n: spellgrid.thing.*
+      const s = t(key);
+      return s === key ? o.kind : s;
+    }).join(t('spellgrid.tile.sep'));
   }
 
   function render() {
@@ -388,23 +398,24 @@ export function create(ctx) {
     const kind = chosenKind();
     const info = levelInfo(view.level);
     const n = levelIds(ctx.game).indexOf(view.level);
-    heading.textContent = `SpellGrid · ${n >= 0 ? `Level ${n + 1}: ` : ''}${info.title}`;
+    heading.textContent = n >= 0 ? t('spellgrid.title.level', { n: n + 1, title: info.title }) : t('spellgrid.title', { title: info.title });
     note.textContent = info.note;
     const phase = view.won ? 'won' : ended ? 'ended' : view.lost ? 'lost' : 'playing';
     el.dataset.phase = phase;
     el.dataset.mine = String(can);
     status.dataset.phase = phase;
     status.dataset.moves = String(view.moves);
-    const moves = `${view.moves} move${view.moves === 1 ? '' : 's'}`;
-    if (view.won) status.textContent = `Solved in ${moves}!`;
-    else if (ended) status.textContent = `The match ended · ${moves}.`;
-    else if (view.lost) status.textContent = `Nothing IS YOU any more — undo (Z) or restart (R). ${moves}.`;
-    else if (seat == null) status.textContent = `Watching ${ctx.seatName(0)} · ${moves}.`;
-    else if (room?.phase !== 'running') status.textContent = `${moves}.`;
-    else if (kind === 'target') status.textContent = `Cast ${view.hand[chosen]}: choose a minion on the grid.`;
-    else if (kind === 'minion') status.textContent = `Play ${view.hand[chosen]}: choose a free tile.`;
-    else if (kind === 'spell' || kind === 'unknown') status.textContent = `${view.hand[chosen]}: cast it (Enter).`;
-    else status.textContent = `Reach WIN with what IS YOU · ${moves}.`;
+    const moves = movesText(view.moves);
+    const card = chosen >= 0 ? cardName(view.hand[chosen]) : '';
+    if (view.won) status.textContent = t('spellgrid.status.won', { moves });
+    else if (ended) status.textContent = t('spellgrid.status.ended', { moves });
+    else if (view.lost) status.textContent = t('spellgrid.status.lost', { moves });
+    else if (seat == null) status.textContent = t('spellgrid.status.watching', { name: ctx.seatName(0), moves });
+    else if (room?.phase !== 'running') status.textContent = t('spellgrid.status.moves', { moves });
+    else if (kind === 'target') status.textContent = t('spellgrid.status.target', { card });
+    else if (kind === 'minion') status.textContent = t('spellgrid.status.minion', { card });
+    else if (kind === 'spell' || kind === 'unknown') status.textContent = t('spellgrid.status.spell', { card });
+    else status.textContent = t('spellgrid.status.playing', { moves });
 
     // The grid.
     const props = properties(view.activeRules);
@@ -414,24 +425,24 @@ export function create(ctx) {
       if (o.x >= 0 && o.x < view.width && o.y >= 0 && o.y < view.height) at[o.y * view.width + o.x].push(o);
     }
     const w = view.width;
-    tiles.forEach((t, i) => {
+    tiles.forEach((tile, i) => {
       const x = i % w, y = Math.floor(i / w);
       // Words under things, YOU on top.
       const objs = at[i].sort((a, b) => layer(a, props) - layer(b, props) || a.id - b.id);
-      clear(t).append(...objs.map((o) => objectEl(o, props)));
+      clear(tile).append(...objs.map((o) => objectEl(o, props)));
       const isCursor = chosen >= 0 && kind !== 'spell' && cursor.x === x && cursor.y === y;
       const isTarget = chosen >= 0 && kind !== 'spell' && targetable(x, y);
-      if (isCursor) t.dataset.cursor = 'true'; else delete t.dataset.cursor;
-      if (isTarget) t.dataset.target = 'true'; else delete t.dataset.target;
-      t.setAttribute('aria-label', `Column ${x + 1}, row ${y + 1}: ${describeTile(objs)}${isTarget ? ' (can be chosen)' : ''}`);
-      t.setAttribute('aria-selected', String(isCursor));
+      if (isCursor) tile.dataset.cursor = 'true'; else delete tile.dataset.cursor;
+      if (isTarget) tile.dataset.target = 'true'; else delete tile.dataset.target;
+      tile.setAttribute('aria-label', t(isTarget ? 'spellgrid.tile.label.target' : 'spellgrid.tile.label', { x: x + 1, y: y + 1, what: describeTile(objs) })); // i18n: spellgrid.tile.label*
+      tile.setAttribute('aria-selected', String(isCursor));
     });
     grid.dataset.aiming = String(chosen >= 0 && kind !== 'spell');
     if (chosen >= 0 && kind !== 'spell') grid.setAttribute('aria-activedescendant', `sg-t-${cursor.x}-${cursor.y}`);
     else grid.removeAttribute('aria-activedescendant');
 
     clear(rulesList).append(...view.activeRules.map((r) => h('li', { class: 'sg-rule', text: r })));
-    if (!view.activeRules.length) rulesList.append(h('li', { class: 'sg-rule sg-rule-none', text: 'No rule is in force' }));
+    if (!view.activeRules.length) rulesList.append(h('li', { class: 'sg-rule sg-rule-none', text: t('spellgrid.rules.none') }));
 
     // The hand. Its buttons are built again: the focus stays on the card
     // at the same place, for keyboard users.
@@ -439,38 +450,41 @@ export function create(ctx) {
     const focused = active instanceof HTMLElement && hand.contains(active) ? Number(active.dataset.i) : -1;
     clear(hand).append(...view.hand.map((name, i) => {
       const f = cardFace(name);
+      const typeText = t(f ? (f.type === 'spell' ? (f.target ? 'spellgrid.type.target' : 'spellgrid.type.spell') : 'spellgrid.type.minion') : 'spellgrid.type.card'); // i18n: spellgrid.type.*
       const b = h('button', { class: 'sg-card', type: 'button', 'aria-pressed': String(i === chosen),
         'aria-disabled': String(!can), 'aria-keyshortcuts': i < 9 ? String(i + 1) : null,
         dataset: { i: String(i), card: name, kind: f?.type || 'unknown' },
         on: { click: () => choose(i) } },
       h('span', { class: 'sg-card-key', 'aria-hidden': 'true', text: i < 9 ? String(i + 1) : '' }),
-      h('span', { class: 'sg-cost', title: 'Cost', text: f ? String(f.cost) : '?' }),
-      h('span', { class: 'sg-card-name', text: name }),
-      h('span', { class: 'sg-card-type', text: f ? (f.type === 'spell' ? (f.target ? 'Spell · needs a target' : 'Spell') : 'Minion') : 'Card' }),
-      h('span', { class: 'sg-card-text', text: f?.text || '' }),
+      h('span', { class: 'sg-cost', title: t('spellgrid.cost'), text: f ? String(f.cost) : '?' }),
+      h('span', { class: 'sg-card-name', text: cardName(name) }),
+      h('span', { class: 'sg-card-type', text: typeText }),
+      h('span', { class: 'sg-card-text', text: cardText(name) }),
       f?.type === 'minion' ? h('span', { class: 'sg-card-stats' },
-        h('span', { class: 'sg-stat sg-atk', title: 'Attack', text: String(f.attack) }),
-        h('span', { class: 'sg-stat sg-hp', title: 'Health', text: String(f.health) })) : null);
-      b.setAttribute('aria-label', `${i + 1}: ${name}${f ? `, ${f.type}, cost ${f.cost}. ${f.text}` : ''}`);
+        h('span', { class: 'sg-stat sg-atk', title: t('spellgrid.attack'), text: String(f.attack) }),
+        h('span', { class: 'sg-stat sg-hp', title: t('spellgrid.health'), text: String(f.health) })) : null);
+      b.setAttribute('aria-label', f
+        ? t('spellgrid.card.label', { i: i + 1, name: cardName(name), type: typeText, cost: f.cost, text: cardText(name) }).trim()
+        : `${i + 1}: ${name}`);
       return h('li', {}, b);
     }));
-    if (!view.hand.length) hand.append(h('li', { class: 'sg-empty muted', text: 'No cards left.' }));
+    if (!view.hand.length) hand.append(h('li', { class: 'sg-empty muted', text: t('spellgrid.hand.empty') }));
     if (focused >= 0) /** @type {HTMLElement|null} */ (hand.querySelector(`.sg-card[data-i="${Math.min(focused, view.hand.length - 1)}"]`))?.focus();
     castBtn.hidden = !(can && (kind === 'spell' || kind === 'unknown'));
-    castBtn.textContent = chosen >= 0 ? `Cast ${view.hand[chosen]}` : 'Cast';
+    castBtn.textContent = chosen >= 0 ? t('spellgrid.cast.card', { card }) : t('spellgrid.cast');
     hint.textContent = !can ? '' : chosen < 0
-      ? (view.hand.length ? 'Choose a card, then where it goes.' : '')
-      : kind === 'target' ? 'Now choose a minion on the grid (Esc cancels).'
-        : kind === 'minion' ? 'Now choose a free tile (Esc cancels).'
-          : 'Cast it, or choose another card.';
+      ? (view.hand.length ? t('spellgrid.hint.choose') : '')
+      : kind === 'target' ? t('spellgrid.hint.target')
+        : kind === 'minion' ? t('spellgrid.hint.minion')
+          : t('spellgrid.hint.spell');
 
     clear(minionList).append(...view.minions.map((m) => h('li', { dataset: { id: String(m.id) } },
-      h('span', { class: 'sg-minion-row-name', text: m.name }),
+      h('span', { class: 'sg-minion-row-name', text: cardName(m.name) }),
       h('span', { class: 'sg-minion-row-at' },
-        h('span', { class: 'muted', text: `at ${m.x + 1},${m.y + 1}` }),
-        h('span', { class: 'sg-stat sg-atk', title: 'Attack', 'aria-label': `attack ${m.attack}`, text: String(m.attack) }),
-        h('span', { class: 'sg-stat sg-hp', title: 'Health', 'aria-label': `health ${m.health}`, text: String(m.health) })))));
-    if (!view.minions.length) minionList.append(h('li', { class: 'muted', text: 'None.' }));
+        h('span', { class: 'muted', text: t('spellgrid.minion.at', { x: m.x + 1, y: m.y + 1 }) }),
+        h('span', { class: 'sg-stat sg-atk', title: t('spellgrid.attack'), 'aria-label': t('spellgrid.minion.attack', { n: m.attack }), text: String(m.attack) }),
+        h('span', { class: 'sg-stat sg-hp', title: t('spellgrid.health'), 'aria-label': t('spellgrid.minion.health', { n: m.health }), text: String(m.health) })))));
+    if (!view.minions.length) minionList.append(h('li', { class: 'muted', text: t('spellgrid.minions.none') }));
 
     controls.hidden = seat == null || view.won || !!ended;
     keysHelp.hidden = controls.hidden;
@@ -478,7 +492,7 @@ export function create(ctx) {
     for (const b of pad.querySelectorAll('button')) /** @type {HTMLButtonElement} */ (b).disabled = !can;
     undoBtn.disabled = !mine() || view.moves === 0;
     restartBtn.disabled = !mine() || view.moves === 0;
-    document.title = `${view.won ? 'Solved · ' : ''}Room ${room?.code || ''} · roomd`;
+    document.title = t(view.won ? 'spellgrid.doc.solved' : 'spellgrid.doc', { code: room?.code || '' }); // i18n: spellgrid.doc*
     renderResult();
   }
 
@@ -499,16 +513,16 @@ export function create(ctx) {
     result.hidden = false;
     result.dataset.status = st;
     result.dataset.moves = String(view.moves);
-    const title = view.won ? (seat === 0 ? 'Level solved!' : `${ctx.seatName(0)} solved the level`) : 'The match ended';
+    const title = view.won ? (seat === 0 ? t('spellgrid.result.won') : t('spellgrid.result.solvedBy', { name: ctx.seatName(0) })) : t('spellgrid.result.ended');
     const line = view.won
-      ? `${levelInfo(view.level).title} — solved in ${view.moves} move${view.moves === 1 ? '' : 's'}.`
-      : `The match ended: ${st}.`;
+      ? t('spellgrid.result.solved', { title: levelInfo(view.level).title, moves: movesText(view.moves) })
+      : t('spellgrid.result.why', { status: st });
     clear(result).append(
       h('h2', { text: title }),
       h('p', { class: 'muted', text: line }),
       ctx.isHost()
-        ? h('button', { class: 'btn btn-primary', id: 'new-game', type: 'button', on: { click: () => ctx.newGame() } }, 'Play again')
-        : h('p', { class: 'muted', text: 'The host can start a new game.' }));
+        ? h('button', { class: 'btn btn-primary', id: 'new-game', type: 'button', on: { click: () => ctx.newGame() } }, t('spellgrid.again'))
+        : h('p', { class: 'muted', text: t('spellgrid.again.host') }));
   }
 
   return {

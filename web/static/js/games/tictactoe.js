@@ -21,12 +21,13 @@
 // data-winner), #new-game.
 
 import { h, clear } from '../ui.js';
+import { t } from '../i18n.js';
 
 // The page module's contract: registry.js.
 export const id = 'tictactoe';
 export const rulesVersion = 'tictactoe/1';
 export const icon = 'tictactoe';
-export const tagline = '2 players, three in a row';
+export const tagline = t('tictactoe.tagline');
 
 /** @typedef {import('../api.js').GameInfo} GameInfo */
 
@@ -37,7 +38,7 @@ const MARKS = ['X', 'O'];
 export function defaults(_info) { return {}; }
 
 /** @param {GameInfo} _info @param {any} _settings */
-export function describe(_info, _settings) { return 'Classic 3×3 · X moves first'; }
+export function describe(_info, _settings) { return t('tictactoe.describe'); }
 
 /**
  * Tic-tac-toe has nothing to set up: the form only says how to play.
@@ -49,7 +50,7 @@ export function describe(_info, _settings) { return 'Classic 3×3 · X moves fir
 export function settingsForm(_info, _init, _prefix) {
   return {
     el: h('div', { class: 'settings-fields' },
-      h('p', { class: 'hint', text: 'Two players mark X and O in turn; three in a row — across, down or diagonally — wins. Playing alone? Add an AI player in the room.' })),
+      h('p', { class: 'hint', text: t('tictactoe.settings.hint') })),
     read() { return {}; },
   };
 }
@@ -62,7 +63,7 @@ export function create(ctx) {
   const heading = h('h2', { class: 'ttt-title' });
   const players = h('p', { class: 'ttt-players' });
   const status = h('p', { class: 'ttt-status', id: 'ttt-status', 'aria-live': 'polite' });
-  const board = h('div', { class: 'ttt-board', id: 'ttt-board', role: 'group', 'aria-label': 'Board' });
+  const board = h('div', { class: 'ttt-board', id: 'ttt-board', role: 'group', 'aria-label': t('tictactoe.board') });
   /** @type {HTMLButtonElement[]} */
   const cells = [];
   for (let r = 0; r < SIZE; r++) {
@@ -134,7 +135,7 @@ export function create(ctx) {
   /** @param {number|null|undefined} s */
   function who(s) {
     if (s == null) return '';
-    return `${s === seat ? 'You' : ctx.seatName(s)} (${MARKS[s]})`;
+    return t('tictactoe.who', { name: s === seat ? t('tictactoe.you') : ctx.seatName(s), mark: MARKS[s] });
   }
 
   /** @param {any[]} beats */
@@ -163,35 +164,35 @@ export function create(ctx) {
     if (!view) return;
     const over = view.phase !== 'active';
     const live = !over && !ended;
-    heading.textContent = `Tic-tac-toe${room?.match ? ` · game ${room.match}` : ''}`;
+    heading.textContent = room?.match ? t('tictactoe.headingMatch', { match: room.match }) : t('tictactoe.heading');
     clear(players).append(
-      h('span', { class: 'ttt-who', dataset: { mark: 'X' } }, h('strong', { text: 'X' }), ' ', seat === 0 ? 'You' : ctx.seatName(0)),
-      h('span', { class: 'muted', text: ' vs ' }),
-      h('span', { class: 'ttt-who', dataset: { mark: 'O' } }, h('strong', { text: 'O' }), ' ', seat === 1 ? 'You' : ctx.seatName(1)));
+      h('span', { class: 'ttt-who', dataset: { mark: 'X' } }, h('strong', { text: 'X' }), ' ', seat === 0 ? t('tictactoe.you') : ctx.seatName(0)),
+      h('span', { class: 'muted', text: ` ${t('tictactoe.vs')} ` }),
+      h('span', { class: 'ttt-who', dataset: { mark: 'O' } }, h('strong', { text: 'O' }), ' ', seat === 1 ? t('tictactoe.you') : ctx.seatName(1)));
 
     const mine = myTurn();
     status.dataset.phase = view.phase;
     status.dataset.turn = String(view.turn);
     status.dataset.mine = String(mine);
     if (view.phase === 'won') {
-      status.textContent = view.winner === seat ? 'You win!' : `${who(view.winner)} wins!`;
+      status.textContent = view.winner === seat ? t('tictactoe.youWin') : t('tictactoe.wins', { who: who(view.winner) });
     } else if (view.phase === 'draw') {
-      status.textContent = 'A draw — nobody wins.';
+      status.textContent = t('tictactoe.status.draw');
     } else if (ended) {
-      status.textContent = 'The match ended.';
+      status.textContent = t('tictactoe.status.ended');
     } else if (mine) {
-      status.textContent = `Your turn — you are ${MARKS[view.turn]}.`;
+      status.textContent = t('tictactoe.status.yourTurn', { mark: MARKS[view.turn] });
     } else {
-      status.textContent = seat == null ? `${who(view.turn)} to play.` : `${who(view.turn)} is thinking…`;
+      status.textContent = seat == null ? t('tictactoe.status.toPlay', { who: who(view.turn) }) : t('tictactoe.status.thinking', { who: who(view.turn) });
     }
-    document.title = (mine ? 'Your turn · ' : '') + `Room ${room?.code || ''} · roomd`;
+    document.title = mine ? t('tictactoe.docTitle.yourTurn', { code: room?.code || '' }) : t('tictactoe.docTitle', { code: room?.code || '' });
 
     const win = new Set((view.line || []).map((/** @type {{r: number, c: number}} */ p) => p.r * SIZE + p.c));
     cells.forEach((b, i) => {
       const r = Math.floor(i / SIZE), c = i % SIZE, m = at(r, c);
       b.dataset.mark = m;
       b.textContent = m;
-      b.setAttribute('aria-label', `Row ${r + 1}, column ${c + 1}: ${m || 'empty'}`);
+      b.setAttribute('aria-label', t('tictactoe.cell', { r: r + 1, c: c + 1, mark: m || t('tictactoe.empty') }));
       b.setAttribute('aria-disabled', String(!playable(r, c)));
       if (win.has(i)) b.dataset.win = 'true'; else delete b.dataset.win;
     });
@@ -210,14 +211,14 @@ export function create(ctx) {
     let phase, title, line;
     if (over) {
       phase = view.phase;
-      title = view.phase === 'draw' ? 'Draw' : view.winner === seat ? 'You win!' : `${who(view.winner)} wins`;
-      line = view.phase === 'draw' ? 'Every square is marked and nobody has three in a row.' : 'Three in a row.';
+      title = view.phase === 'draw' ? t('tictactoe.result.draw') : view.winner === seat ? t('tictactoe.youWin') : t('tictactoe.winsPlain', { who: who(view.winner) });
+      line = view.phase === 'draw' ? t('tictactoe.result.drawLine') : t('tictactoe.result.wonLine');
     } else {
       const res = /** @type {import('../client.js').Result} */ (ended);
       const w = res.winners?.[0];
       phase = res.status;
-      title = w == null ? 'The match ended' : w === seat ? 'You win!' : `${who(w)} wins`;
-      line = res.status === 'resigned' ? 'The other player resigned.' : `The match ended: ${res.status}.`;
+      title = w == null ? t('tictactoe.result.ended') : w === seat ? t('tictactoe.youWin') : t('tictactoe.winsPlain', { who: who(w) });
+      line = res.status === 'resigned' ? t('tictactoe.result.resigned') : t('tictactoe.result.endedWhy', { status: res.status });
     }
     result.hidden = false;
     result.dataset.phase = phase;
@@ -226,8 +227,8 @@ export function create(ctx) {
       h('h2', { text: title }),
       h('p', { class: 'muted', text: line }),
       ctx.isHost()
-        ? h('button', { class: 'btn btn-primary', id: 'new-game', type: 'button', on: { click: () => ctx.newGame() } }, 'Play again')
-        : h('p', { class: 'muted', text: 'The host can start a new game.' }));
+        ? h('button', { class: 'btn btn-primary', id: 'new-game', type: 'button', on: { click: () => ctx.newGame() }, text: t('tictactoe.playAgain') })
+        : h('p', { class: 'muted', text: t('tictactoe.hostRestarts') }));
   }
 
   roving();

@@ -6,17 +6,32 @@
 // against the AI. Small and pure: the lobby imports it without loading
 // the core.
 
+import { t } from '../i18n.js';
+
 /** @typedef {import('./runner.js').LocalMode} LocalMode */
 /** @typedef {import('../api.js').GameInfo} GameInfo */
 /** @typedef {import('../api.js').Mode} Mode */
 
-/** The local modes in the order the lobby offers them, with their labels. */
+/**
+ * The local modes in the order the lobby offers them, with the keys of
+ * their labels (modeLabel).
+ */
 export const LOCAL_MODES = /** @type {const} */ ([
-  { id: 'solo', label: 'Solo' },
-  { id: 'ai', label: 'Against the AI' },
-  { id: 'pass', label: 'Pass and play' },
-  { id: 'daily', label: "Today's board" },
+  // i18n: local.mode.*
+  { id: 'solo', key: 'local.mode.solo' },
+  { id: 'ai', key: 'local.mode.ai' },
+  { id: 'pass', key: 'local.mode.pass' },
+  { id: 'daily', key: 'local.mode.daily' },
 ]);
+
+/**
+ * A local mode's label in the language shown; an unknown mode, as it is.
+ * @param {string} id
+ */
+export function modeLabel(id) {
+  const m = LOCAL_MODES.find((x) => x.id === id);
+  return m ? t(m.key) : id;
+}
 
 /**
  * The game mode a local mode plays: the first of the game's modes that

@@ -9,14 +9,41 @@
 
 import { loadCore } from './core.js';
 import { LocalSession, today } from './runner.js';
-import { LOCAL_MODES, gameModeFor, localModes, seatCount } from './modes.js';
+import { LOCAL_MODES, gameModeFor, localModes, modeLabel, seatCount } from './modes.js';
 import { SETUP_KEY } from './setup.js';
 import { games, loadPage, noPageText } from '../registry.js';
 import { h, clear, icon, showNotice, savedName, copyText } from '../ui.js';
+import { t } from '../i18n.js';
 
 /** @typedef {import('./runner.js').LocalMode} LocalMode */
 /** @typedef {import('./runner.js').LocalState} LocalState */
 /** @typedef {import('../api.js').GameInfo} GameInfo */
+
+/**
+ * A notice of the runner (English, with a code) in the language shown;
+ * a notice of the game's rules goes on as it is.
+ * @param {any} n
+ */
+function localNotice(n) {
+  switch (n.code) {
+    case 'closed': return { ...n, message: t('local.notice.closed') };
+    case 'handoff': return { ...n, message: t('local.notice.handoff', { name: n.name || '' }) };
+    case 'wrong-seat': return { ...n, message: t('local.notice.watching') };
+    case 'paused': return { ...n, message: t('local.notice.paused') };
+    case 'undo-refused': return { ...n, message: undoWhy(n.reason, n.limit) || n.message };
+  }
+  return n;
+}
+
+/**
+ * Why undo is refused, in the language shown ('' when it is not).
+ * @param {string|undefined} reason
+ * @param {number|null|undefined} limit
+ */
+function undoWhy(reason, limit) {
+  if (!reason) return '';
+  return t(`local.undo.why.${reason}`, { n: limit ?? 0 }); // i18n: local.undo.why.*
+}
 
 
 /**
@@ -27,11 +54,11 @@ import { h, clear, icon, showNotice, savedName, copyText } from '../ui.js';
 export async function showLocal(app, gameId, modeParam) {
   clear(app);
   app.className = 'app app-local';
-  const status = h('p', { class: 'muted', id: 'local-status', text: 'Loading the game…' });
+  const status = h('p', { class: 'muted', id: 'local-status', text: t('local.loading') });
   app.append(status);
   const fail = (/** @type {string} */ text) => {
     status.textContent = text;
-    status.append(' ', h('a', { href: '/', text: 'Back to the lobby' }));
+    status.append(' ', h('a', { href: '/', text: t('local.back') }));
   };
   let core, info, page;
   try {
@@ -39,15 +66,15 @@ export async function showLocal(app, gameId, modeParam) {
     info = await gameInfo(core, gameId);
     page = await loadPage(gameId);
   } catch (err) {
-    return fail(`The game could not load: ${/** @type {Error} */ (err).message}.`);
+    return fail(t('local.fail.load', { err: /** @type {Error} */ (err).message }));
   }
-  if (!info) return fail(`There is no game ${gameId} here.`);
+  if (!info) return fail(t('local.fail.game', { game: gameId }));
   if (!page) return fail(noPageText(info));
   const mode = /** @type {LocalMode} */ (modeParam);
   const gameMode = LOCAL_MODES.some((m) => m.id === mode) ? gameModeFor(info, mode) : undefined;
   if (!gameMode) {
-    const offered = localModes(info).map((m) => LOCAL_MODES.find((x) => x.id === m)?.label).join(', ');
-    return fail(`${info.name} cannot be played that way on this device${offered ? ` (it can: ${offered})` : ''}.`);
+    const offered = localModes(info).map(modeLabel).join(t('local.sep'));
+    return fail(offered ? t('local.fail.mode.offered', { game: info.name, modes: offered }) : t('local.fail.mode', { game: info.name }));
   }
   new LocalPage(app, core, info, page, mode, gameMode).start();
 }
@@ -97,22 +124,22 @@ class LocalPage {
 
   /** Resumes this game's save in this mode, or starts a new game. */
   start() {
-    const label = LOCAL_MODES.find((m) => m.id === this.mode)?.label || this.mode;
-    document.title = `${this.info.name} · ${label} · roomd`;
+    const label = modeLabel(this.mode);
+    document.title = t('local.doc', { game: this.info.name, mode: label });
     this.main = h('section', { class: 'room-main local-main', id: 'local-main' });
-    this.handoff = h('div', { class: 'panel local-handoff', id: 'local-handoff', role: 'dialog', 'aria-modal': 'true', hidden: true });
-    this.undoButton = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn', id: 'local-undo', type: 'button', on: { click: () => this.undo() } }, 'Undo'));
+    this.handoff = h('div', { class: 'panel local-handoff', id: 'local-handoff', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'local-handoff-title', hidden: true });
+    this.undoButton = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn', id: 'local-undo', type: 'button', on: { click: () => this.undo() } }, t('local.undo')));
     this.undoText = h('p', { class: 'muted small', id: 'local-undos' });
     this.share = h('div', { class: 'local-share', id: 'local-share', hidden: true });
     const side = h('aside', { class: 'room-side' },
       h('section', { class: 'panel local-panel', id: 'local-panel', dataset: { mode: this.mode } },
         h('h2', {}, icon(this.page.icon || 'logo'), ' ', this.info.name),
-        h('p', { class: 'local-mode', text: `${label} · on this device, no server` }),
-        this.mode === 'daily' ? h('p', { class: 'muted small', text: `The board of ${today()} (UTC): the same for everyone today. Not ranked.` }) : null,
+        h('p', { class: 'local-mode', text: t('local.mode.line', { mode: label }) }),
+        this.mode === 'daily' ? h('p', { class: 'muted small', text: t('local.daily.line', { day: today() }) }) : null,
         h('div', { class: 'actions' }, this.undoButton,
-          h('button', { class: 'btn', id: 'local-new', type: 'button', on: { click: () => this.newGame() } }, 'New game')),
+          h('button', { class: 'btn', id: 'local-new', type: 'button', on: { click: () => this.newGame() } }, t('local.new'))),
         this.undoText, this.share,
-        h('p', {}, h('a', { href: '/', text: 'Back to the lobby' }))));
+        h('p', {}, h('a', { href: '/', text: t('local.back') }))));
     clear(this.app).append(this.handoff, h('div', { class: 'room-grid' }, this.main, side));
     // A real-time game stops while the page is hidden.
     document.addEventListener('visibilitychange', () => {
@@ -127,10 +154,11 @@ class LocalPage {
         this.session = r.session;
         this.mount();
         this.session.resume();
-        showNotice({ code: 'local-resumed', message: 'Your saved game is back where you left it.' }, { kind: 'info' });
+        showNotice({ code: 'local-resumed', message: t('local.resumed') }, { kind: 'info' });
         return;
       }
-      showNotice({ code: 'local-save', message: r.error }, { kind: 'warn' });
+      // i18n: local.restore.*
+      showNotice({ code: 'local-save', message: t(`local.restore.${r.code}`, r.params) }, { kind: 'warn' });
     }
     this.newGame();
   }
@@ -162,11 +190,11 @@ class LocalPage {
     const setup = this.takeSetup();
     let config = settings || setup?.settings || this.session?.config || this.page.defaults?.(this.info) || {};
     if ((this.info.modes || []).length > 1) config = { ...config, mode: this.gameMode.id };
-    const me = (setup?.name || savedName() || 'You').trim() || 'You';
+    const me = (setup?.name || savedName() || t('local.you')).trim() || t('local.you');
     const n = seatCount(this.gameMode, this.mode);
     const seats = Array.from({ length: n }, (_, i) => {
       if (i === 0) return { name: me, ai: false };
-      return this.mode === 'ai' ? { name: n > 2 ? `AI ${i}` : 'AI', ai: true } : { name: `Player ${i + 1}`, ai: false };
+      return this.mode === 'ai' ? { name: n > 2 ? t('local.seat.ai.n', { n: i }) : t('local.seat.ai'), ai: true } : { name: t('local.seat.player', { n: i + 1 }), ai: false };
     });
     this.session?.dispose();
     try {
@@ -174,7 +202,7 @@ class LocalPage {
       this.mount();
       this.session.start();
     } catch (err) {
-      showNotice({ code: 'local-start', message: `The game could not start: ${/** @type {Error} */ (err).message}` }, { kind: 'error' });
+      showNotice({ code: 'local-start', message: t('local.fail.start', { err: /** @type {Error} */ (err).message }) }, { kind: 'error' });
     }
   }
 
@@ -203,15 +231,15 @@ class LocalPage {
   context() {
     return {
       command: async (cmd) => {
-        const rc = this.session ? this.session.command(cmd) : { ok: false, notice: { code: 'closed', message: 'No game.' } };
-        if (!rc.ok && rc.notice) showNotice(rc.notice);
+        const rc = this.session ? this.session.command(cmd) : { ok: false, notice: { code: 'closed', message: t('local.notice.closed') } };
+        if (!rc.ok && rc.notice) showNotice(localNotice(rc.notice));
         return /** @type {any} */ ({ id: '', ok: rc.ok, rev: 0, notice: rc.notice, tick: /** @type {any} */ (rc).tick });
       },
       newGame: async (settings) => this.newGame(settings),
       isHost: () => true,
       seat: () => this.state?.viewer ?? null,
       room: () => this.room(),
-      seatName: (i) => this.session?.seats[i]?.name || `Seat ${i + 1}`,
+      seatName: (i) => this.session?.seats[i]?.name || t('local.seat', { n: i + 1 }),
       serverNow: () => Date.now(),
       resync: () => this.session?.resume(),
       rtt: () => 0,
@@ -264,10 +292,12 @@ class LocalPage {
   renderPanel(st) {
     const undo = /** @type {HTMLButtonElement} */ (this.undoButton);
     undo.disabled = !st.undo.available;
-    undo.title = st.undo.why;
+    undo.title = undoWhy(st.undo.reason, st.undo.limit);
     undo.hidden = this.mode === 'pass' || this.mode === 'daily' || !!this.session?.hz;
     const u = /** @type {HTMLElement} */ (this.undoText);
-    u.textContent = st.undos ? `Undos used: ${st.undos}${st.undo.remaining != null ? ` (${st.undo.remaining} left)` : ''} — counted in the result.` : '';
+    u.textContent = !st.undos ? '' : st.undo.remaining != null
+      ? t('local.undos.left', { n: st.undos, left: st.undo.remaining })
+      : t('local.undos', { n: st.undos });
     u.dataset.undos = String(st.undos);
     document.body.dataset.phase = st.status?.over ? 'ended' : 'running';
     const hand = /** @type {HTMLElement} */ (this.handoff);
@@ -275,24 +305,26 @@ class LocalPage {
       hand.hidden = false;
       hand.dataset.seat = String(st.handoff.seat);
       clear(hand).append(
-        h('h2', { text: `Pass the device to ${st.handoff.name}` }),
-        h('p', { class: 'muted', text: 'Nobody else should see the screen now: the next view is theirs alone.' }),
-        h('button', { class: 'btn btn-primary btn-big', id: 'local-reveal', type: 'button', on: { click: () => this.session?.reveal() } }, `I am ${st.handoff.name} — show my view`));
+        h('h2', { id: 'local-handoff-title', text: t('local.handoff', { name: st.handoff.name }) }),
+        h('p', { class: 'muted', text: t('local.handoff.note') }),
+        h('button', { class: 'btn btn-primary btn-big', id: 'local-reveal', type: 'button', on: { click: () => this.session?.reveal() } }, t('local.handoff.reveal', { name: st.handoff.name })));
       hand.querySelector('button')?.focus();
     } else {
       hand.hidden = true;
     }
     const share = /** @type {HTMLElement} */ (this.share);
-    const text = this.session?.shareText() || '';
+    const sh = this.session?.share();
+    const sk = `local.share.status.${sh?.status}`; // i18n: local.share.status.*
+    const text = !sh ? '' : t(sh.undos ? 'local.share.undos' : 'local.share', { ...sh, status: t(sk) === sk ? sh.status : t(sk) }); // i18n: local.share*
     share.hidden = !text;
     if (text) {
       clear(share).append(h('p', { id: 'local-share-text', text }),
-        h('button', { class: 'btn', type: 'button', on: { click: () => copyText(text) } }, 'Copy'));
+        h('button', { class: 'btn', type: 'button', on: { click: () => copyText(text) } }, t('local.copy')));
     }
   }
 
   undo() {
     const rc = this.session?.undo();
-    if (rc && !rc.ok && rc.notice) showNotice(rc.notice);
+    if (rc && !rc.ok && rc.notice) showNotice(localNotice(rc.notice));
   }
 }

@@ -81,7 +81,9 @@ const SAVE_VERSION = 1;
  * @property {number[]} pending
  * @property {{phase: string, started: boolean, over: boolean, outcome: {winners: number[]|null}}} status
  * @property {{seat: number, name: string}|null} handoff
- * @property {{available: boolean, remaining: number|null, why: string}} undo
+ * @property {{available: boolean, remaining: number|null, why: string, reason: string, limit: number|null}} undo
+ *   why: in English (logs, tests); reason: its code, which the page shows
+ *   in the language chosen (local.undo.why.{reason}, with the limit)
  * @property {number[]} thinking       AI seats choosing now
  * @property {number} undos
  * @property {string[]} assists
@@ -283,8 +285,10 @@ export class LocalSession {
    * @param {any} command
    */
   command(command) {
+    // The messages are English, for logs and tests; the page shows the
+    // codes in the language chosen (local/page.js, localNotice).
     if (this.disposed) return { ok: false, notice: { code: 'closed', message: 'This game is closed.' } };
-    if (this.handoff) return { ok: false, notice: { code: 'handoff', message: `Hand the device to ${this.handoff.name} first.` } };
+    if (this.handoff) return { ok: false, notice: { code: 'handoff', message: `Hand the device to ${this.handoff.name} first.`, name: this.handoff.name } };
     const seat = this.viewer;
     if (seat == null || this.seats[seat]?.ai) return { ok: false, notice: { code: 'wrong-seat', message: 'Watching: there is no seat to play.' } };
     if (this.hz) {
@@ -377,13 +381,13 @@ export class LocalSession {
     const policy = UNDO_POLICY[this.mode];
     const remaining = typeof policy === 'number' ? Math.max(0, policy - this.undos) : null;
     const lastHuman = this.log.findLastIndex((e) => !this.seats[e.seat].ai);
-    let why = '';
-    if (this.hz) why = 'A real-time game has no undo.';
-    else if (policy === 'none') why = this.mode === 'daily' ? 'The daily game has no undo.' : 'Pass-and-play has no undo.';
-    else if (remaining === 0) why = `No undo left (${policy} a game).`;
-    else if (this.status?.over) why = 'The game is over.';
-    else if (lastHuman < 0) why = 'Nothing to undo yet.';
-    return { available: !why, remaining, why };
+    let why = '', reason = '';
+    if (this.hz) [reason, why] = ['realtime', 'A real-time game has no undo.'];
+    else if (policy === 'none') [reason, why] = this.mode === 'daily' ? ['daily', 'The daily game has no undo.'] : ['pass', 'Pass-and-play has no undo.'];
+    else if (remaining === 0) [reason, why] = ['used', `No undo left (${policy} a game).`];
+    else if (this.status?.over) [reason, why] = ['over', 'The game is over.'];
+    else if (lastHuman < 0) [reason, why] = ['nothing', 'Nothing to undo yet.'];
+    return { available: !why, remaining, why, reason, limit: typeof policy === 'number' ? policy : null };
   }
 
   /**
@@ -392,7 +396,7 @@ export class LocalSession {
    */
   undo() {
     const u = this.undoState();
-    if (!u.available) return { ok: false, notice: { code: 'undo-refused', message: u.why } };
+    if (!u.available) return { ok: false, notice: { code: 'undo-refused', message: u.why, reason: u.reason, limit: u.limit } };
     const keep = this.log.slice(0, this.log.findLastIndex((e) => !this.seats[e.seat].ai));
     const err = this.replay(keep);
     if (err) return { ok: false, notice: { code: 'undo-failed', message: err } };
@@ -482,22 +486,25 @@ export class LocalSession {
    * @param {LocalCore} core
    * @param {SaveEnvelope} env
    * @param {Omit<ConstructorParameters<typeof LocalSession>[1], 'game'|'mode'|'seats'|'config'|'seed'|'day'>} opts
-   * @returns {{session: LocalSession}|{error: string}}
+   * @returns {{session: LocalSession}|{error: string, code: string, params?: Record<string, string>}}
+   *   error in English (logs, tests); code and params for the page's words
+   *   (local.restore.{code})
    */
   static restore(core, env, opts) {
     if (!env || env.v !== SAVE_VERSION || typeof env.game !== 'string' || !Array.isArray(env.log) || !Array.isArray(env.seats)) {
-      return { error: 'The save is not one this page can read.' };
+      return { error: 'The save is not one this page can read.', code: 'unreadable' };
     }
     const info = core.manifest.games.find((g) => g.id === env.game);
-    if (!info) return { error: `This build has no game ${env.game}.` };
+    if (!info) return { error: `This build has no game ${env.game}.`, code: 'game', params: { game: env.game } };
     if (info.rulesVersion !== env.rulesVersion) {
-      return { error: `The rules changed (${env.rulesVersion} → ${info.rulesVersion}): the saved game cannot continue.` };
+      return { error: `The rules changed (${env.rulesVersion} → ${info.rulesVersion}): the saved game cannot continue.`, code: 'rules',
+        params: { from: String(env.rulesVersion), to: info.rulesVersion } };
     }
     const s = new LocalSession(core, { ...opts, game: env.game, mode: env.mode, seats: env.seats, config: env.config, seed: env.seed, day: env.day });
     const err = s.replay(env.log);
     if (err) {
       s.dispose();
-      return { error: `The saved game does not replay: ${err}.` };
+      return { error: `The saved game does not replay: ${err}.`, code: 'replay', params: { err: String(err) } };
     }
     s.undos = Number(env.undos) || 0;
     s.assists = Array.isArray(env.assists) ? env.assists.map(String) : [];
@@ -519,12 +526,16 @@ export class LocalSession {
     };
   }
 
-  /** The daily game's result as a line to share: no board in it. */
-  shareText() {
+  /**
+   * The daily game's result, what its line to share says (no board in it):
+   * the page words it in the language shown; null before the end or
+   * outside the daily mode.
+   * @returns {{game: string, day: string, status: string, secs: number, moves: number, undos: number}|null}
+   */
+  share() {
     const r = this.result();
-    if (!r || !this.day) return '';
-    const secs = Math.round(r.time / 1000);
-    return `roomd daily ${this.game} ${this.day}: ${r.status} in ${secs} s, ${this.log.length} moves${this.undos ? `, ${this.undos} undos` : ''}`;
+    if (!r || !this.day) return null;
+    return { game: this.game, day: this.day, status: r.status, secs: Math.round(r.time / 1000), moves: this.log.length, undos: this.undos };
   }
 
   dispose() {

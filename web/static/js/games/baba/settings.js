@@ -5,12 +5,14 @@
 // the config has no "mode" member.
 
 import { h } from '../../ui.js';
+import { t } from '../../i18n.js';
 
 /** @typedef {import('../../api.js').GameInfo} GameInfo */
 
 /**
  * The levels, in the order of core/babagame's LevelIDs, with the titles
- * and notes of their files (core/babagame/levels/*.json).
+ * and notes of their files (core/babagame/levels/*.json), in English: the
+ * page shows them in the language chosen (levelOf).
  */
 export const LEVELS = Object.freeze([
   { id: 'baba-is-you', name: 'Baba Is You', note: 'Push the rock out of the way and touch the flag.' },
@@ -22,20 +24,21 @@ export const LEVELS = Object.freeze([
 ]);
 
 /** The controls: who may step. */
-export const CONTROLS = Object.freeze([
-  { id: 'shared', name: 'Shared', text: 'anyone steps at any time' },
-  { id: 'turns', name: 'Taking turns', text: 'the players step in turn' },
-]);
+export const CONTROLS = Object.freeze(['shared', 'turns']);
 
 /**
- * A level by id; an id this page does not know (a newer server) gets a
- * name made from the id.
+ * A level by id, its name and note in the language shown; an id this page
+ * does not know (a newer server) gets a name made from the id.
  * @param {string|undefined} id
  * @returns {{id: string, name: string, note: string, n: number}}
  */
 export function levelOf(id) {
   const i = LEVELS.findIndex((l) => l.id === id);
-  if (i >= 0) return { ...LEVELS[i], n: i + 1 };
+  if (i >= 0) {
+    const l = LEVELS[i];
+    // i18n: baba.level.*
+    return { id: l.id, name: t(`baba.level.${l.id}.name`), note: t(`baba.level.${l.id}.note`), n: i + 1 };
+  }
   const words = String(id || 'level').split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1));
   return { id: String(id || ''), name: words.join(' '), note: '', n: 0 };
 }
@@ -61,7 +64,7 @@ export function configOf(settings) {
 export function describe(_info, settings) {
   const c = configOf(settings);
   const l = levelOf(c.level);
-  return `${l.n ? `Level ${l.n} · ` : ''}${l.name} · ${c.control === 'turns' ? 'taking turns' : 'shared control'}`;
+  return t(l.n ? 'baba.describe.level' : 'baba.describe', { n: l.n, name: l.name, control: t(`baba.control.${c.control}.short`) }); // i18n: baba.control.* // i18n: baba.describe*
 }
 
 /** @param {GameInfo} _info */
@@ -78,21 +81,21 @@ export function settingsForm(_info, init, prefix) {
   const c = configOf(init);
   const levels = LEVELS.some((l) => l.id === c.level) ? LEVELS : [...LEVELS, levelOf(c.level)];
   const level = /** @type {HTMLSelectElement} */ (h('select', { id: `${prefix}-level`, name: 'level' },
-    ...levels.map((l, i) => h('option', { value: l.id, selected: l.id === c.level }, `${i + 1}. ${l.name}`))));
+    ...levels.map((l, i) => h('option', { value: l.id, selected: l.id === c.level }, `${i + 1}. ${levelOf(l.id).name}`))));
   const control = /** @type {HTMLSelectElement} */ (h('select', { id: `${prefix}-control`, name: 'control' },
-    ...CONTROLS.map((x) => h('option', { value: x.id, selected: x.id === c.control }, `${x.name} — ${x.text}`))));
+    ...CONTROLS.map((x) => h('option', { value: x, selected: x === c.control }, t(`baba.control.${x}`)))));
   const note = h('p', { class: 'hint baba-level-note', id: `${prefix}-level-note`, text: levelOf(c.level).note });
   level.addEventListener('change', () => { note.textContent = levelOf(level.value).note; });
   /** @param {HTMLElement} input @param {string} label */
   const field = (input, label) => h('div', { class: 'field field-small' }, h('label', { for: input.id, text: label }), input);
   return {
     el: h('div', { class: 'settings-fields baba-settings' },
-      field(level, 'Level'), note,
-      field(control, 'Who moves'),
-      h('p', { class: 'hint', text: 'Push the word blocks to change the rules. Everyone moves the same YOU: arrow keys or WASD step, Z undoes, R twice restarts. 1–4 players.' })),
+      field(level, t('baba.field.level')), note,
+      field(control, t('baba.field.control')),
+      h('p', { class: 'hint', text: t('baba.settings.hint') })),
     read() {
-      if (!level.value) throw new Error('Choose a level.');
-      if (!CONTROLS.some((x) => x.id === control.value)) throw new Error('Choose who moves: shared or taking turns.');
+      if (!level.value) throw new Error(t('baba.error.level'));
+      if (!CONTROLS.includes(control.value)) throw new Error(t('baba.error.control'));
       return { level: level.value, control: control.value };
     },
   };

@@ -17,6 +17,9 @@
 // StatsChanged, SpellCast (Drew's "card" and "cost" only for the drawing
 // seat, or when the card burned).
 
+import { t } from '../../i18n.js';
+import { cardName } from './catalog.js';
+
 /**
  * @typedef {{id: number, health: number, armor: number}} Hero
  * @typedef {{id: number, name?: string, cost?: number}} HandCard
@@ -179,57 +182,67 @@ export function applyBeat(v, e) {
  */
 
 /**
- * The log line of a beat, told before it is applied to v (so that the
- * names it mentions are still on the boards), or null for a beat the log
- * leaves out. who(seat) names a seat ("You", or its player's name); its
- * result starts a sentence.
+ * The log line of a beat, in the language shown, told before it is
+ * applied to v (so that the names it mentions are still on the boards), or
+ * null for a beat the log leaves out. who(seat) names a seat (its
+ * player's name); mine is the viewer's seat (null: a spectator), told as
+ * "You".
  * @param {View} v
  * @param {any} e
  * @param {(seat: number) => string} who
+ * @param {number|null} [mine]
  * @returns {LogLine|null}
  */
-export function describeBeat(v, e, who) {
+export function describeBeat(v, e, who, mine = null) {
   if (!e || typeof e !== 'object') return null;
+  const you = (/** @type {number} */ s) => s === mine;
+  /** A seat as the subject of a sentence. @param {number} s */
+  const subject = (s) => (you(s) ? t('cards.you') : who(s));
   /** @param {number} id */
   const name = (id) => {
     const h = heroSeat(v, id);
-    if (h >= 0) return who(h) === 'You' ? 'your hero' : `${who(h)}'s hero`;
+    if (h >= 0) return you(h) ? t('cards.log.yourHero') : t('cards.log.hero', { name: who(h) });
     const m = minionOf(v, id);
-    if (m) return m.name;
+    if (m) return cardName(m.name);
     for (const p of v.players) {
       const c = p.hand.find((x) => x.id === id) || p.graveyard.find((x) => x.id === id);
-      if (c?.name) return c.name;
+      if (c?.name) return cardName(c.name);
     }
-    return `card ${id}`;
+    return t('cards.log.card', { id });
   };
-  const you = (/** @type {number} */ s) => who(s) === 'You';
   switch (e.type) {
     case 'turn':
-      return { kind: 'turn', seat: e.seat, text: `Turn ${e.turn}: ${you(e.seat) ? 'your turn' : `${who(e.seat)}'s turn`} (${e.maxMana} mana)` };
+      return { kind: 'turn', seat: e.seat, text: you(e.seat)
+        ? t('cards.log.turn.you', { turn: e.turn, mana: e.maxMana })
+        : t('cards.log.turn', { turn: e.turn, name: who(e.seat), mana: e.maxMana }) };
     case 'play': {
-      const on = e.target ? ` on ${name(e.target)}` : '';
-      return { kind: 'played', seat: e.seat, text: `${who(e.seat)} played ${e.card} (${e.cost} mana)${on}` };
+      const p = { who: subject(e.seat), card: cardName(e.card), cost: e.cost };
+      return { kind: 'played', seat: e.seat, text: e.target
+        ? t('cards.log.played.on', { ...p, target: name(e.target) })
+        : t('cards.log.played', p) };
     }
     case 'attack':
-      return { kind: 'attacked', seat: e.seat, text: `${name(e.attacker)} attacked ${name(e.defender)}` };
+      return { kind: 'attacked', seat: e.seat, text: t('cards.log.attacked', { attacker: name(e.attacker), defender: name(e.defender) }) };
     case 'Damaged':
-      return { kind: 'damage', text: `${cap(name(e.target))} took ${e.amount} damage` };
+      return { kind: 'damage', text: t('cards.log.damage', { name: cap(name(e.target)), n: e.amount }) };
     case 'Destroyed':
-      return { kind: 'died', text: `${cap(name(e.id))} died` };
+      return { kind: 'died', text: t('cards.log.died', { name: cap(name(e.id)) }) };
     case 'Drew':
-      if (e.burned) return { kind: 'drew', seat: e.player, text: `${who(e.player)} drew ${e.card}, burned: the hand was full` };
-      return { kind: 'drew', seat: e.player, text: e.card != null ? `${who(e.player)} drew ${e.card}` : `${who(e.player)} drew a card` };
+      if (e.burned) return { kind: 'drew', seat: e.player, text: t('cards.log.burned', { who: subject(e.player), card: cardName(e.card) }) };
+      return { kind: 'drew', seat: e.player, text: e.card != null
+        ? t('cards.log.drew', { who: subject(e.player), card: cardName(e.card) })
+        : t('cards.log.drew.hidden', { who: subject(e.player) }) };
     case 'Fatigue':
-      return { kind: 'fatigue', seat: e.player, text: `${who(e.player)} had no card left to draw` };
+      return { kind: 'fatigue', seat: e.player, text: t('cards.log.fatigue', { who: subject(e.player) }) };
     case 'ArmorGained':
-      return { kind: 'armor', seat: e.player, text: `${who(e.player)} gained ${e.amount} Armor` };
+      return { kind: 'armor', seat: e.player, text: t('cards.log.armor', { who: subject(e.player), n: e.amount }) };
     case 'end':
-      if (e.phase === 'draw') return { kind: 'end', text: 'The match is a draw' };
+      if (e.phase === 'draw') return { kind: 'end', text: t('cards.log.draw') };
       if (typeof e.winner === 'number' && e.winner >= 0) {
-        const w = you(e.winner) ? 'You win' : `${who(e.winner)} wins`;
-        return { kind: 'end', text: e.conceded ? `${w}: the other player conceded` : w };
+        const w = you(e.winner) ? t('cards.log.win.you') : t('cards.log.win', { name: who(e.winner) });
+        return { kind: 'end', text: e.conceded ? t('cards.log.conceded', { result: w }) : w };
       }
-      return { kind: 'end', text: 'The match is over' };
+      return { kind: 'end', text: t('cards.log.over') };
   }
   return null;
 }

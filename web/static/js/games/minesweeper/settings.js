@@ -6,13 +6,51 @@
 
 import { h } from '../../ui.js';
 import { modeOf } from '../../settings.js';
+import { t } from '../../i18n.js';
 
 /** @typedef {import('../../api.js').GameInfo} GameInfo */
 /** @typedef {{id: string, rows: number, cols: number, mines: number}} Level */
 
-const levelNames = /** @type {Record<string, string>} */ ({
-  beginner: 'Beginner', intermediate: 'Intermediate', expert: 'Expert', nightmare: 'Nightmare', custom: 'Custom',
-});
+const levelIds = ['beginner', 'intermediate', 'expert', 'nightmare', 'custom'];
+
+/**
+ * A level's name in the language shown ("Beginner"), or its id when the
+ * client does not know it.
+ * @param {string} id
+ */
+export function levelName(id) {
+  // i18n: minesweeper.level.*
+  const key = 'minesweeper.level.' + id;
+  return levelIds.includes(id) ? t(key) : id;
+}
+
+/**
+ * A mode's name in the language shown ("Co-op"), else fallback.
+ * @param {string} id
+ * @param {string} [fallback]
+ */
+export function modeName(id, fallback) {
+  // i18n: minesweeper.mode.*
+  const key = 'minesweeper.mode.' + id;
+  return ['solo', 'coop', 'race'].includes(id) ? t(key) : fallback || id;
+}
+
+/** "10 mines", "1 mine". @param {number} n */
+export function minesText(n) {
+  return n === 1 ? t('minesweeper.mines.one') : t('minesweeper.mines.other', { n });
+}
+
+/**
+ * A board as players read it: "Intermediate", or "Custom 12 × 24, 40 mines".
+ * @param {any} settings
+ * @param {Level[]} levels
+ */
+export function boardLabel(settings, levels) {
+  const id = boardName(settings, levels);
+  if (levels.some((l) => l.id === id)) return levelName(id);
+  const b = boardOf(settings, levels);
+  return t('minesweeper.board.custom', { rows: b.rows, cols: b.cols, mines: minesText(b.mines) });
+}
 
 /**
  * The preset levels a Minesweeper config schema describes: each
@@ -70,8 +108,8 @@ export function describe(info, settings) {
   const s = settings || {};
   const b = boardOf(s, levelsOf(info?.configSchema));
   const mode = info ? modeOf(info, s) : undefined;
-  const lv = s.level && s.level !== 'custom' ? levelNames[s.level] || s.level : 'Custom';
-  return `${mode ? mode.name : 'Solo'} · ${lv} ${b.rows}×${b.cols}, ${b.mines} mine${b.mines === 1 ? '' : 's'}`;
+  const lv = levelName(s.level && s.level !== 'custom' ? s.level : 'custom');
+  return t('minesweeper.describe', { mode: mode ? modeName(mode.id, mode.name) : modeName('solo'), level: lv, rows: b.rows, cols: b.cols, mines: minesText(b.mines) });
 }
 
 /** @param {GameInfo} info */
@@ -91,8 +129,8 @@ export function settingsForm(info, init, prefix) {
   const initLevel = init.level || (Number.isInteger(init.rows) ? 'custom' : 'beginner');
   const level = /** @type {HTMLSelectElement} */ (h('select', { id: `${prefix}-level`, name: 'level' },
     ...levels.map((l) => h('option', { value: l.id, selected: initLevel === l.id },
-      `${levelNames[l.id] || l.id} — ${l.rows}×${l.cols}, ${l.mines} mines`)),
-    h('option', { value: 'custom', selected: initLevel === 'custom' }, 'Custom…')));
+      t('minesweeper.form.level-option', { level: levelName(l.id), rows: l.rows, cols: l.cols, mines: minesText(l.mines) }))),
+    h('option', { value: 'custom', selected: initLevel === 'custom' }, t('minesweeper.form.custom'))));
   const b = boardOf(init, levels);
   /** @param {string} name @param {string} label @param {number} value @param {number} min @param {number} max */
   const num = (name, label, value, min, max) => {
@@ -100,21 +138,21 @@ export function settingsForm(info, init, prefix) {
       min: String(min), max: String(max), step: '1', value: String(value), required: true }));
     return { input, el: h('div', { class: 'field field-small' }, h('label', { for: input.id, text: label }), input) };
   };
-  const rows = num('rows', 'Rows', b.rows, 1, 100);
-  const cols = num('cols', 'Columns', b.cols, 1, 100);
-  const mines = num('mines', 'Mines', b.mines, 0, 9999);
+  const rows = num('rows', t('minesweeper.form.rows'), b.rows, 1, 100);
+  const cols = num('cols', t('minesweeper.form.cols'), b.cols, 1, 100);
+  const mines = num('mines', t('minesweeper.form.mines'), b.mines, 0, 9999);
   const custom = h('div', { class: 'custom-fields', id: `${prefix}-custom`, hidden: initLevel !== 'custom' }, rows.el, cols.el, mines.el);
   level.addEventListener('change', () => { custom.hidden = level.value !== 'custom'; });
   return {
     el: h('div', { class: 'settings-fields' },
-      h('div', { class: 'field' }, h('label', { for: level.id, text: 'Level' }), level),
+      h('div', { class: 'field' }, h('label', { for: level.id, text: t('minesweeper.form.level') }), level),
       custom),
     read() {
       if (level.value !== 'custom') return { level: level.value };
       const r = Number(rows.input.value), c = Number(cols.input.value), m = Number(mines.input.value);
-      if (![r, c, m].every(Number.isInteger)) throw new Error('Rows, columns and mines must be whole numbers.');
-      if (r < 1 || r > 100 || c < 1 || c > 100) throw new Error('Rows and columns go from 1 to 100.');
-      if (m < 0 || m > r * c - 1) throw new Error(`Mines go from 0 to ${r * c - 1} on a ${r}×${c} board.`);
+      if (![r, c, m].every(Number.isInteger)) throw new Error(t('minesweeper.form.whole'));
+      if (r < 1 || r > 100 || c < 1 || c > 100) throw new Error(t('minesweeper.form.size-range'));
+      if (m < 0 || m > r * c - 1) throw new Error(t('minesweeper.form.mines-range', { max: r * c - 1, rows: r, cols: c }));
       return { level: 'custom', rows: r, cols: c, mines: m };
     },
   };

@@ -5,22 +5,33 @@
 // shared form adds no mode choice).
 
 import { h } from '../../ui.js';
+import { t } from '../../i18n.js';
 
 /** @typedef {import('../../api.js').GameInfo} GameInfo */
 
-/** The arenas, smallest first: size and how many snakes they hold. */
+/** The arenas, smallest first: size and how many snakes they hold (names: boardName). */
 export const BOARDS = Object.freeze([
-  { id: 'small', name: 'Small', rows: 16, cols: 16, seats: 4 },
-  { id: 'medium', name: 'Medium', rows: 24, cols: 24, seats: 8 },
-  { id: 'large', name: 'Large', rows: 32, cols: 32, seats: 8 },
+  { id: 'small', rows: 16, cols: 16, seats: 4 },
+  { id: 'medium', rows: 24, cols: 24, seats: 8 },
+  { id: 'large', rows: 32, cols: 32, seats: 8 },
 ]);
 
-/** The speeds: the ticks between two moves. */
+/** The speeds: the ticks between two moves (names: speedName). */
 export const SPEEDS = Object.freeze([
-  { id: 'slow', name: 'Slow', movesEvery: 4 },
-  { id: 'normal', name: 'Normal', movesEvery: 3 },
-  { id: 'fast', name: 'Fast', movesEvery: 2 },
+  { id: 'slow', movesEvery: 4 },
+  { id: 'normal', movesEvery: 3 },
+  { id: 'fast', movesEvery: 2 },
 ]);
+
+/** A board's name in the language shown. @param {string} id */
+export function boardName(id) {
+  return t(`snake.board.${id}`); // i18n: snake.board.*
+}
+
+/** A speed's name in the language shown. @param {string} id */
+export function speedName(id) {
+  return t(`snake.speed.${id}`); // i18n: snake.speed.*
+}
 
 /** Time limits offered, in seconds (the rules take 30 to 600). */
 const TIMES = [30, 60, 90, 120, 180, 300, 600];
@@ -35,8 +46,8 @@ const DEFAULTS = Object.freeze({ board: 'medium', speed: 'normal', timeLimit: 12
  */
 export function timeWords(s) {
   const m = Math.floor(s / 60), r = s % 60;
-  if (!m) return `${r} s`;
-  return r ? `${m} min ${r} s` : `${m} min`;
+  if (!m) return t('snake.time.s', { s: r });
+  return r ? t('snake.time.minS', { m, s: r }) : t('snake.time.min', { m });
 }
 
 /**
@@ -63,7 +74,8 @@ export function describe(_info, settings) {
   const c = configOf(settings);
   const b = BOARDS.find((x) => x.id === c.board) || BOARDS[1];
   const sp = SPEEDS.find((x) => x.id === c.speed) || SPEEDS[1];
-  return `${b.name} ${b.rows}×${b.cols} · ${sp.name.toLowerCase()} speed · ${timeWords(c.timeLimit)} · ${c.food} food`;
+  return t('snake.describe', { board: boardName(b.id), rows: b.rows, cols: b.cols, speed: speedName(sp.id).toLowerCase(),
+    time: timeWords(c.timeLimit), food: c.food });
 }
 
 /** @param {GameInfo} _info */
@@ -81,8 +93,8 @@ export function settingsForm(_info, init, prefix) {
   /** @param {string} name @param {[string|number, string][]} options @param {string|number} value */
   const select = (name, options, value) => /** @type {HTMLSelectElement} */ (h('select', { id: `${prefix}-${name}`, name },
     ...options.map(([v, label]) => h('option', { value: String(v), selected: String(v) === String(value) }, label))));
-  const board = select('board', BOARDS.map((b) => [b.id, `${b.name} — ${b.rows}×${b.cols}, up to ${b.seats} players`]), c.board);
-  const speed = select('speed', SPEEDS.map((x) => [x.id, x.name]), c.speed);
+  const board = select('board', BOARDS.map((b) => [b.id, t('snake.settings.boardOption', { board: boardName(b.id), rows: b.rows, cols: b.cols, seats: b.seats })]), c.board);
+  const speed = select('speed', SPEEDS.map((x) => [x.id, speedName(x.id)]), c.speed);
   const times = TIMES.includes(c.timeLimit) ? TIMES : [...TIMES, c.timeLimit].sort((a, b) => a - b);
   const time = select('time-limit', times.map((t) => [t, timeWords(t)]), c.timeLimit);
   const food = /** @type {HTMLInputElement} */ (h('input', { id: `${prefix}-food`, name: 'food', type: 'number', inputmode: 'numeric',
@@ -91,13 +103,14 @@ export function settingsForm(_info, init, prefix) {
   const field = (input, label) => h('div', { class: 'field field-small' }, h('label', { for: input.id, text: label }), input);
   return {
     el: h('div', { class: 'settings-fields snake-settings' },
-      field(board, 'Board'),
-      h('div', { class: 'snake-settings-row' }, field(speed, 'Speed'), field(time, 'Time limit'), field(food, 'Food')),
-      h('p', { class: 'hint', text: 'Steer with the arrow keys or WASD (swipe on a phone). Eat to grow; crash into a wall or a snake and you are out. The last snake wins — or the best score when time runs out.' })),
+      field(board, t('snake.settings.board')),
+      h('div', { class: 'snake-settings-row' }, field(speed, t('snake.settings.speed')), field(time, t('snake.settings.timeLimit')),
+        field(food, t('snake.settings.food'))),
+      h('p', { class: 'hint', text: t('snake.settings.hint') })),
     read() {
       const t = Number(time.value), f = Number(food.value);
-      if (!Number.isInteger(t) || t < MIN_TIME || t > MAX_TIME) throw new Error(`The time limit goes from ${MIN_TIME} to ${MAX_TIME} seconds.`);
-      if (!Number.isInteger(f) || f < 1 || f > MAX_FOOD) throw new Error(`Food goes from 1 to ${MAX_FOOD}.`);
+      if (!Number.isInteger(t) || t < MIN_TIME || t > MAX_TIME) throw new Error(t('snake.settings.timeRange', { min: MIN_TIME, max: MAX_TIME }));
+      if (!Number.isInteger(f) || f < 1 || f > MAX_FOOD) throw new Error(t('snake.settings.foodRange', { min: 1, max: MAX_FOOD }));
       return { board: board.value, speed: speed.value, timeLimit: t, food: f };
     },
   };

@@ -11,6 +11,7 @@
 // page does not know still shows, as a bare card.
 
 import { CARDS } from '../cards/catalog.js';
+import { t } from '../../i18n.js';
 
 /** @typedef {import('../cards/catalog.js').CardInfo} CardFace */
 
@@ -22,9 +23,9 @@ export { CARDS };
  * @type {{id: string, title: string, note: string}[]}
  */
 export const LEVELS = [
-  { id: "scribe", title: "The scribe's last word", note: "Play the Rune Scribe where WIN is missing, then let it die: its Deathrattle writes WIN on its tile." },
-  { id: "double", title: "Twice dead", note: "The Unstable Ghoul's Deathrattle hurts every minion by 1; the raptors have 2 health. Make DEATHRATTLE IS DOUBLE first." },
-  { id: "golem", title: "The golem in the way", note: "A Harvest Golem leaves a Damaged Golem behind, and every GOLEM is STOP." },
+  { id: "scribe", title: "The scribe's last word", note: "Play the Rune Scribe where WIN is missing, then let it die: its Deathrattle writes WIN on its tile." }, // i18n-ok: levels.json English, shown through levelInfo
+  { id: "double", title: "Twice dead", note: "The Unstable Ghoul's Deathrattle hurts every minion by 1; the raptors have 2 health. Make DEATHRATTLE IS DOUBLE first." }, // i18n-ok: levels.json English, shown through levelInfo
+  { id: "golem", title: "The golem in the way", note: "A Harvest Golem leaves a Damaged Golem behind, and every GOLEM is STOP." }, // i18n-ok: levels.json English, shown through levelInfo
 ];
 
 /**
@@ -37,9 +38,14 @@ export function cardFace(name) {
 }
 
 /**
- * A level's title and note; for an id this page does not know, the id.
+ * A level's title and note in the language shown (LEVELS keeps the
+ * English of levels.json); for an id this page does not know, the id.
  * @param {string} id
+ * @returns {{id: string, title: string, note: string}}
  */
 export function levelInfo(id) {
-  return LEVELS.find((l) => l.id === id) || { id, title: id, note: '' };
+  const l = LEVELS.find((x) => x.id === id);
+  if (!l) return { id, title: id, note: '' };
+  // i18n: spellgrid.level.*
+  return { id, title: t(`spellgrid.level.${id}.title`), note: t(`spellgrid.level.${id}.note`) };
 }
