@@ -410,6 +410,9 @@ type Result struct {
 	Log        json.RawMessage `json:"log,omitempty"`
 	// Ticks is how many ticks a real-time match ran.
 	Ticks uint64 `json:"ticks,omitempty"`
+	// Detail is what the game says of the ended match that its views do
+	// not, in the game's own shape (§5): Minesweeper's wrong flags.
+	Detail json.RawMessage `json:"detail,omitempty"`
 }
 
 // Replay is a room's last finished match as GET /api/rooms/{code}/replay

@@ -51,6 +51,8 @@ type matchResult struct {
 	Config  json.RawMessage `json:"config"`
 	// Ticks is how many ticks a real-time match ran.
 	Ticks uint64 `json:"ticks,omitempty"`
+	// Detail is the game's own word on the ended match (session.Outcome).
+	Detail json.RawMessage `json:"detail,omitempty"`
 }
 
 // state is everything durable about a room. Only the room's actor touches
@@ -687,7 +689,7 @@ func (s *state) result(status string, elapsed float64, out session.Outcome) *mat
 		winners = []int{}
 	}
 	res := &matchResult{Match: s.Match, Status: status, TimeMs: elapsed, Winners: winners, Ranked: out.Ranked,
-		Score: out.Score, Seed: s.sess.Seed(), Config: s.sess.Config()}
+		Score: out.Score, Seed: s.sess.Seed(), Config: s.sess.Config(), Detail: out.Detail}
 	if s.stepped() {
 		res.Ticks = s.sess.Tick()
 	}

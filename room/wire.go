@@ -72,7 +72,7 @@ func (st *state) resultWire(withLog bool, now int64) *protocol.Result {
 		return nil
 	}
 	out := &protocol.Result{Match: res.Match, Status: res.Status, TimeMs: res.TimeMs, Winners: res.Winners, Config: res.Config,
-		Commitment: res.Seed.Commitment(), Ticks: res.Ticks}
+		Commitment: res.Seed.Commitment(), Ticks: res.Ticks, Detail: res.Detail}
 	if until, sealed := st.sealed(now); sealed {
 		out.SealedUntil = until
 	} else {

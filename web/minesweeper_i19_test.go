@@ -164,6 +164,14 @@ func TestMinesweeperWinCounterAndWrongFlags(t *testing.T) {
 			}
 			p.screenshot("i19-wrong-flag-" + vp.name)
 			checkA11yBoth(p, "a lost board with a wrong flag")
+			// A reload: the result's detail (wrongFlags) keeps the cross,
+			// which the reference's view alone cannot.
+			p.do(chromedp.Reload())
+			p.wait("the lost board again", `document.getElementById('result')?.dataset.status === 'lost'`)
+			p.wait("the cross after a reload", wrong+`?.dataset.wrong === 'true'`)
+			if n := eval[int](p, `document.querySelectorAll('#board td[data-wrong]').length`); n != 1 {
+				t.Errorf("after a reload %d flags crossed out, want 1", n)
+			}
 		})
 	}
 }

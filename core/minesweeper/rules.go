@@ -1,6 +1,9 @@
 package minesweeper
 
 import (
+	"encoding/json"
+	"strconv"
+
 	"github.com/roomd/roomd/core/session"
 )
 
@@ -76,6 +79,9 @@ func (Rules) Apply(s *State, in session.Input[Move]) (*State, []Event, error) {
 func (Rules) Status(s *State) session.Status {
 	p := s.Phase()
 	st := session.Status{Phase: p.String(), Started: p != PhaseFresh, Over: s.over}
+	if s.over {
+		st.Outcome.Detail = s.wrongFlags()
+	}
 	switch {
 	case !s.over:
 	case s.race && s.winner >= 0:
@@ -88,6 +94,37 @@ func (Rules) Status(s *State) session.Status {
 		st.Outcome.Ranked = true
 	}
 	return st
+}
+
+// wrongFlags is the ended match's detail: the flags on cells without a
+// mine, by board, as {"wrongFlags":[{"seat":0,"r":1,"c":2},…]} (seat is the
+// board's: 0 but in a race); nil when there are none.
+func (s *State) wrongFlags() json.RawMessage {
+	var b []byte
+	for seat := range s.boards {
+		g := s.boards[seat].g
+		for k, c := range g.Cells() {
+			if c.st != Flagged || c.mine {
+				continue
+			}
+			if b == nil {
+				b = append(b, `{"wrongFlags":[`...)
+			} else {
+				b = append(b, ',')
+			}
+			b = append(b, `{"seat":`...)
+			b = strconv.AppendInt(b, int64(seat), 10)
+			b = append(b, `,"r":`...)
+			b = strconv.AppendInt(b, int64(k/g.Cols()), 10)
+			b = append(b, `,"c":`...)
+			b = strconv.AppendInt(b, int64(k%g.Cols()), 10)
+			b = append(b, '}')
+		}
+	}
+	if b == nil {
+		return nil
+	}
+	return append(b, "]}"...)
 }
 
 // Pending lists the seats that may move: every seat while a solo or coop

@@ -5,6 +5,7 @@
 package session
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 )
@@ -45,6 +46,10 @@ type Outcome struct {
 	// (Ranking.By == RankScore); a game that ranks by time leaves it zero:
 	// the session measures the time.
 	Score float64 `json:"score,omitempty"`
+	// Detail is what a game says of its ended match that its views do not
+	// (JSON, the game's own shape): Minesweeper's wrong flags, which the
+	// reference's view shows as plain flags.
+	Detail json.RawMessage `json:"detail,omitempty"`
 }
 
 // What a game's leaderboards rank by.

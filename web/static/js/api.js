@@ -1,7 +1,7 @@
 // @ts-check
 // The HTTP API (PROTOCOL.md §1).
 
-import { t } from './i18n.js';
+import { t, localizeGame } from './i18n.js';
 
 /**
  * @typedef {object} Mode
@@ -73,8 +73,14 @@ async function call(path, init) {
   return body;
 }
 
-/** @returns {Promise<{protocol: number, games: GameInfo[]}>} */
-export function games() { return call('/api/games'); }
+/**
+ * The server's games, their names and modes' names in the language shown.
+ * @returns {Promise<{protocol: number, games: GameInfo[]}>}
+ */
+export async function games() {
+  const body = await call('/api/games');
+  return { ...body, games: (body?.games || []).map(localizeGame) };
+}
 
 /**
  * @param {string} game

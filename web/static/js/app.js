@@ -2,8 +2,6 @@
 // The entry point: / is the lobby, /r/{CODE} a room, /play/{game}?mode=…
 // a game on this device (loaded on demand with the local core).
 
-import { showLobby } from './lobby.js';
-import { showRoom } from './room.js';
 import { takeAuthFromFragment } from './api.js';
 import { loadLocale, t, LANGS, lang, setLang } from './i18n.js';
 
@@ -11,16 +9,23 @@ import { loadLocale, t, LANGS, lang, setLang } from './i18n.js';
 // (PROTOCOL.md §2.9): kept for this tab, and out of the address bar.
 takeAuthFromFragment();
 
-// The words first (English or Japanese: i18n.js), then the page.
-await loadLocale();
-languageSwitch();
-
 const app = /** @type {HTMLElement} */ (document.getElementById('app'));
 const m = /^\/r\/([A-Za-z0-9]{1,32})\/?$/.exec(location.pathname);
 const local = /^\/play\/([a-z0-9][a-z0-9_-]{0,63})\/?$/.exec(location.pathname);
-if (m) showRoom(app, m[1]);
-else if (local) import('./local/page.js').then((p) => p.showLocal(app, local[1], new URLSearchParams(location.search).get('mode') || 'solo'));
-else showLobby(app);
+
+// Each route loads only its own page's modules, while the words load
+// (nothing of them draws before loadLocale). Local play starts its game's
+// core — the largest download and compile — at once.
+const page = m ? import('./room.js') : local ? import('./local/page.js') : import('./lobby.js');
+if (local) import('./local/core.js').then((c) => c.loadCore(local[1])).catch(() => { /* the page reports it */ });
+
+// The words first (English or Japanese: i18n.js), then the page.
+await loadLocale();
+languageSwitch();
+const mod = /** @type {any} */ (await page);
+if (m) mod.showRoom(app, m[1]);
+else if (local) mod.showLocal(app, local[1], new URLSearchParams(location.search).get('mode') || 'solo');
+else mod.showLobby(app);
 
 // The service worker keeps the app and the local core for a visit with no
 // server (sw.js); a browser without one just goes online.

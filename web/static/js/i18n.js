@@ -115,6 +115,31 @@ export function t(key, params) {
 }
 
 /**
+ * The text of key, or fallback when no table has it: for names the server
+ * sends (a game's, a mode's), shown as sent when this client has no
+ * translation of them.
+ * @param {string} key
+ * @param {string} fallback
+ */
+export function tOr(key, fallback) {
+  return table[key] ?? english[key] ?? fallback;
+}
+
+/**
+ * A game's registry entry with its name and its modes' names in the
+ * language shown (app.game.<id>, app.mode.<id>.<mode>).
+ * @template {{id: string, name?: string, modes?: {id: string, name: string}[]}} G
+ * @param {G} g
+ * @returns {G}
+ */
+export function localizeGame(g) {
+  // i18n: app.game.*
+  // i18n: app.mode.*
+  return { ...g, name: tOr(`app.game.${g.id}`, g.name || g.id),
+    modes: (g.modes || []).map((m) => ({ ...m, name: tOr(`app.mode.${g.id}.${m.id}`, m.name) })) };
+}
+
+/**
  * A number in the language shown (grouping, decimals).
  * @param {number} n
  * @param {Intl.NumberFormatOptions} [opts]

@@ -9,7 +9,7 @@ import { TokenStore } from './client.js';
 import { entries, loadPage, noPageText } from './registry.js';
 import { settingsForm, modeOf, describe } from './settings.js';
 import { h, clear, icon, savedName, saveName, formatTime, myMatches } from './ui.js';
-import { t, lang, num } from './i18n.js';
+import { t, lang, num, localizeGame } from './i18n.js';
 import { LOCAL_MODES, localModes } from './local/modes.js';
 import { SETUP_KEY } from './local/setup.js';
 
@@ -585,7 +585,7 @@ async function offlineCard() {
     // The modules this browser kept (a module never played was never fetched).
     const loaded = await Promise.allSettled(manifest.modules.map((m) => loadCore(m.games[0])));
     const cores = loaded.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-    const all = cores.flatMap((core) => core.call({ op: 'games' }).games || []).filter((/** @type {any} */ g) => localModes(g).length);
+    const all = cores.flatMap((core) => core.call({ op: 'games' }).games || []).map(localizeGame).filter((/** @type {any} */ g) => localModes(g).length);
     // Only the games whose page this browser has kept can be shown.
     const pages = await Promise.all(all.map((/** @type {any} */ g) => loadPage(g.id)));
     const list = all.filter((/** @type {any} */ _, /** @type {number} */ i) => pages[i]);

@@ -136,6 +136,7 @@ export interface Result {
   config: unknown;
   log?: unknown;
   ticks?: number;
+  detail?: unknown;
 }
 
 export interface Room {

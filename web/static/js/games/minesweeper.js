@@ -212,6 +212,18 @@ class Board {
   }
 
   /**
+   * Marks a flag the result names as wrong (PROTOCOL.md §5: result.detail).
+   * @param {number} r @param {number} c
+   */
+  markWrongAt(r, c) {
+    const k = this.at(r, c);
+    if (k >= 0 && this.cells[k].s === 'flagged' && !this.wrong.has(k)) {
+      this.wrong.add(k);
+      this.paint(k);
+    }
+  }
+
+  /**
    * Marks the flags on cells that are not in mines (indices).
    * @param {Set<number>} mines
    */
@@ -873,6 +885,12 @@ export function create(ctx) {
   }
 
   function refresh() {
+    // The result's wrong flags (they stay after a reload: the view alone
+    // does not tell a wrong flag from a right one).
+    for (const w of /** @type {any} */ (done)?.detail?.wrongFlags || []) {
+      const board = !isRace || w.seat === seat ? main : race.get(w.seat);
+      board?.markWrongAt(w.r, w.c);
+    }
     // A cleared board has every mine found, flagged or not.
     const left = main ? (main.phase === 'won' ? 0 : mines - main.flags()) : null;
     if (left != null) counter.textContent = lcd(left);

@@ -13,7 +13,7 @@ import { LOCAL_MODES, gameModeFor, localModes, modeLabel, seatCount } from './mo
 import { SETUP_KEY } from './setup.js';
 import { games, loadPage, noPageText } from '../registry.js';
 import { h, clear, icon, showNotice, savedName, copyText } from '../ui.js';
-import { t } from '../i18n.js';
+import { t, localizeGame } from '../i18n.js';
 
 /** @typedef {import('./runner.js').LocalMode} LocalMode */
 /** @typedef {import('./runner.js').LocalState} LocalState */
@@ -93,7 +93,8 @@ async function gameInfo(core, id) {
     if (found) return found;
   } catch { /* the server is away: ask the core */ }
   const ans = core.call({ op: 'games' });
-  return (ans.games || []).find((/** @type {GameInfo} */ g) => g.id === id);
+  const g = (ans.games || []).find((/** @type {GameInfo} */ g) => g.id === id);
+  return g && localizeGame(g);
 }
 
 class LocalPage {
