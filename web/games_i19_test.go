@@ -70,12 +70,7 @@ func TestNimHistoryAndSecretWording(t *testing.T) {
 	ann.click("#create")
 	ann.wait("the Nim room", `location.pathname.startsWith('/r/') && document.getElementById('start')`)
 	code := ann.roomCode()
-	bob := newUser(t, srv, "bob", phone)
-	bob.joinAsPlayer(code, "Bob")
-	bob.wait("Bob's seat", `document.querySelector('#seats .seat-you[data-seat="1"]') && document.getElementById('ready')`)
-	bob.click("#ready")
-	ann.wait("Bob ready", `document.querySelector('#seats .seat[data-seat="1"][data-ready="true"]')`)
-	ann.click("#start")
+	bob := joinReadyStart(t, srv, ann, code)
 	for _, p := range []*page{ann, bob} {
 		p.wait("the pile", `document.getElementById('pile')?.dataset.pile === '30' && document.getElementById('secret')?.dataset.secret`)
 	}
@@ -251,12 +246,7 @@ func TestSnakeTextAlternative(t *testing.T) {
 	ann.click("#create")
 	ann.wait("the room's lobby", `location.pathname.startsWith('/r/') && document.getElementById('start')`)
 	code := ann.roomCode()
-	bob := newUser(t, srv, "bob", phone)
-	bob.joinAsPlayer(code, "Bob")
-	bob.wait("Bob's seat", `document.querySelector('#seats .seat-you[data-seat="1"]') && document.getElementById('ready')`)
-	bob.click("#ready")
-	ann.wait("Bob ready", `document.querySelector('#seats .seat[data-seat="1"][data-ready="true"]')`)
-	ann.click("#start")
+	bob := joinReadyStart(t, srv, ann, code)
 
 	for _, p := range []*page{ann, bob} {
 		p.wait("the countdown", `document.getElementById('snake')?.dataset.phase === 'countdown'`)
@@ -288,4 +278,17 @@ func TestSnakeTextAlternative(t *testing.T) {
 	bob.screenshot("snake-i19-end-phone")
 	ann.checkA11y("the end of a snake match (desktop)")
 	bob.checkA11y("the end of a snake match (phone)")
+}
+
+// joinReadyStart seats Bob, on a phone, in Ann's room code, has him say he
+// is ready and Ann start the match.
+func joinReadyStart(t *testing.T, srv *roomd, ann *page, code string) *page {
+	t.Helper()
+	bob := newUser(t, srv, "bob", phone)
+	bob.joinAsPlayer(code, "Bob")
+	bob.wait("Bob's seat", `document.querySelector('#seats .seat-you[data-seat="1"]') && document.getElementById('ready')`)
+	bob.click("#ready")
+	ann.wait("Bob ready", `document.querySelector('#seats .seat[data-seat="1"][data-ready="true"]')`)
+	ann.click("#start")
+	return bob
 }

@@ -13,7 +13,14 @@
 // reads no clock and keeps no state beyond its sessions: the same requests
 // give the same answers as the server's rules (web/wasm_test.go).
 
-import { assets } from '../ui.js';
+/**
+ * The assets prefix the page was served with. (Not ui.js's: this module
+ * imports nothing, so that the core's download starts as soon as the play
+ * page asks for it.)
+ */
+function assets() {
+  return document.querySelector('meta[name="roomd-assets"]')?.getAttribute('content') || '';
+}
 
 /**
  * What static/wasm/manifest.json says of the modules.
@@ -75,10 +82,11 @@ export async function loadCore(game) {
  */
 async function load(m, mod) {
   const base = `${assets()}/wasm/`;
+  const bytes = fetch(`${base}${mod.url}`); // the download starts now, beside Go's loader
   await import(`${base}${m.loader}`); // defines globalThis.Go
   const G = /** @type {any} */ (globalThis);
   const go = new G.Go();
-  const { instance } = await WebAssembly.instantiateStreaming(fetch(`${base}${mod.url}`), go.importObject);
+  const { instance } = await WebAssembly.instantiateStreaming(bytes, go.importObject);
   go.run(instance); // runs main until it waits for calls: roomdCore is this module's by then
   const core = G.roomdCore;
   if (!core || typeof core.call !== 'function') throw new Error('the local core did not start');

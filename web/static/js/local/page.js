@@ -62,9 +62,13 @@ export async function showLocal(app, gameId, modeParam) {
   };
   let core, info, page;
   try {
+    // The core, the server's registry and the game's page, all at once:
+    // the first interaction waits for the slowest, not for their sum.
+    const registry = games().catch(() => null);
+    const pageP = loadPage(gameId);
     core = await loadCore(gameId);
-    info = await gameInfo(core, gameId);
-    page = await loadPage(gameId);
+    info = await gameInfo(core, gameId, registry);
+    page = await pageP;
   } catch (err) {
     return fail(t('local.fail.load', { err: /** @type {Error} */ (err).message }));
   }
@@ -84,14 +88,12 @@ export async function showLocal(app, gameId, modeParam) {
  * same fields), so that a page loaded earlier plays with the server gone.
  * @param {import('./core.js').LocalCore} core
  * @param {string} id
+ * @param {Promise<{games: GameInfo[]}|null>} registry  the server's, or null when it is away
  * @returns {Promise<GameInfo|undefined>}
  */
-async function gameInfo(core, id) {
-  try {
-    const list = (await games()).games || [];
-    const found = list.find((g) => g.id === id);
-    if (found) return found;
-  } catch { /* the server is away: ask the core */ }
+async function gameInfo(core, id, registry) {
+  const found = ((await registry)?.games || []).find((g) => g.id === id);
+  if (found) return found; // else the server is away: ask the core
   const ans = core.call({ op: 'games' });
   const g = (ans.games || []).find((/** @type {GameInfo} */ g) => g.id === id);
   return g && localizeGame(g);
