@@ -228,7 +228,7 @@ func (m *Manager) startDaily(ctx context.Context, req CreateRequest, st *state) 
 		return nil, err
 	}
 	end, _ := dayEnd(d.Day)
-	ttl := time.Until(time.UnixMilli(end)) + dailyKept
+	ttl := time.UnixMilli(end).Sub(m.cfg.Now()) + dailyKept // host time, as the day is
 	prefix := "daily/played/" + d.Game + "/" + d.Mode + "/" + d.Board + "/" + d.Day + "/"
 	type claim struct{ key, what string }
 	var claims []claim
