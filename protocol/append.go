@@ -85,6 +85,9 @@ func AppendUpdate(dst []byte, u *Update, beats []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
+	if u.Invite != "" {
+		dst = AppendString(append(dst, `,"invite":`...), u.Invite)
+	}
 	return append(dst, '}'), nil
 }
 

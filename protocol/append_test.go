@@ -40,6 +40,9 @@ func TestAppendMatchesEncode(t *testing.T) {
 		if rapid.Bool().Draw(t, "result?") {
 			u.Result = &Result{Status: "won", Winners: []int{0}, Config: json.RawMessage(`{}`), Log: json.RawMessage(`[]`)}
 		}
+		if rapid.Bool().Draw(t, "invite?") {
+			u.Invite = str.Draw(t, "invite")
+		}
 		beats := []map[string]any{{"type": str.Draw(t, "beat")}}
 		u.Beats = beats
 		want, _ = Encode(u)

@@ -261,3 +261,44 @@ func TestI19ShellA11y(t *testing.T) {
 		}
 	}
 }
+
+// TestInviteLink: a host locks the room; the link it shares carries the
+// invite, which the page takes out of the address bar and sends in its
+// hello: a friend with the link takes a seat, a stranger with the bare code
+// only watches (invite-required).
+func TestInviteLink(t *testing.T) {
+	srv := startRoomd(t)
+	ann := newUser(t, srv, "ann", desktop)
+	code := ann.createMinesweeper(msSettings{mode: "coop", level: "beginner"}, "Ann")
+	ann.wait("the access control", `!!document.getElementById('room-access')`)
+	ann.setField("#room-access", "locked")
+	ann.wait("the link with its invite", `document.getElementById('share-link').value.includes('?invite=')`)
+	link := eval[string](ann, `document.getElementById('share-link').value`)
+	path := link[strings.Index(link, "/r/"):]
+
+	bob := newUser(t, srv, "bob", phone)
+	bob.open(path)
+	bob.wait("the join form", `!!document.getElementById('join-player') && !document.getElementById('join-player').disabled`)
+	if q := eval[string](bob, `location.search`); strings.Contains(q, "invite") {
+		t.Errorf("the invite stayed in the address bar: %q", q)
+	}
+	bob.setField("#join-name", "Bob")
+	bob.click("#join-player")
+	bob.wait("Bob's seat", `!!document.querySelector('#seats .seat-you[data-seat="1"]')`)
+
+	eve := newUser(t, srv, "eve", desktop)
+	eve.open("/r/" + code)
+	eve.wait("the join form", `!!document.getElementById('join-name')`)
+	eve.setField("#join-name", "Eve")
+	if eval[bool](eve, `!!document.getElementById('join-player') && !document.getElementById('join-player').disabled`) {
+		eve.click("#join-player")
+		eve.wait("watching, not seated", `document.getElementById('conn').dataset.connState === 'online'`)
+		if eval[bool](eve, `!!document.querySelector('#seats .seat-you')`) {
+			t.Fatal("a stranger without the invite took a seat in a locked room")
+		}
+	}
+	if n := len(srv.roomInfo(code)["seats"].([]any)); n != 2 {
+		t.Fatalf("the locked room has %d seats, want Ann and Bob", n)
+	}
+	bob.screenshot("invite-link-phone")
+}

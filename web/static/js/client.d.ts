@@ -119,6 +119,8 @@ export interface RoomClientOptions {
   watch?: boolean;
   /** The site's sign-in token (a JWT), sent in hello (PROTOCOL.md §2.9). */
   auth?: string;
+  /** A locked room's invite, sent in hello: a seat there needs it. */
+  invite?: string;
   /** Default: new TokenStore() (localStorage). */
   tokens?: TokenStore;
   /** Default: this origin's /ws (from globalThis.location). */

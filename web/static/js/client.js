@@ -25,7 +25,8 @@
  * API (RoomClient)
  *
  *   new RoomClient(options)  options: room (the code), game ({id,
- *                            rulesVersion, build?}), name?, watch?, auth?, and the
+ *                            rulesVersion, build?}), name?, watch?, auth?,
+ *                            invite? (a locked room's), and the
  *                            ports: url, WebSocket, tokens, clock, random,
  *                            backoff, newId, wake, log
  *   start()                  opens the socket (state connecting)
@@ -267,6 +268,8 @@ export class RoomClient {
     this.watch = !!opts.watch;
     /** @type {string} the site's sign-in token (a JWT), sent in the hello (PROTOCOL.md §2.9) */
     this.auth = opts.auth || '';
+    /** @type {string} a locked room's invite, sent in the hello (PROTOCOL.md §1, Access) */
+    this.invite = opts.invite || '';
     this.game = opts.game;
     this.tokens = opts.tokens || new TokenStore();
     const loc = /** @type {any} */ (globalThis).location;
@@ -474,6 +477,7 @@ export class RoomClient {
       else if (this.name) hello.name = this.name;
       if (this.watch) hello.watch = true;
       if (this.auth) hello.auth = this.auth;
+      if (this.invite) hello.invite = this.invite;
       if (this.seen) { hello.epoch = this.epoch; hello.rev = this.rev; }
       this.write(hello);
     };

@@ -55,6 +55,8 @@ class RoomPage {
     /** this tab's seat is gone (left, removed): the page shows it as a visitor's */
     this.left = false;
     /** why the server refused this tab's sign-in (auth-required), for the banner */
+    /** a locked room's invite: from the link, or the server's for a seated player */
+    this.invite = '';
     this.authRefusal = '';
   }
 
@@ -96,6 +98,13 @@ class RoomPage {
       return;
     }
     const params = new URLSearchParams(location.search);
+    // A locked room's invite link carries its invite (?invite=…): kept for
+    // the hello, and out of the address bar once read.
+    if (params.get('invite')) {
+      this.invite = params.get('invite') || '';
+      params.delete('invite');
+      history.replaceState(null, '', location.pathname + (params.size ? '?' + params : ''));
+    }
     if (this.tokens.get(this.code)) this.connect(false, '');
     else if (params.has('watch')) this.connect(true, '');
     else this.showJoin(info);
@@ -139,7 +148,7 @@ class RoomPage {
     const mod = /** @type {GamePage} */ (this.page);
     this.watching = watch;
     this.client?.stop();
-    const client = new RoomClient({ room: this.code, name, watch, tokens: this.tokens, auth: api.authToken(),
+    const client = new RoomClient({ room: this.code, name, watch, tokens: this.tokens, auth: api.authToken(), invite: this.invite,
       game: { id: mod.id, rulesVersion: mod.rulesVersion, build: BUILD } });
     this.client = client;
     this.chat = new ChatPanel({
@@ -260,6 +269,7 @@ class RoomPage {
   /** @param {any} s */
   onSnapshot(s) {
     if (s.epochChanged) showNotice({ code: 'epoch-changed', message: t('app.notice.code.epoch-changed') });
+    if (s.invite) this.invite = s.invite; // seated players get a locked room's invite
     this.info = s.room;
     this.result = s.result || null;
     this.render();
@@ -272,6 +282,7 @@ class RoomPage {
 
   /** @param {any} u */
   onUpdate(u) {
+    if (u.invite) this.invite = u.invite; // the update that locks the room
     if (u.room) this.info = u.room;
     if (u.result) this.result = u.result;
     if (u.room || u.seat != null) this.render();
@@ -466,7 +477,9 @@ class RoomPage {
     // The code is what people say aloud, so it leads, with its own copy
     // button; the link below it takes the panel's whole width and wraps, so
     // that nothing of it is cut off.
-    const link = `${location.origin}/r/${this.code}`;
+    // A locked room's link carries its invite (seated players have it).
+    const locked = /** @type {any} */ (info).access === 'locked' && this.invite;
+    const link = `${location.origin}/r/${this.code}${locked ? '?invite=' + encodeURIComponent(this.invite) : ''}`;
     /** @param {string} id @param {string} text @param {string} label */
     const copyButton = (id, text, label) => {
       const b = h('button', { class: 'btn btn-small', id, type: 'button', 'aria-label': label }, t('app.room.copy'));
@@ -489,7 +502,7 @@ class RoomPage {
         copyButton('copy-code', this.code, t('app.room.copyCode'))),
       input,
       h('div', { class: 'share-actions' }, copyButton('copy-link', link, t('app.room.copyLink')),
-        h('a', { class: 'small', href: `/r/${this.code}?watch`, text: t('app.room.spectatorLink') })));
+        h('a', { class: 'small', id: 'spectator-link', href: `/r/${this.code}?watch${locked ? '&invite=' + encodeURIComponent(this.invite) : ''}`, text: t('app.room.spectatorLink') })));
     if (typeof navigator.share === 'function') {
       share.append(h('button', { class: 'btn btn-small', type: 'button',
         on: { click: () => navigator.share({ title: t('app.room.shareTitle'), url: link }).catch(() => {}) } }, t('app.room.share')));
