@@ -330,7 +330,11 @@ func TestQuickPlay(t *testing.T) {
 	if len(info) != 1 {
 		t.Fatalf("%d rooms after two quick plays", len(info))
 	}
-	if in := info[0].Info(); in.Access != protocol.AccessPublic || len(in.Seats) != 2 || in.Seats[1].Name != "Bob" {
+	in := info[0].Info() // published after the batch the join's answer leaves from
+	for deadline := time.Now().Add(5 * time.Second); len(in.Seats) < 2 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		in = info[0].Info()
+	}
+	if in.Access != protocol.AccessPublic || len(in.Seats) != 2 || in.Seats[1].Name != "Bob" {
 		t.Errorf("the quick-play room: %+v", in)
 	}
 	// The seat works: Bob's token opens his seat.
@@ -515,7 +519,12 @@ func TestQuickPlaySignIn(t *testing.T) {
 	if len(rooms) != 1 {
 		t.Fatalf("%d rooms", len(rooms))
 	}
+	// The room publishes its info after the batch that the join's answer
+	// leaves from: wait for it.
 	seats := rooms[0].Info().Seats
+	for deadline := time.Now().Add(5 * time.Second); len(seats) < 2 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		seats = rooms[0].Info().Seats
+	}
 	if len(seats) != 2 || seats[0].Player != "user-1" || seats[0].Name != "Ann from the site" || seats[1].Player != "user-2" || seats[1].Name != "Bob from the site" {
 		t.Errorf("seats %+v", seats)
 	}
