@@ -26,6 +26,10 @@ type Config struct {
 	// HooksQueued is called by a room's actor once it has stored webhook
 	// events; it must not block (a dispatcher's Wake).
 	HooksQueued func()
+	// AliveEvery is how often the manager notes in Claims that this
+	// process runs (pause.go: a crash's downtime is then known to the
+	// second). Zero means 1 second; negative means never.
+	AliveEvery time.Duration
 	// Claims holds the daily key and who played each daily (daily.go). Nil
 	// means the server keeps no ranked dailies.
 	Claims store.Claims

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/internal/ids"
@@ -39,6 +40,14 @@ type Manager struct {
 
 	reports reports // reported chat messages (chat.go)
 
+	// started is when this manager began, and lastAlive (Unix ms) the last
+	// heartbeat of the process before it (0: none known) — pause.go.
+	started   time.Time
+	lastAlive int64
+	aliveStop chan struct{}
+	aliveDone chan struct{}
+	aliveOnce sync.Once
+
 	dailyMu       sync.Mutex
 	dailyKeyBytes []byte // the daily key, once claimed (daily.go)
 
@@ -52,6 +61,7 @@ func NewManager(cfg Config) (*Manager, error) {
 	}
 	m := &Manager{cfg: cfg, rooms: map[string]*Room{}, loading: map[string]chan struct{}{},
 		scoresQuit: make(chan struct{}), scoresDone: make(chan struct{}), replaySlots: make(chan struct{}, maxReplaysAtOnce)}
+	m.startAlive()
 	if cfg.Leaderboards != nil {
 		m.scores = make(chan finished, 1024)
 		go m.writeScores()
@@ -325,6 +335,7 @@ func (m *Manager) noteWrite(err error) {
 // clients to come back after RetryAfter. It returns when all actors have
 // stopped or ctx ends.
 func (m *Manager) Shutdown(ctx context.Context) error {
+	m.stopAlive()
 	m.mu.Lock()
 	m.closing = true
 	rooms := make([]*Room, 0, len(m.rooms))

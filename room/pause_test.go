@@ -95,3 +95,42 @@ func TestGracefulRestartLeavesOutDowntime(t *testing.T) {
 		}
 	})
 }
+
+// TestCrashLeavesOutDowntime: a process that dies without stopping (its
+// heartbeat stops, its rooms write nothing more) leaves a running match
+// that the next process credits with the time since the last heartbeat:
+// the clock reads the match's time until the crash, to the second.
+func TestCrashLeavesOutDowntime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := memstore.New()
+		cfg := Config{Games: session.NewRegistry(sessiontest.Tap), Store: st, Claims: st, AliveEvery: time.Second, PresenceInterval: time.Millisecond}
+		m1, err := NewManager(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		created, err := m1.Create(t.Context(), CreateRequest{Game: "tap", Settings: json.RawMessage(`{"board":"short"}`), Name: "Ann"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := m1.Get(t.Context(), created.Room)
+		ann := newFake("ann")
+		r.Hello(ann, &protocol.Hello{Room: r.Code(), Token: created.Token})
+		synctest.Wait()
+		sendAct(t, r, ann, "start", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlStart})
+		(&tapMatch{t: t, r: r, clients: []*fakeClient{ann}}).tap(0) // the clock starts at 1 s
+		time.Sleep(2500 * time.Millisecond)                         // heartbeats at 0, 1, 2 and 3 s
+		m1.stopAlive()                                              // the process dies at 3.5 s: no more heartbeats, no final snapshot
+		time.Sleep(time.Minute)
+
+		m2 := bubbleManager(t, cfg)
+		r2, err := m2.Get(t.Context(), created.Room)
+		if err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if c := r2.Info().Clocks; !c.Running || c.ElapsedMs < 1500 || c.ElapsedMs > 2500 {
+			t.Fatalf("after the crash the match clock reads %+v; want about 2 s (from 1 s to the last heartbeat at 3 s)", c)
+		}
+		m1.Shutdown(context.Background()) // its room's writes are fenced now: m2 holds the room
+	})
+}

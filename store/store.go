@@ -116,6 +116,10 @@ type Claims interface {
 	// (larger is an error wrapping ErrTooLarge, nothing stored); an empty
 	// key or a negative ttl is an error too.
 	Claim(ctx context.Context, key string, value []byte, ttl time.Duration) (held []byte, stored bool, err error)
+	// Mark stores value under key whatever is held there, for good (no
+	// expiry): what changes over time, such as the process heartbeat;
+	// Claim reads it back. The same limits as Claim.
+	Mark(ctx context.Context, key string, value []byte) error
 }
 
 // The limits of Claims: the longest key and the largest value.

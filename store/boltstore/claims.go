@@ -82,6 +82,22 @@ func (b *Bolt) Claim(ctx context.Context, key string, value []byte, ttl time.Dur
 	return held, stored, nil
 }
 
+// Mark stores value under key for good, whatever is held there.
+func (b *Bolt) Mark(ctx context.Context, key string, value []byte) error {
+	if err := store.CheckClaim(key, value, 0); err != nil {
+		return err
+	}
+	return b.do(ctx, "mark", func(tx *bbolt.Tx) error {
+		claims, due := tx.Bucket(bClaims), tx.Bucket(bClaimD)
+		if old := claims.Get([]byte(key)); len(old) >= 8 && u64(old) != 0 {
+			if err := due.Delete(append(slices.Clone(old[:8]), key...)); err != nil {
+				return err
+			}
+		}
+		return claims.Put([]byte(key), append(make([]byte, 8, 8+len(value)), value...))
+	})
+}
+
 // holds returns a copy of the value of key's claim; ok is false when there
 // is none or it has expired.
 func (b *Bolt) holds(tx *bbolt.Tx, key string) (value []byte, ok bool) {

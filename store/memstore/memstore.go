@@ -371,6 +371,20 @@ func (m *Memory) Claim(ctx context.Context, key string, value []byte, ttl time.D
 	return slices.Clone(c.value), true, nil
 }
 
+// Mark stores value under key for good, whatever is held there.
+func (m *Memory) Mark(ctx context.Context, key string, value []byte) error {
+	if err := store.CheckClaim(key, value, 0); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(); err != nil {
+		return fmt.Errorf("mark: %w", err)
+	}
+	m.claims[key] = memClaim{value: slices.Clone(nonNil(value))}
+	return nil
+}
+
 // minClaimScan is how many claims there are at least before Claim scans
 // them for expired ones.
 const minClaimScan = 64

@@ -726,6 +726,21 @@ func (r *Redis) Claim(ctx context.Context, key string, value []byte, ttl time.Du
 	return []byte(held), flag == 1, nil
 }
 
+// Mark stores value under key for good, whatever is held there.
+func (r *Redis) Mark(ctx context.Context, key string, value []byte) error {
+	const op = "mark"
+	if err := store.CheckClaim(key, value, 0); err != nil {
+		return err
+	}
+	if err := r.check(op); err != nil {
+		return err
+	}
+	if err := r.c.Set(ctx, r.claimKey(key), value, 0).Err(); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
+}
+
 // A leaderboard member is the score's At (16 hex digits, sortable), 8
 // random hex digits and the JSON score: members are unique, and equal
 // values (equal sorted-set scores, ordered by member) come out earliest

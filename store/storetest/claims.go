@@ -276,3 +276,30 @@ func testClaimCleanup(t *testing.T, sub *Subject) {
 	}
 	claim(t, s, "old/7", []byte("again"), 0, []byte("again"), true)
 }
+
+// testClaimMark: Mark stores a value for good over whatever is held — a
+// claim, an expiring claim, an earlier mark — and Claim reads it back; the
+// limits are Claim's.
+func testClaimMark(t *testing.T, sub *Subject) {
+	s := sub.S
+	if err := s.Mark(Ctx(t), "alive", []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	claim(t, s, "alive", []byte("0"), 0, []byte("1"), false)
+	if err := s.Mark(Ctx(t), "alive", []byte("2")); err != nil {
+		t.Fatal(err)
+	}
+	claim(t, s, "alive", []byte("0"), 0, []byte("2"), false)
+	// Over a claim with a time to live: for good now.
+	claim(t, s, "brief", []byte("c"), time.Hour, []byte("c"), true)
+	if err := s.Mark(Ctx(t), "brief", []byte("m")); err != nil {
+		t.Fatal(err)
+	}
+	claim(t, s, "brief", []byte("x"), 0, []byte("m"), false)
+	if err := s.Mark(Ctx(t), "", []byte("1")); err == nil {
+		t.Error("a mark with an empty key was stored")
+	}
+	if err := s.Mark(Ctx(t), "big", make([]byte, store.MaxClaimValue+1)); err == nil {
+		t.Error("an oversized mark was stored")
+	}
+}

@@ -102,6 +102,7 @@ func Run(t *testing.T, newSubject Factory) {
 		{"ClaimLimits", testClaimLimits},
 		{"ClaimClosed", testClaimClosed},
 		{"ClaimCleanup", testClaimCleanup},
+		{"ClaimMark", testClaimMark},
 		{"OutboxRoundTrip", testOutboxRoundTrip},
 		{"OutboxOrder", testOutboxOrder},
 		{"OutboxDue", testOutboxDue},
