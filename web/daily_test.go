@@ -45,7 +45,7 @@ func TestRankedDailyInBrowser(t *testing.T) {
 	p.wait("the beginner daily", `document.getElementById('daily').dataset.board === 'beginner'`)
 	p.setField("#new-name", "Ann")
 	p.screenshot("daily-lobby-desktop")
-	p.click("#daily-play")
+	clickDailyPlay(p)
 	p.wait("the daily's board", `location.pathname.startsWith('/r/') && document.querySelectorAll('#board td').length === 81`)
 	code := p.roomCode()
 	info := srv.roomInfo(code)
@@ -103,10 +103,21 @@ func TestRankedDailyInBrowser(t *testing.T) {
 	b.setField("#new-level", "beginner")
 	b.wait("today's list with Ann", `(() => { const l = document.getElementById('daily-scores'); return !!l && l.innerText.includes('Ann'); })()`)
 	b.setField("#new-name", "Bob")
-	b.click("#daily-play")
+	clickDailyPlay(b)
 	b.wait("the refusal", `(() => { const e = document.getElementById('daily-error'); return !!e && !e.hidden && e.textContent.includes('one attempt a day'); })()`)
 	b.screenshot("daily-refused-phone")
 	if !strings.HasPrefix(eval[string](b, `location.pathname`), "/") || strings.HasPrefix(eval[string](b, `location.pathname`), "/r/") {
 		t.Error("the refused daily left the lobby")
+	}
+}
+
+// clickDailyPlay presses "Play today's daily" from the page's own script:
+// the panel is redrawn whenever its list arrives, which can replace the
+// button between a DevTools lookup of it and the click.
+func clickDailyPlay(p *page) {
+	p.t.Helper()
+	p.wait("the daily's button", `!!document.getElementById('daily-play')`)
+	if !eval[bool](p, `(() => { const b = document.getElementById('daily-play'); if (!b) return false; b.click(); return true; })()`) {
+		p.t.Fatalf("%s: no daily button%s", p.name, p.debug())
 	}
 }
