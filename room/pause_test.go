@@ -22,19 +22,7 @@ func TestGracefulRestartLeavesOutDowntime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := memstore.New()
 		cfg := Config{Games: session.NewRegistry(sessiontest.Tap), Store: st, Leaderboards: st, PresenceInterval: time.Millisecond}
-		m1, err := NewManager(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		created, err := m1.Create(t.Context(), CreateRequest{Game: "tap", Settings: json.RawMessage(`{"board":"short"}`), Name: "Ann"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, _ := m1.Get(t.Context(), created.Room)
-		ann := newFake("ann")
-		r.Hello(ann, &protocol.Hello{Room: r.Code(), Token: created.Token})
-		synctest.Wait()
-		sendAct(t, r, ann, "start", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlStart})
+		m1, created, r, ann := startSoloTap(t, cfg)
 		(&tapMatch{t: t, r: r, clients: []*fakeClient{ann}}).tap(0) // the clock starts
 		time.Sleep(time.Second)
 		if err := m1.Shutdown(context.Background()); err != nil {
@@ -104,19 +92,7 @@ func TestCrashLeavesOutDowntime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := memstore.New()
 		cfg := Config{Games: session.NewRegistry(sessiontest.Tap), Store: st, Claims: st, AliveEvery: time.Second, PresenceInterval: time.Millisecond}
-		m1, err := NewManager(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		created, err := m1.Create(t.Context(), CreateRequest{Game: "tap", Settings: json.RawMessage(`{"board":"short"}`), Name: "Ann"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, _ := m1.Get(t.Context(), created.Room)
-		ann := newFake("ann")
-		r.Hello(ann, &protocol.Hello{Room: r.Code(), Token: created.Token})
-		synctest.Wait()
-		sendAct(t, r, ann, "start", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlStart})
+		m1, created, r, ann := startSoloTap(t, cfg)
 		(&tapMatch{t: t, r: r, clients: []*fakeClient{ann}}).tap(0) // the clock starts at 1 s
 		time.Sleep(2500 * time.Millisecond)                         // heartbeats at 0, 1, 2 and 3 s
 		m1.stopAlive()                                              // the process dies at 3.5 s: no more heartbeats, no final snapshot
@@ -133,4 +109,24 @@ func TestCrashLeavesOutDowntime(t *testing.T) {
 		}
 		m1.Shutdown(context.Background()) // its room's writes are fenced now: m2 holds the room
 	})
+}
+
+// startSoloTap starts a manager on cfg with a solo Tap room whose match
+// has started, Ann connected: the match's clock starts at her first tap.
+func startSoloTap(t *testing.T, cfg Config) (*Manager, JoinResult, *Room, *fakeClient) {
+	t.Helper()
+	m, err := NewManager(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := m.Create(t.Context(), CreateRequest{Game: "tap", Settings: json.RawMessage(`{"board":"short"}`), Name: "Ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := m.Get(t.Context(), created.Room)
+	ann := newFake("ann")
+	r.Hello(ann, &protocol.Hello{Room: r.Code(), Token: created.Token})
+	synctest.Wait()
+	sendAct(t, r, ann, "start", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlStart})
+	return m, created, r, ann
 }
