@@ -56,6 +56,7 @@ const (
 	CloseBadToken       = 4006 // the seat token is not one of this room's seats (terminal; forget the token)
 	CloseUnauthorized   = 4007 // sign-in required, or the token was refused (terminal until the client has a new token)
 	CloseSlow           = 4008 // the client read too slowly; reconnect and resync
+	CloseMoved          = 4009 // the room moved to another node: reconnect after retryAfterMs, to the bye's url when given
 	CloseTryLater       = 4013 // a limit was reached (the notice names it); come back after retryAfterMs
 	CloseRateLimited    = 4029 // sustained flooding; reconnect after backoff
 )

@@ -303,6 +303,9 @@ type Bye struct {
 	Reconnect bool `json:"reconnect"`
 	// RetryAfterMs is when to come back, if Reconnect.
 	RetryAfterMs int `json:"retryAfterMs,omitempty"`
+	// URL is, with code 4009 (moved), the base URL of the node that now
+	// owns the room, when the server knows it.
+	URL string `json:"url,omitempty"`
 }
 
 // Pong answers a ping: T echoed, Now the server's clock (ms since the Unix

@@ -2,6 +2,7 @@ package room
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"time"
@@ -30,6 +31,13 @@ type Config struct {
 	// process runs (pause.go: a crash's downtime is then known to the
 	// second). Zero means 1 second; negative means never.
 	AliveEvery time.Duration
+	// Cluster, when set, makes this manager one node of several sharing
+	// the store (cluster.go): it owns the rooms it runs by leases of
+	// LeaseTTL (default 10 s) in Cluster, under the node id Node
+	// (required then). Nil: this process alone writes the store.
+	Cluster  store.Cluster
+	Node     string
+	LeaseTTL time.Duration
 	// Claims holds the daily key and who played each daily (daily.go). Nil
 	// means the server keeps no ranked dailies.
 	Claims store.Claims
@@ -96,6 +104,12 @@ func (c *Config) setDefaults() error {
 	}
 	if c.Store == nil {
 		return errors.New("room: Config.Store is required")
+	}
+	if c.Cluster != nil {
+		setDur(&c.LeaseTTL, 10*time.Second)
+		if err := store.CheckLease(c.Node, c.LeaseTTL); err != nil {
+			return fmt.Errorf("room: Config.Node, LeaseTTL: %w", err)
+		}
 	}
 	if c.Seeds == nil {
 		c.Seeds = newSeed

@@ -48,6 +48,10 @@ type Manager struct {
 	aliveDone chan struct{}
 	aliveOnce sync.Once
 
+	leaseStop chan struct{} // the lease renewer (cluster.go)
+	leaseDone chan struct{}
+	leaseOnce sync.Once
+
 	dailyMu       sync.Mutex
 	dailyKeyBytes []byte // the daily key, once claimed (daily.go)
 
@@ -62,6 +66,7 @@ func NewManager(cfg Config) (*Manager, error) {
 	m := &Manager{cfg: cfg, rooms: map[string]*Room{}, loading: map[string]chan struct{}{},
 		scoresQuit: make(chan struct{}), scoresDone: make(chan struct{}), replaySlots: make(chan struct{}, maxReplaysAtOnce)}
 	m.startAlive()
+	m.startLeases()
 	if cfg.Leaderboards != nil {
 		m.scores = make(chan finished, 1024)
 		go m.writeScores()
@@ -155,7 +160,7 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest) (JoinResult, er
 			return JoinResult{}, err
 		}
 		snap := store.Snapshot{Rev: 0, Data: data, Keep: keep}
-		lease, err := m.cfg.Store.Create(ctx, code, snap)
+		lease, err := m.createInStore(ctx, code, snap)
 		if errors.Is(err, store.ErrExists) {
 			continue
 		}
@@ -236,9 +241,12 @@ func (m *Manager) Get(ctx context.Context, code string) (*Room, error) {
 }
 
 func (m *Manager) restore(ctx context.Context, code string) (*Room, error) {
-	lease, rec, err := m.cfg.Store.Open(ctx, code)
+	lease, rec, err := m.openInStore(ctx, code)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, ErrNoRoom
+	}
+	if errors.Is(err, store.ErrOwned) {
+		return nil, err // another node runs it: an *store.OwnedError
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrStorage, err)
@@ -357,6 +365,8 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		err = fmt.Errorf("room: shutdown: %w", ctx.Err())
 	}
+	// The leases stop once the rooms have (their final writes need them).
+	m.stopLeases()
 	// The leaderboard writer stops either way (rooms still running then
 	// drop their results, logged), after writing what was queued.
 	m.stopScores.Do(func() { close(m.scoresQuit) })

@@ -25,6 +25,10 @@ type Metrics struct {
 	tickTime    *prometheus.HistogramVec
 	tickBytes   *prometheus.HistogramVec
 	tickSkipped *prometheus.CounterVec
+	renewTime   prometheus.Histogram
+	renewFail   prometheus.Counter
+	moves       prometheus.Counter
+	takeovers   prometheus.Counter
 }
 
 // NewMetrics registers the rooms' metrics on reg. Register a manager's
@@ -67,9 +71,18 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Buckets: prometheus.ExponentialBuckets(32, 2, 10)}, []string{"game"}),
 		tickSkipped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roomd_ticks_skipped_total",
 			Help: "Ticks a real-time room dropped after a stall (past the catch-up bound), by game."}, []string{"game"}),
+		renewTime: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "roomd_lease_renew_seconds",
+			Help: "Time to renew all of this node's room leases (one pipelined round trip per batch).", Buckets: prometheus.ExponentialBuckets(50e-6, 2, 16)}),
+		renewFail: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_lease_renew_failures_total",
+			Help: "Lease renewals that failed (the store did not answer): the rooms' leases may expire."}),
+		moves: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_rooms_moved_total",
+			Help: "Rooms this node handed to another node (drain, or an operator's move)."}),
+		takeovers: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_rooms_taken_over_total",
+			Help: "Rooms this node took over after another node's lease on them expired (that node died or stalled)."}),
 	}
 	reg.MustRegister(mt.actions, mt.rejected, mt.latency, mt.appendTime, mt.appendBatch, mt.appendFail,
-		mt.resyncs, mt.reconnects, mt.encoded, mt.sent, mt.panics, mt.hooksDrop, mt.tickLate, mt.tickTime, mt.tickBytes, mt.tickSkipped)
+		mt.resyncs, mt.reconnects, mt.encoded, mt.sent, mt.panics, mt.hooksDrop, mt.tickLate, mt.tickTime, mt.tickBytes, mt.tickSkipped,
+		mt.renewTime, mt.renewFail, mt.moves, mt.takeovers)
 	return mt
 }
 
@@ -174,5 +187,28 @@ func (c roomCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for k, n := range counts {
 		ch <- prometheus.MustNewConstMetric(roomsDesc, prometheus.GaugeValue, float64(n), k.game, k.phase)
+	}
+}
+
+func (m *Metrics) observeRenew(d time.Duration, err error) {
+	if m == nil {
+		return
+	}
+	m.renewTime.Observe(d.Seconds())
+	if err != nil {
+		m.renewFail.Inc()
+	}
+}
+
+func (m *Metrics) observeMoves(n int) {
+	if m != nil {
+		m.moves.Add(float64(n))
+	}
+}
+
+// ObserveTakeover counts a room taken over from a node whose lease expired.
+func (m *Metrics) ObserveTakeover() {
+	if m != nil {
+		m.takeovers.Inc()
 	}
 }

@@ -69,7 +69,7 @@ func (r *Room) commit() {
 	switch {
 	case errors.Is(err, store.ErrFenced):
 		r.log.Error("lost the room's lease to another process; stopping", "err", err)
-		r.stopping = true
+		r.stopping, r.lost = true, true
 		r.rollback()
 	case errors.Is(err, store.ErrNotFound):
 		// The store lost the room (a Redis restarted empty): the state in
@@ -122,7 +122,7 @@ func (r *Room) recreate() {
 	ctx, cancel := r.storeCtx()
 	defer cancel()
 	snap := store.Snapshot{Rev: r.st.Rev, Data: data, Keep: keep}
-	lease, err := r.m.cfg.Store.Create(ctx, r.code, snap)
+	lease, err := r.m.createInStore(ctx, r.code, snap)
 	r.m.noteWrite(err)
 	if err != nil {
 		r.log.Warn("store the room again", "err", err)
@@ -138,7 +138,12 @@ func (r *Room) recreate() {
 func (r *Room) reload() {
 	ctx, cancel := r.storeCtx()
 	defer cancel()
-	lease, rec, err := r.m.cfg.Store.Open(ctx, r.code)
+	lease, rec, err := r.m.openInStore(ctx, r.code)
+	if errors.Is(err, store.ErrOwned) {
+		r.log.Error("the room's lease is held by another node now; stopping", "err", err)
+		r.stopping, r.lost = true, true
+		return
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		// The store lost the room: the state in memory is whole.
 		r.m.noteWrite(nil)
@@ -254,7 +259,7 @@ func (r *Room) maybeSnapshot(force bool) {
 		return
 	case errors.Is(err, store.ErrFenced):
 		r.log.Error("lost the room's lease to another process; stopping", "err", err)
-		r.stopping = true
+		r.stopping, r.lost = true, true
 		return
 	case err != nil:
 		r.log.Warn("write snapshot", "rev", r.st.Rev, "err", err)

@@ -27,6 +27,12 @@ type Client interface {
 	Close(code int, reason string, retryAfter time.Duration)
 }
 
+// A Mover is a Client that can be told where its room went: 4009 with the
+// base URL of the room's new node (empty when unknown).
+type Mover interface {
+	Moved(url string, retryAfter time.Duration)
+}
+
 type inputKind uint8
 
 const (
@@ -37,6 +43,8 @@ const (
 	inReplay // the last finished match, asked for over HTTP
 	inClose
 	inShutdown
+	inHandoff // drain or an operator's move: to input.next (cluster.go)
+	inLost    // the lease is another node's now (cluster.go)
 )
 
 type input struct {
@@ -50,6 +58,7 @@ type input struct {
 	reply  chan JoinResult
 	match  chan protocol.Replay
 	at     time.Time
+	next   *store.Node // inHandoff: where the room goes
 }
 
 // JoinResult is a seat given to an HTTP join (or to a room's creator).
@@ -196,6 +205,11 @@ type Room struct {
 	unsure   bool // an append failed without saying whether it landed
 	closing  bool // closing for good (4004)
 	stopping bool // server shutdown (4000)
+	// handTo is the node the room is handed to when it stops (drain, a
+	// move); lost says its lease was lost: it stops without writing.
+	// Either way its clients hear 4009.
+	handTo   *store.Node
+	lost     bool
 	lastConn time.Time
 	presence bool // presence changed since last sent
 	presAt   time.Time
@@ -374,6 +388,10 @@ func (r *Room) handle(in input) {
 		r.closing = true
 	case inShutdown:
 		r.stopping = true
+	case inHandoff:
+		r.stopping, r.handTo = true, in.next
+	case inLost:
+		r.stopping, r.lost = true, true
 	}
 }
 
@@ -668,6 +686,7 @@ func (r *Room) stop() {
 		}
 	}
 	code, reason := protocol.CloseRestarting, "server restarting"
+	moved := r.lost || r.handTo != nil
 	if r.closing {
 		code, reason = protocol.CloseRoomClosed, "room closed"
 		ctx, cancel := r.storeCtx()
@@ -675,14 +694,32 @@ func (r *Room) stop() {
 			r.log.Warn("mark room ended", "err", err)
 		}
 		cancel()
-	} else if !r.frozen {
+	} else if !r.frozen && !r.lost {
 		r.noteStop()
 		r.maybeSnapshot(true)
+	}
+	url := ""
+	switch {
+	case r.closing || r.lost:
+	case r.handTo != nil:
+		// After the final write: the next node loads all of it.
+		r.m.release(r.code, r.handTo.ID)
+		url = r.handTo.URL
+	case r.m.clustered():
+		r.m.release(r.code, "") // a node stopping alone: whoever comes next
 	}
 	// Out of the manager before anyone hears of the close: a client told
 	// 4004 that asks for the room finds it gone.
 	r.m.forget(r)
 	for c := range r.members {
+		if mv, ok := c.(Mover); ok && moved && !r.closing {
+			mv.Moved(url, MovedRetry)
+			continue
+		}
+		if moved && !r.closing {
+			c.Close(protocol.CloseMoved, "room moved", MovedRetry)
+			continue
+		}
 		c.Close(code, reason, r.m.cfg.RetryAfter)
 	}
 	clear(r.members)

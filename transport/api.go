@@ -15,6 +15,7 @@ import (
 	"github.com/roomd/roomd/internal/httpjson"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
+	"github.com/roomd/roomd/store"
 )
 
 // maxBody bounds a JSON request body.
@@ -86,7 +87,7 @@ func roomError(w http.ResponseWriter, code string, err error) {
 		httpjson.Error(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, room.ErrRoomFull), errors.Is(err, room.ErrNotLobby), errors.Is(err, room.ErrDailyPlayed):
 		httpjson.Error(w, http.StatusConflict, err.Error())
-	case errors.Is(err, room.ErrShuttingDown), errors.Is(err, room.ErrStorage), errors.Is(err, room.ErrBusy),
+	case errors.Is(err, room.ErrShuttingDown), errors.Is(err, room.ErrStorage), errors.Is(err, room.ErrBusy), errors.Is(err, store.ErrOwned),
 		errors.Is(err, context.DeadlineExceeded):
 		w.Header().Set("Retry-After", "1")
 		httpjson.Error(w, http.StatusServiceUnavailable, err.Error())
@@ -126,6 +127,10 @@ func (s *Server) quota(w http.ResponseWriter, r *http.Request, kind quotaKind) b
 }
 
 func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) {
+	if n, elsewhere := s.placement(); elsewhere && !isRelayed(r) {
+		s.proxy(w, r, n) // a less loaded node creates it (cluster.go)
+		return
+	}
 	var req room.CreateRequest
 	if !decodeBody(w, r, &req) {
 		return
@@ -150,6 +155,9 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) joinRoom(w http.ResponseWriter, r *http.Request) {
 	code := r.PathValue("code")
+	if s.proxied(w, r, code) {
+		return
+	}
 	var req struct {
 		Name   string `json:"name"`
 		Invite string `json:"invite"`
@@ -176,6 +184,9 @@ func (s *Server) joinRoom(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) roomInfo(w http.ResponseWriter, r *http.Request) {
+	if s.proxied(w, r, r.PathValue("code")) {
+		return
+	}
 	if rm, ok := s.lookup(w, r); ok {
 		httpjson.Write(w, http.StatusOK, rm.Info())
 	}
@@ -184,6 +195,9 @@ func (s *Server) roomInfo(w http.ResponseWriter, r *http.Request) {
 // replay serves a room's last finished match with its moves.
 func (s *Server) replay(w http.ResponseWriter, r *http.Request) {
 	code := r.PathValue("code")
+	if s.proxied(w, r, code) {
+		return
+	}
 	rm, ok := s.lookup(w, r)
 	if !ok {
 		return
@@ -224,6 +238,9 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	code := http.StatusOK
 	if s.closing.Load() {
 		status["status"], code = "shutting down", http.StatusServiceUnavailable
+	}
+	if s.cl != nil && s.cl.draining.Load() {
+		status["status"], code = "draining", http.StatusServiceUnavailable
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()

@@ -17,6 +17,7 @@ import (
 	"github.com/roomd/roomd/internal/queue"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
+	"github.com/roomd/roomd/store"
 )
 
 // conn is one WebSocket connection. Its reader decodes frames and hands them
@@ -49,6 +50,15 @@ type conn struct {
 
 	writeTimer *time.Timer // the writer's write deadline
 	batchBuf   []byte      // the writer's buffer for batched frames
+
+	// In a cluster (relay.go): up is the socket to the room's node when
+	// this one relays; origin and host are the client's, for that socket;
+	// fromPeer says another node relays this socket (it is never relayed
+	// again).
+	up       atomic.Pointer[websocket.Conn]
+	origin   string
+	host     string
+	fromPeer bool
 }
 
 // The hello's fate: the first of the reader (a hello) and the hello timer
@@ -64,6 +74,8 @@ type closeReq struct {
 	reason     string
 	retryAfter time.Duration
 	dropQueue  bool // slow consumer: the backlog is dropped
+	quiet      bool   // no bye: a relayed socket's came from the room's node
+	url        string // the bye's url (4009)
 }
 
 func newConn(s *Server, ws *websocket.Conn) *conn {
@@ -148,6 +160,11 @@ func (c *conn) Close(code int, reason string, retryAfter time.Duration) {
 	c.close(closeReq{code: code, reason: reason, retryAfter: retryAfter})
 }
 
+// Moved implements room.Mover: 4009, with the room's new node.
+func (c *conn) Moved(url string, retryAfter time.Duration) {
+	c.close(closeReq{code: protocol.CloseMoved, reason: "room moved", retryAfter: retryAfter, url: url})
+}
+
 func (c *conn) close(req closeReq) {
 	c.once.Do(func() {
 		c.req = req
@@ -173,6 +190,9 @@ func (c *conn) serve(ctx context.Context) {
 	c.reader(ctx)
 	if r := c.room.Load(); r != nil {
 		r.Drop(c)
+	}
+	if up := c.up.Load(); up != nil {
+		up.CloseNow() // the room's node drops the client as it would a direct one
 	}
 	// Stop the writer if nobody asked for a close: the peer went away.
 	c.close(closeReq{code: protocol.CloseNormal, reason: "", dropQueue: true})
@@ -233,7 +253,11 @@ func (c *conn) finish(ctx context.Context) {
 		c.ws.Close(websocket.StatusNormalClosure, "")
 		return
 	}
-	bye := protocol.Bye{Type: protocol.TypeBye, Code: req.code, Reason: req.reason, Reconnect: !protocol.Terminal(req.code)}
+	if req.quiet {
+		_ = c.ws.Close(websocket.StatusCode(req.code), req.reason)
+		return
+	}
+	bye := protocol.Bye{Type: protocol.TypeBye, Code: req.code, Reason: req.reason, Reconnect: !protocol.Terminal(req.code), URL: req.url}
 	if bye.Reconnect {
 		bye.RetryAfterMs = int(req.retryAfter / time.Millisecond)
 	}
@@ -259,7 +283,9 @@ func (c *conn) writeAll(ctx context.Context, frames [][]byte) error {
 	}
 	c.held.Add(-held)
 	for len(frames) > 0 {
-		if len(frames) == 1 || len(frames[0]) >= protocol.MaxBatch/2 {
+		// A frame that is a batch already (relayed from the room's node)
+		// goes alone: batches do not nest.
+		if len(frames) == 1 || len(frames[0]) >= protocol.MaxBatch/2 || frames[0][0] == '[' {
 			if err := c.write(ctx, frames[0]); err != nil {
 				return err
 			}
@@ -268,7 +294,7 @@ func (c *conn) writeAll(ctx context.Context, frames [][]byte) error {
 		}
 		buf := append(append(c.batchBuf[:0], '['), frames[0]...)
 		n := 1
-		for n < len(frames) && len(buf)+len(frames[n])+2 <= protocol.MaxBatch {
+		for n < len(frames) && len(buf)+len(frames[n])+2 <= protocol.MaxBatch && frames[n][0] != '[' {
 			buf = append(append(buf, ','), frames[n]...)
 			n++
 		}
@@ -342,6 +368,10 @@ func (c *conn) reader(ctx context.Context) {
 			continue // closing: ignore what the client still sends
 		default:
 		}
+		if up := c.up.Load(); up != nil {
+			c.upFrame(up, typ, data) // relayed: the room's node reads it
+			continue
+		}
 		if typ != websocket.MessageText {
 			c.bad("binary frames are not part of the protocol; send JSON text")
 			continue
@@ -388,6 +418,9 @@ func (c *conn) handle(ctx context.Context, in protocol.Inbound) {
 				c.bad("hello was already sent on this connection")
 			}
 			return // too late: the connection is closing
+		}
+		if c.relayHello(ctx, in.Hello) {
+			return
 		}
 		c.hello(ctx, in.Hello)
 		return
@@ -482,6 +515,11 @@ func (c *conn) hello(ctx context.Context, h *protocol.Hello) {
 		return
 	case errors.Is(err, room.ErrShuttingDown):
 		c.close(closeReq{code: protocol.CloseRestarting, reason: "server restarting", retryAfter: c.srv.retryAfter()})
+		return
+	case errors.Is(err, store.ErrOwned):
+		// Another node took the room since this socket was routed: the
+		// client comes back and is routed there.
+		c.close(closeReq{code: protocol.CloseMoved, reason: "room moved", retryAfter: room.MovedRetry})
 		return
 	case err != nil:
 		c.logger().Warn("room unavailable", "room", h.Room, "err", err)

@@ -11,6 +11,8 @@ type Metrics struct {
 	limited     prometheus.Counter
 	invalid     prometheus.Counter
 	outboxDrops prometheus.Counter
+	relays      prometheus.Gauge
+	relayed     prometheus.Counter
 }
 
 // NewMetrics registers the connection metrics on reg.
@@ -26,8 +28,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Frames that were not valid protocol messages."}),
 		outboxDrops: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_outbox_drops_total",
 			Help: "Frames dropped because a connection's outbox was full."}),
+		relays: prometheus.NewGauge(prometheus.GaugeOpts{Name: "roomd_relayed_sockets",
+			Help: "Sockets this node relays to the node that owns their room."}),
+		relayed: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_relayed_sockets_total",
+			Help: "Sockets relayed to another node since the start."}),
 	}
-	reg.MustRegister(m.conns, m.opened, m.slow, m.limited, m.invalid, m.outboxDrops)
+	reg.MustRegister(m.conns, m.opened, m.slow, m.limited, m.invalid, m.outboxDrops, m.relays, m.relayed)
 	return m
 }
 
@@ -60,5 +66,18 @@ func (m *Metrics) rateLimited() {
 func (m *Metrics) invalidFrame() {
 	if m != nil {
 		m.invalid.Inc()
+	}
+}
+
+func (m *Metrics) relayOpened() {
+	if m != nil {
+		m.relays.Inc()
+		m.relayed.Inc()
+	}
+}
+
+func (m *Metrics) relayClosed() {
+	if m != nil {
+		m.relays.Dec()
 	}
 }

@@ -89,6 +89,10 @@ type Config struct {
 	// RequireAuth refuses clients that are not signed in: 401 on the HTTP
 	// API's room routes, auth-required and close 4007 on the socket.
 	RequireAuth bool
+	// Cluster, when set, makes the server one node of several sharing the
+	// rooms' store (cluster.go); Rooms must be a manager of the same
+	// cluster. Nil: a server alone.
+	Cluster *ClusterConfig
 }
 
 func (c *Config) setDefaults() error {
@@ -149,6 +153,8 @@ type Server struct {
 	wg        sync.WaitGroup
 	ctx       context.Context
 	stop      context.CancelFunc
+
+	cl *cluster // nil for a server alone
 }
 
 // NewServer validates cfg and builds the routes.
@@ -170,6 +176,17 @@ func NewServer(cfg Config) (*Server, error) {
 	s.quotas = newQuotas(cfg.Quotas, s.now)
 	s.routes()
 	s.handler = s.checkHost(s.mux)
+	if cfg.Cluster != nil {
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		s.cl, err = newCluster(cctx, *cfg.Cluster, cfg.Logger)
+		cancel()
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		s.handler = s.checkRelay(s.handler)
+		go s.clusterLoop()
+	}
 	return s, nil
 }
 
@@ -197,6 +214,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/daily/{game}/{board}", s.daily)
 	s.mux.HandleFunc("POST /api/replays", s.submitReplay)
 	s.mux.HandleFunc("POST /api/verify", s.verify)
+	s.mux.HandleFunc("POST "+adoptPath, s.adoptRooms)
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	s.mux.HandleFunc("GET /readyz", s.ready)
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
@@ -273,6 +291,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	c := newConn(s, ws)
 	c.addr = addr
+	c.origin, c.host, c.fromPeer = r.Header.Get("Origin"), r.Host, isRelayed(r)
 	s.mu.Lock()
 	s.upgrading--
 	reserved = false
@@ -313,11 +332,22 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 // every client told to come back after RetryAfter), closes the sockets not
 // yet in a room, and waits for all connections to finish or ctx to end.
 // Call it before http.Server.Shutdown, which does not track WebSockets.
+//
+// In a cluster with other live nodes it drains instead (cluster.go): each
+// room passes to another node and its clients are told where (4009).
 func (s *Server) Shutdown(ctx context.Context) error {
+	drained := s.cl != nil && s.drain(ctx)
 	s.closing.Store(true)
+	// After a drain no room is left here: this stops the rest (leases,
+	// the leaderboard writer).
 	err := s.cfg.Rooms.Shutdown(ctx)
 	s.mu.Lock()
 	for c := range s.conns {
+		if drained || c.up.Load() != nil {
+			// Its room runs on another node: the client goes on there.
+			c.Moved("", room.MovedRetry)
+			continue
+		}
 		c.close(closeReq{code: protocol.CloseRestarting, reason: "server restarting", retryAfter: s.retryAfter()})
 	}
 	s.mu.Unlock()
@@ -334,5 +364,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		err = errors.Join(err, ctx.Err())
 	}
 	s.stop()
+	if s.cl != nil {
+		<-s.cl.done
+		dctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		if derr := s.cl.cfg.Store.Deregister(dctx, s.cl.cfg.Self.ID); derr != nil {
+			s.cfg.Logger.Warn("node not deregistered: it expires with its TTL", "err", derr)
+		}
+		cancel()
+	}
 	return err
 }

@@ -32,6 +32,8 @@ type Memory struct {
 	// expired ones: the next scan comes when there are twice as many.
 	claimScan int
 	outbox    map[string]store.Event
+	leases    map[string]memLease // ownership (cluster.go)
+	nodes     map[string]memNode
 	closed    bool
 	// Now is the clock used for the expiry of rooms and boards; zero means
 	// time.Now.
@@ -78,6 +80,8 @@ func New() *Memory {
 		expiry: make(map[boardKey]int64),
 		claims: make(map[string]memClaim),
 		outbox: make(map[string]store.Event),
+		leases: make(map[string]memLease),
+		nodes:  make(map[string]memNode),
 	}
 }
 

@@ -112,6 +112,9 @@ func Run(t *testing.T, newSubject Factory) {
 		{"OutboxBound", testOutboxBound},
 		{"OutboxReopen", testOutboxReopen},
 		{"OutboxConcurrent", testOutboxConcurrent},
+		{"ClusterOwnership", testClusterOwnership},
+		{"ClusterExpiry", testClusterExpiry},
+		{"ClusterNodes", testClusterNodes},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

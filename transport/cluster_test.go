@@ -1,0 +1,184 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/roomd/roomd/core/minesweeper"
+	"github.com/roomd/roomd/core/nim"
+	"github.com/roomd/roomd/core/grid"
+	"github.com/roomd/roomd/core/session"
+	"github.com/roomd/roomd/protocol"
+	"github.com/roomd/roomd/room"
+	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/memstore"
+	"github.com/roomd/roomd/transport/client"
+)
+
+// startNode starts one node of a cluster on st: its own manager and
+// server, as a separate roomd process would have, on a loopback port.
+func startNode(t *testing.T, st *memstore.Memory, id string, ttl time.Duration) *testServer {
+	t.Helper()
+	rooms, err := room.NewManager(room.Config{Games: session.NewRegistry(minesweeper.Game, nim.Game), Store: st, AIDelay: -1,
+		PresenceInterval: 5 * time.Millisecond, RetryAfter: 50 * time.Millisecond, Cluster: st, Node: id, LeaseTTL: ttl, Claims: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewUnstartedServer(nil)
+	url := "http://" + hs.Listener.Addr().String()
+	front, err := NewServer(Config{Rooms: rooms, Quotas: Quotas{Off: true},
+		Cluster: &ClusterConfig{Store: st, Claims: st, TTL: ttl, Self: store.Node{ID: id, URL: url, PeerURL: url}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs.Config = NewHTTPServer(front.Handler(), HTTPConfig{})
+	hs.Start()
+	s := &testServer{t: t, rooms: rooms, front: front, http: hs, store: st, URL: hs.URL}
+	t.Cleanup(s.stop)
+	return s
+}
+
+// waitNodes waits until node s sees n live nodes.
+func waitNodes(t *testing.T, s *testServer, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(s.front.Nodes()) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("node sees %d nodes, want %d", len(s.front.Nodes()), n)
+		}
+		s.front.register(context.Background())
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// flag sends a flag toggle at cell and checks its receipt.
+func (p *tclient) flag(cell grid.Coord) {
+	p.t.Helper()
+	if rc := p.command(fmt.Sprintf(`{"type":"flag","r":%d,"c":%d}`, cell[0], cell[1])); !rc.OK {
+		p.t.Fatalf("%s: flag %v: %+v", p.name, cell, rc.Notice)
+	}
+}
+
+// flags returns the flagged cells of p's view, after a resync.
+func (p *tclient) flags() map[grid.Coord]bool {
+	p.t.Helper()
+	var v minesweeper.View
+	b, _ := json.Marshal(p.resync().View)
+	if err := json.Unmarshal(b, &v); err != nil {
+		p.t.Fatal(err)
+	}
+	got := map[grid.Coord]bool{}
+	for _, c := range v.Cells {
+		if c.Status == minesweeper.Flagged {
+			got[grid.Coord{c.R, c.C}] = true
+		}
+	}
+	return got
+}
+
+// TestClusterRelay: a room created through node A is played by clients
+// connected through nodes B and C (their sockets relayed to A, their HTTP
+// join proxied), and it runs on A only.
+func TestClusterRelay(t *testing.T) {
+	st := memstore.New()
+	a, b, c := startNode(t, st, "node-a", 5*time.Second), startNode(t, st, "node-b", 5*time.Second), startNode(t, st, "node-c", 5*time.Second)
+	waitNodes(t, a, 3)
+	created := a.create("minesweeper", `{"mode":"coop","level":"expert"}`, "Ann")
+	var joined room.JoinResult
+	if code := c.post("/api/rooms/"+created.Room+"/join", map[string]string{"name": "Bob"}, &joined); code != http.StatusOK || joined.Token == "" {
+		t.Fatalf("join through node C: %d %+v", code, joined)
+	}
+	resp, err := http.Get(b.URL + "/api/rooms/" + created.Room)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("room info through node B: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	ann := b.dial("ann", client.Config{Room: created.Room, Token: created.Token, Game: msPin})
+	bob := c.dial("bob", client.Config{Room: created.Room, Token: joined.Token, Game: msPin})
+	ann.waitOnline()
+	bob.waitOnline()
+	for _, p := range []*tclient{ann, bob} {
+		if rc := p.control(protocol.Control{Op: protocol.ControlReady, Ready: true}); !rc.OK {
+			t.Fatalf("%s: ready: %+v", p.name, rc.Notice)
+		}
+	}
+	if rc := ann.control(protocol.Control{Op: protocol.ControlStart}); !rc.OK {
+		t.Fatalf("start: %+v", rc.Notice)
+	}
+	want := map[grid.Coord]bool{}
+	for i := range 10 {
+		p := ann
+		if i%2 == 1 {
+			p = bob
+		}
+		cell := grid.Coord{i, (i * 7) % 30}
+		p.flag(cell)
+		want[cell] = true
+	}
+	for _, p := range []*tclient{ann, bob} {
+		if got := p.flags(); len(got) != len(want) {
+			t.Fatalf("%s sees %d flags, want %d", p.name, len(got), len(want))
+		}
+		p.checkContinuity()
+	}
+	if _, ok := a.rooms.Lookup(created.Room); !ok {
+		t.Fatal("the room is not on node A")
+	}
+	for _, n := range []*testServer{b, c} {
+		if _, ok := n.rooms.Lookup(created.Room); ok {
+			t.Fatal("a relaying node loaded the room too")
+		}
+	}
+}
+
+// TestClusterDrain: node A shuts down while clients play its room through
+// B and C: the room passes to another node with everything acknowledged,
+// the clients are told it moved and carry on there.
+func TestClusterDrain(t *testing.T) {
+	st := memstore.New()
+	a, b, c := startNode(t, st, "node-a", 5*time.Second), startNode(t, st, "node-b", 5*time.Second), startNode(t, st, "node-c", 5*time.Second)
+	waitNodes(t, a, 3)
+	created := a.create("minesweeper", `{"mode":"solo","level":"expert"}`, "Ann")
+	ann := b.dial("ann", client.Config{Room: created.Room, Token: created.Token, Game: msPin})
+	spec := c.dial("spec", client.Config{Room: created.Room, Watch: true, Game: msPin})
+	ann.waitOnline()
+	spec.waitOnline()
+	if rc := ann.control(protocol.Control{Op: protocol.ControlStart}); !rc.OK {
+		t.Fatalf("start: %+v", rc.Notice)
+	}
+	for i := range 5 {
+		ann.flag(grid.Coord{i, i})
+	}
+	a.stop() // SIGTERM: drain
+	// The room is on B or C now, with all five flags; Ann goes on.
+	owner, _, err := st.Owner(context.Background(), created.Room)
+	if err != nil || (owner != "node-b" && owner != "node-c") {
+		t.Fatalf("owner after the drain = %q, %v", owner, err)
+	}
+	for i := 5; i < 8; i++ {
+		ann.waitOnline()
+		ann.flag(grid.Coord{i, i})
+	}
+	if got := ann.flags(); len(got) != 8 {
+		t.Fatalf("Ann sees %d flags after the drain, want 8", len(got))
+	}
+	spec.waitFor("the spectator's view of the eighth flag", func([]client.Event) bool {
+		_, rev := spec.tr.Position()
+		return rev >= 9
+	})
+	ann.checkContinuity()
+	moved := 0
+	for _, ev := range ann.snapshotEvents() {
+		if ev.Kind == client.EventState && ev.Close == protocol.CloseMoved {
+			moved++
+		}
+	}
+	if moved == 0 {
+		t.Error("Ann's socket was not closed with 4009 (moved)")
+	}
+}
