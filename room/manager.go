@@ -267,8 +267,8 @@ func (m *Manager) restore(ctx context.Context, code string) (*Room, error) {
 	return r, nil
 }
 
-// RestoreAll loads every live room in the store and returns how many came
-// back. Rooms that fail to restore are logged and counted in the error.
+// RestoreAll loads every live room in the store (in a cluster, every one
+// no other node owns) and returns how many came back. Rooms that fail to restore are logged and counted in the error.
 func (m *Manager) RestoreAll(ctx context.Context) (int, error) {
 	codes, err := m.cfg.Store.List(ctx)
 	if err != nil {
@@ -278,7 +278,7 @@ func (m *Manager) RestoreAll(ctx context.Context) (int, error) {
 	var errs []error
 	for _, code := range codes {
 		if _, err := m.Get(ctx, code); err != nil {
-			if !errors.Is(err, ErrNoRoom) {
+			if !errors.Is(err, ErrNoRoom) && !errors.Is(err, store.ErrOwned) { // another node's room is its own
 				errs = append(errs, err)
 			}
 			continue

@@ -28,7 +28,9 @@ type Cluster interface {
 	// again (a restarted process with the same node id).
 	OpenOwned(ctx context.Context, room, node string, ttl time.Duration) (Lease, Record, error)
 	// Renew extends node's leases on rooms by ttl and returns the rooms
-	// whose lease node no longer holds (expired and taken, or released).
+	// whose lease another node holds now. A lease nobody holds (it
+	// expired and nobody took it, or the store lost it) is taken again:
+	// the room's fencing token still guards its writes.
 	Renew(ctx context.Context, node string, rooms []string, ttl time.Duration) (lost []string, err error)
 	// Release gives up node's lease on room, if node holds it. When next
 	// is not empty the lease passes to next for ttl instead (a handoff: no

@@ -26,6 +26,7 @@ import (
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store"
 	"github.com/roomd/roomd/store/boltstore"
+	"github.com/roomd/roomd/store/redisstore"
 	"github.com/roomd/roomd/transport"
 	"github.com/roomd/roomd/transport/admin"
 	"github.com/roomd/roomd/transport/auth"
@@ -62,6 +63,15 @@ type serveConfig struct {
 	auth            authConfig
 	hooks           hookConfig
 	tlsCert, tlsKey string
+	node            nodeConfig
+}
+
+// nodeConfig makes roomd one node of several on one Redis (issue: scale
+// out; transport/cluster.go).
+type nodeConfig struct {
+	id, publicURL, peerURL string
+	leaseTTL               time.Duration
+	redisCluster           bool
 }
 
 // authConfig is the site's sign-in (PROTOCOL.md §2.9).
@@ -131,6 +141,11 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	hookSecret := ef.String("webhook-secret", "", "", "HMAC-SHA256 key of the webhooks' X-Roomd-Signature; required with --webhook-url")
 	tlsCert := ef.String("tls-cert", "", "", "serve HTTPS and wss:// with this certificate (PEM; with --tls-key)")
 	tlsKey := ef.String("tls-key", "", "", "the private key of --tls-cert (PEM)")
+	nodeID := ef.String("node-id", "", "", "this node's id among the roomd nodes sharing one Redis (at most 128 bytes); empty means host name:port. A restarted node with the same id takes its rooms back at once")
+	publicURL := ef.String("public-url", "", "", "the base URL clients reach this node at (e.g. https://roomd.example.com, or this node's own address): told to clients whose room moved here")
+	peerURL := ef.String("peer-url", "", "", "the base URL other roomd nodes reach this node at (e.g. http://10.0.0.5:8080); empty means --public-url, else http://host name:port")
+	leaseTTL := ef.Duration("lease-ttl", "", 10*time.Second, "with --redis: how long a node's ownership of a room lasts without renewal (renewed every third of it); a dead node's rooms are taken over after it")
+	redisCluster := ef.Bool("redis-cluster", "", false, "--redis names a Redis Cluster: redis://host:port?addr=host2:port2&addr=host3:port3 (any of its masters)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHeader())
 		fmt.Fprintln(stderr, "\nServe flags:")
@@ -189,6 +204,22 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 		return serveConfig{}, errors.New("--webhook-url and --webhook-secret go together")
 	}
 	cfg.tlsCert, cfg.tlsKey = *tlsCert, *tlsKey
+	cfg.node = nodeConfig{id: *nodeID, publicURL: strings.TrimSuffix(*publicURL, "/"), peerURL: strings.TrimSuffix(*peerURL, "/"),
+		leaseTTL: *leaseTTL, redisCluster: *redisCluster}
+	if *leaseTTL < 300*time.Millisecond {
+		return serveConfig{}, errors.New("--lease-ttl must be at least 300ms")
+	}
+	for _, u := range []struct{ flag, v string }{{"--public-url", cfg.node.publicURL}, {"--peer-url", cfg.node.peerURL}} {
+		if u.v == "" {
+			continue
+		}
+		if p, err := url.Parse(u.v); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return serveConfig{}, fmt.Errorf("%s %q: want an http(s) URL", u.flag, u.v)
+		}
+	}
+	if cfg.node.redisCluster && cfg.redisURL == "" {
+		return serveConfig{}, errors.New("--redis-cluster needs --redis")
+	}
 	if (cfg.tlsCert == "") != (cfg.tlsKey == "") {
 		return serveConfig{}, errors.New("--tls-cert and --tls-key go together")
 	}
@@ -289,7 +320,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 			"set ROOMD_ADMIN_TOKEN or --admin-token-file instead")
 	}
 	octx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	st, err := openStore(octx, storeConfig{redisURL: cfg.redisURL, dataDir: cfg.dataDir, memory: cfg.memory,
+	st, err := openStore(octx, storeConfig{redisURL: cfg.redisURL, redis: redisstore.RedisOptions{Cluster: cfg.node.redisCluster}, dataDir: cfg.dataDir, memory: cfg.memory,
 		bolt: boltstore.BoltOptions{NoSync: !cfg.fsync, CommitInterval: cfg.commitInterval}})
 	cancel()
 	if err != nil {
@@ -334,8 +365,20 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	if hooks != nil {
 		rcfg.Outbox, rcfg.HooksQueued = outbox, hooks.Wake
 	}
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		st.Close()
+		return err
+	}
+	var cluster *transport.ClusterConfig
+	if c, ok := st.(store.Cluster); ok && cfg.redisURL != "" {
+		cluster = cfg.node.cluster(c, st, ln.Addr())
+		rcfg.Cluster, rcfg.Node, rcfg.LeaseTTL = c, cluster.Self.ID, cfg.node.leaseTTL
+		log.Info("one node of a cluster on Redis", "node", cluster.Self.ID, "publicUrl", cluster.Self.URL, "peerUrl", cluster.Self.PeerURL, "leaseTtl", cfg.node.leaseTTL)
+	}
 	rooms, err := room.NewManager(rcfg)
 	if err != nil {
+		ln.Close()
 		st.Close()
 		return err
 	}
@@ -361,8 +404,9 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	front, err := transport.NewServer(transport.Config{Rooms: rooms, Logger: log, Web: web.Handler(),
 		Origins: splitList(cfg.origins), PublicHosts: splitList(cfg.publicHosts),
 		Metrics: transport.NewMetrics(reg), Routes: routes, Quotas: cfg.quotas, MaxConns: cfg.maxConns,
-		Auth: verifier, RequireAuth: cfg.auth.require})
+		Auth: verifier, RequireAuth: cfg.auth.require, Cluster: cluster})
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	errc := make(chan error, 2)
@@ -370,6 +414,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	if cfg.metricsAddr != "" {
 		mln, err := net.Listen("tcp", cfg.metricsAddr)
 		if err != nil {
+			ln.Close()
 			return fmt.Errorf("metrics address: %w", err)
 		}
 		mux := http.NewServeMux()
@@ -379,13 +424,6 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 		metricsSrv = transport.NewHTTPServer(mux, cfg.http)
 		go func() { errc <- metricsSrv.Serve(mln) }()
 		log.Info("serving metrics", "addr", mln.Addr().String())
-	}
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		if metricsSrv != nil {
-			metricsSrv.Close()
-		}
-		return err
 	}
 	httpSrv := transport.NewHTTPServer(front.Handler(), cfg.http)
 	scheme := "http"
@@ -451,4 +489,30 @@ func openURL(scheme string, addr net.Addr) string {
 		host = "localhost"
 	}
 	return scheme + "://" + net.JoinHostPort(host, port)
+}
+
+// cluster is the transport's configuration of this node: its id (by
+// default host name:port), its public URL and the URL its peers use (by
+// default the public one, else http://host name:port).
+func (n nodeConfig) cluster(c store.Cluster, claims store.Claims, addr net.Addr) *transport.ClusterConfig {
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "localhost"
+	}
+	_, port, _ := net.SplitHostPort(addr.String())
+	ip, _, _ := net.SplitHostPort(addr.String())
+	if p := net.ParseIP(ip); p != nil && !p.IsUnspecified() {
+		host = ip // listening on one address: that is where peers reach it
+	}
+	self := store.Node{ID: n.id, URL: n.publicURL, PeerURL: n.peerURL, Started: time.Now().UnixMilli()}
+	if self.ID == "" {
+		self.ID = net.JoinHostPort(host, port)
+	}
+	if self.PeerURL == "" {
+		self.PeerURL = n.publicURL
+	}
+	if self.PeerURL == "" {
+		self.PeerURL = "http://" + net.JoinHostPort(host, port)
+	}
+	return &transport.ClusterConfig{Store: c, Claims: claims, Self: self, TTL: n.leaseTTL}
 }

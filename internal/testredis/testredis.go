@@ -4,6 +4,8 @@
 //
 // When redis-server is not on PATH the test is skipped, unless CI=true:
 // then it fails, since a missing real dependency must fail CI.
+//
+// StartCluster runs a Redis Cluster of such servers (cluster.go).
 package testredis
 
 import (
@@ -56,6 +58,9 @@ type Server struct {
 	dir  string // data directory
 	logf string
 	port int
+	// bus is the cluster bus port of a cluster node (StartCluster); zero
+	// for a plain server.
+	bus int
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -72,14 +77,27 @@ const startTimeout = 15 * time.Second
 // Redis ships) so Restart brings the data back.
 func Start(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
+	return start(t, lookPath(t, "redis-server"), false, opts)
+}
+
+// lookPath finds a Redis binary, or skips the test (fails it when CI=true).
+func lookPath(t testing.TB, name string) string {
+	t.Helper()
+	bin, err := exec.LookPath(name)
 	if err != nil {
-		msg := "testredis: redis-server is not on PATH (Debian: apt-get install redis-server)"
+		msg := "testredis: " + name + " is not on PATH (Debian: apt-get install redis-server)"
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
 		t.Skip(msg)
 	}
+	return bin
+}
+
+// start starts a server from bin; a cluster node (cluster) gets a bus port
+// too, chosen with its port.
+func start(t testing.TB, bin string, cluster bool, opts []Option) *Server {
+	t.Helper()
 	cfg := config{persist: true}
 	for _, o := range opts {
 		o(&cfg)
@@ -101,8 +119,19 @@ func Start(t testing.TB, opts ...Option) *Server {
 	t.Cleanup(s.kill)
 	var lastErr error
 	for range 5 {
+		var err error
 		if s.port, err = freePort(); err != nil {
 			t.Fatalf("testredis: %v", err)
+		}
+		if cluster {
+			// An explicit bus port: the default, port + 10000, may be taken
+			// or beyond 65535.
+			s.bus = 0
+			for s.bus == 0 || s.bus == s.port {
+				if s.bus, err = freePort(); err != nil {
+					t.Fatalf("testredis: %v", err)
+				}
+			}
 		}
 		if lastErr = s.start(); lastErr == nil {
 			return s
@@ -152,6 +181,12 @@ func (s *Server) start() error {
 		args = append(args, "--appendonly", "yes")
 	} else {
 		args = append(args, "--appendonly", "no")
+	}
+	if s.bus != 0 {
+		// nodes.conf is the node's identity and view of the cluster, kept
+		// in the data directory so that a restart rejoins the cluster.
+		args = append(args, "--cluster-enabled", "yes", "--cluster-port", strconv.Itoa(s.bus),
+			"--cluster-config-file", filepath.Join(s.dir, "nodes.conf"))
 	}
 	args = append(args, s.cfg.args...)
 	cmd := exec.Command(s.bin, args...)

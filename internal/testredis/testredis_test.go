@@ -1,8 +1,11 @@
 package testredis
 
 import (
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +81,54 @@ func TestPause(t *testing.T) {
 	s.Resume()
 	if got := s.Do("PING"); got != "+PONG" {
 		t.Fatalf("PING after resume: %q", got)
+	}
+}
+
+// TestCluster forms a cluster of three masters: each serves a third of the
+// slots (a key is stored by one node and redirected by the others), the
+// bus ports are the ones given, and a restarted node rejoins with its data.
+func TestCluster(t *testing.T) {
+	start := time.Now()
+	c := StartCluster(t)
+	t.Logf("a cluster of %d masters formed in %v", ClusterMasters, time.Since(start).Round(time.Millisecond))
+	if len(c.Nodes) != ClusterMasters {
+		t.Fatalf("%d nodes", len(c.Nodes))
+	}
+	u, err := url.Parse(c.URL())
+	if err != nil || u.Host != c.Nodes[0].Addr() || !slices.Equal(u.Query()["addr"], c.Addrs()[1:]) {
+		t.Fatalf("URL %q (%v) does not name the nodes %v", c.URL(), err, c.Addrs())
+	}
+	var owner *Server
+	for _, n := range c.Nodes {
+		if strings.HasSuffix(n.Addr(), ":6379") {
+			t.Fatal("uses the machine's Redis port")
+		}
+		info := n.Info("CLUSTER INFO")
+		for _, want := range []string{"cluster_state:ok", "cluster_slots_assigned:16384", "cluster_size:3", "cluster_known_nodes:3"} {
+			if !strings.Contains(info, want+"\r\n") {
+				t.Fatalf("%s: CLUSTER INFO lacks %s:\n%s", n.Addr(), want, info)
+			}
+		}
+		nodes := n.Info("CLUSTER NODES")
+		if want := fmt.Sprintf("%s@%d", n.Addr(), n.bus); !strings.Contains(nodes, want) {
+			t.Fatalf("%s: CLUSTER NODES does not show bus port %d:\n%s", n.Addr(), n.bus, nodes)
+		}
+		switch got := n.Do("SET k v"); {
+		case got == "+OK":
+			if owner != nil {
+				t.Fatalf("two nodes stored k")
+			}
+			owner = n
+		case !strings.HasPrefix(got, "-MOVED"):
+			t.Fatalf("%s: SET k = %q, want +OK or -MOVED", n.Addr(), got)
+		}
+	}
+	if owner == nil {
+		t.Fatal("no node stored k")
+	}
+	owner.Restart()
+	c.WaitOK()
+	if got := owner.Do("GET k"); got != "$1" {
+		t.Fatalf("after a restart: GET k = %q, want the value", got)
 	}
 }

@@ -86,7 +86,7 @@ func (m *Memory) Renew(ctx context.Context, node string, rooms []string, ttl tim
 	}
 	var lost []string
 	for _, room := range rooms {
-		if owner, _ := m.ownerLocked(room); owner != node {
+		if owner, _ := m.ownerLocked(room); owner != node && owner != "" {
 			lost = append(lost, room)
 			continue
 		}

@@ -45,11 +45,12 @@ end
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
 return 'OK'
 `)
-	// KEYS: the room's owner. ARGV: node, ttl in ms. 1 when renewed, 0
-	// when node does not hold the lease.
+	// KEYS: the room's owner. ARGV: node, ttl in ms. 1 when renewed (or
+	// taken again: nobody held it), 0 when another node holds the lease.
 	scriptRenew = redis.NewScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local owner = redis.call('GET', KEYS[1])
+if owner and owner ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 `)
 	// KEYS: the room's owner. ARGV: node, next node ('' for none), ttl
@@ -167,11 +168,14 @@ func (r *Redis) Renew(ctx context.Context, node string, rooms []string, ttl time
 					lost = append(lost, chunk[i])
 				}
 			}
-			if noScript && attempt == 0 {
-				// The server lost its scripts: EVAL loads it on every node
-				// it reaches; then the whole chunk again (renewing twice
-				// is harmless).
-				if err := scriptRenew.Run(ctx, r.c, []string{r.ownerKey(chunk[0])}, node, ms(ttl)).Err(); err != nil {
+			if noScript {
+				if attempt > 0 {
+					return lost, errors.New("renew: the server lost its scripts again")
+				}
+				// A server lost its scripts (a restart): load it (on every
+				// master of a cluster), then the whole chunk again
+				// (renewing twice is harmless).
+				if err := scriptRenew.Load(ctx, r.c).Err(); err != nil {
 					return lost, fmt.Errorf("renew: %w", mapErr(err))
 				}
 				lost = lost[:base]

@@ -1,6 +1,8 @@
 // Package redisstore keeps rooms and leaderboards in Redis: every write to a
 // room is a Lua script fenced by the room's token, and appends of all rooms
-// are sent in one pipeline by one committer goroutine (group commit).
+// are sent in one pipeline by one committer goroutine (group commit). The
+// same code runs on one Redis server and on a Redis Cluster
+// (RedisOptions.Cluster): every script touches the keys of one hash slot.
 package redisstore
 
 import (
@@ -31,6 +33,17 @@ import (
 type RedisOptions struct {
 	// Prefix starts every key. Empty means "roomd".
 	Prefix string
+	// Cluster connects to a Redis Cluster instead of one server. The URL
+	// then names one or more of its nodes (seeds: the client learns the
+	// others from them), in the form redis.ParseClusterURL reads:
+	//
+	//	redis://[user:pass@]host1:port1?addr=host2:port2&addr=host3:port3
+	//
+	// with no database number (a cluster has only database 0). False means
+	// one server (redis://[user:pass@]host:port/db, redis.ParseURL); Open
+	// refuses a server that has cluster mode on, whose slots it could not
+	// follow.
+	Cluster bool
 	// DialTimeout bounds connecting. Zero means the URL's dial_timeout, or
 	// 500 ms.
 	DialTimeout time.Duration
@@ -41,6 +54,10 @@ type RedisOptions struct {
 	WriteTimeout time.Duration
 	// MaxRetries is how many times a command failing on the network is
 	// retried. Zero means the URL's max_retries, or 1; negative means none.
+	// A cluster does not use it: its client tries a command up to
+	// max_redirects (a URL parameter, 3 by default) more times, following
+	// MOVED and ASK redirects and retrying network errors, the same node
+	// first, then another.
 	MaxRetries int
 	// MaxBatch bounds how many appends one pipeline carries. Zero means 1000.
 	MaxBatch int
@@ -55,11 +72,27 @@ type RedisOptions struct {
 // {code}, so a room lives on one Redis Cluster slot and one Lua script can
 // check its fencing token and write it atomically. Appends of all rooms go
 // through one committer goroutine that sends everything waiting in one
-// pipeline (group commit).
+// pipeline (group commit); on a cluster the client splits the pipeline by
+// node and sends the parts at once.
+//
+// Where each kind of key lives on a cluster:
+//   - a room: P:{code}:fence, snap, log, meta (and held, the events its
+//     appends hold on a cluster, outbox.go): the slot of its code, so rooms
+//     spread over the nodes;
+//   - the set of live rooms, P:rooms (no hash tag: its own slot, kept as
+//     it was stored before clusters), written apart from any room's script;
+//   - a leaderboard: P:lb:{game:board:kind}, its names and players: one
+//     slot per board, so boards spread and one script keeps the three in
+//     step;
+//   - a claim: P:claim:{key}, one key;
+//   - the webhook outbox: P:{P:outbox}:due, ev and held (the index of rooms
+//     holding events): one slot, one node;
+//   - the ping key, P:ping.
 type Redis struct {
-	c      *redis.Client
-	prefix string
-	opts   RedisOptions
+	c       redis.UniversalClient
+	cluster bool
+	prefix  string
+	opts    RedisOptions
 	// timeout bounds one pipeline of appends.
 	timeout time.Duration
 
@@ -75,6 +108,13 @@ type Redis struct {
 	appends    atomic.Uint64
 	accepted   atomic.Uint64
 	roundTrips atomic.Uint64
+
+	// held is the committer's work left on a cluster after it moved the
+	// events a batch's appends held into the outbox (outbox.go): only the
+	// committer goroutine touches it.
+	held heldWork
+	// lastSweep is when Due last swept the rooms holding events (Unix ms).
+	lastSweep atomic.Int64
 }
 
 var (
@@ -86,7 +126,8 @@ var (
 )
 
 // redisAppend is an append (scriptAppend) or an append with events
-// (scriptAppendWith) waiting for the committer.
+// (scriptAppendWith; scriptAppendHold on a cluster) waiting for the
+// committer.
 type redisAppend struct {
 	ctx    context.Context
 	script *redis.Script
@@ -95,6 +136,13 @@ type redisAppend struct {
 	done   chan error
 	// reply is the script's reply, set before done is sent nil.
 	reply any
+	// err is the script's error, before the committer answers.
+	err error
+	// room is the room's code when the script holds events (a cluster's
+	// AppendWith), empty otherwise; indexed says that the append carries
+	// events, so the committer indexes the room (outbox.go).
+	room    string
+	indexed bool
 }
 
 // RedisStats counts the append committer's work.
@@ -106,17 +154,19 @@ type RedisStats struct {
 	// Accepted is the number of those that succeeded.
 	Accepted uint64
 	// RoundTrips is the number of round trips the committer made
-	// (a pipeline, and a script reload after NOSCRIPT).
+	// (a pipeline, and a script reload after NOSCRIPT). On a cluster a
+	// pipeline's parts go to their nodes at once and count as one; a batch
+	// whose appends carry events takes one more (the move of the events
+	// into the outbox), and the committer's cleanup after it one more when
+	// no next batch carries it (outbox.go).
 	RoundTrips uint64
 }
 
 // Open connects to the Redis server at url (redis://[user:pass@]host:port/db,
-// see redis.ParseURL), checks that it answers and loads the scripts.
+// see redis.ParseURL), or to the Redis Cluster whose nodes it names when
+// opts.Cluster is set, checks that it answers and loads the scripts (on
+// every node of a cluster).
 func Open(ctx context.Context, url string, opts RedisOptions) (*Redis, error) {
-	o, err := redis.ParseURL(url)
-	if err != nil {
-		return nil, fmt.Errorf("redisstore: open: %w", err)
-	}
 	if opts.Prefix == "" {
 		opts.Prefix = "roomd"
 	}
@@ -129,32 +179,62 @@ func Open(ctx context.Context, url string, opts RedisOptions) (*Redis, error) {
 	if opts.MaxOutbox <= 0 {
 		opts.MaxOutbox = store.MaxOutbox
 	}
-	setDuration(&o.DialTimeout, opts.DialTimeout, 500*time.Millisecond)
-	setDuration(&o.ReadTimeout, opts.ReadTimeout, 500*time.Millisecond)
-	setDuration(&o.WriteTimeout, opts.WriteTimeout, 500*time.Millisecond)
-	switch {
-	case opts.MaxRetries != 0:
-		o.MaxRetries = opts.MaxRetries
-	case o.MaxRetries == 0:
-		o.MaxRetries = 1
-	}
-	o.MinRetryBackoff, o.MaxRetryBackoff = 10*time.Millisecond, 100*time.Millisecond
-	o.DialerRetries, o.DialerRetryTimeout = 1, 50*time.Millisecond
-	o.PoolTimeout = o.ReadTimeout + o.WriteTimeout
-	o.ContextTimeoutEnabled = true
-	r := &Redis{
-		c: redis.NewClient(o), prefix: opts.Prefix, opts: opts,
-		timeout: o.DialTimeout + o.ReadTimeout + o.WriteTimeout,
-		queue:   queue.New[*redisAppend](0), quit: make(chan struct{}),
+	r := &Redis{cluster: opts.Cluster, prefix: opts.Prefix, opts: opts,
+		queue: queue.New[*redisAppend](0), quit: make(chan struct{})}
+	var addr string
+	if opts.Cluster {
+		o, err := redis.ParseClusterURL(url)
+		if err != nil {
+			return nil, fmt.Errorf("redisstore: open: %w", err)
+		}
+		setDuration(&o.DialTimeout, opts.DialTimeout, 500*time.Millisecond)
+		setDuration(&o.ReadTimeout, opts.ReadTimeout, 500*time.Millisecond)
+		setDuration(&o.WriteTimeout, opts.WriteTimeout, 500*time.Millisecond)
+		o.MinRetryBackoff, o.MaxRetryBackoff = 10*time.Millisecond, 100*time.Millisecond
+		o.DialerRetries, o.DialerRetryTimeout = 1, 50*time.Millisecond
+		o.PoolTimeout = o.ReadTimeout + o.WriteTimeout
+		o.ContextTimeoutEnabled = true
+		r.c, addr = redis.NewClusterClient(o), strings.Join(o.Addrs, ",")
+		r.timeout = o.DialTimeout + o.ReadTimeout + o.WriteTimeout
+	} else {
+		o, err := redis.ParseURL(url)
+		if err != nil {
+			return nil, fmt.Errorf("redisstore: open: %w", err)
+		}
+		setDuration(&o.DialTimeout, opts.DialTimeout, 500*time.Millisecond)
+		setDuration(&o.ReadTimeout, opts.ReadTimeout, 500*time.Millisecond)
+		setDuration(&o.WriteTimeout, opts.WriteTimeout, 500*time.Millisecond)
+		switch {
+		case opts.MaxRetries != 0:
+			o.MaxRetries = opts.MaxRetries
+		case o.MaxRetries == 0:
+			o.MaxRetries = 1
+		}
+		o.MinRetryBackoff, o.MaxRetryBackoff = 10*time.Millisecond, 100*time.Millisecond
+		o.DialerRetries, o.DialerRetryTimeout = 1, 50*time.Millisecond
+		o.PoolTimeout = o.ReadTimeout + o.WriteTimeout
+		o.ContextTimeoutEnabled = true
+		r.c, addr = redis.NewClient(o), o.Addr
+		r.timeout = o.DialTimeout + o.ReadTimeout + o.WriteTimeout
 	}
 	if err := r.c.Ping(ctx).Err(); err != nil {
 		r.c.Close()
-		return nil, fmt.Errorf("redisstore: open %s: %w", o.Addr, err)
+		return nil, fmt.Errorf("redisstore: open %s: %w", addr, err)
+	}
+	if !opts.Cluster {
+		// A cluster node would take a room's keys only for its own slots
+		// and refuse the outbox's script that crosses slots: say so now.
+		// A server that hides INFO is let through.
+		if info, err := r.c.Info(ctx, "cluster").Result(); err == nil && strings.Contains(info, "cluster_enabled:1") {
+			r.c.Close()
+			return nil, fmt.Errorf("redisstore: open %s: the server is a Redis Cluster node: open it as a cluster (RedisOptions.Cluster)", addr)
+		}
 	}
 	for _, s := range allScripts {
+		// On a cluster, SCRIPT LOAD goes to every node.
 		if err := s.Load(ctx, r.c).Err(); err != nil {
 			r.c.Close()
-			return nil, fmt.Errorf("redisstore: open %s: load scripts: %w", o.Addr, err)
+			return nil, fmt.Errorf("redisstore: open %s: load scripts: %w", addr, err)
 		}
 	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
@@ -362,7 +442,7 @@ end
 return {1, ARGV[1]}
 `)
 	allScripts = []*redis.Script{scriptCreate, scriptOpen, scriptAppend, scriptSnapshot, scriptEnd, scriptRecord, scriptClaim,
-		scriptAppendWith, scriptEnqueue, scriptDue, scriptRetry}
+		scriptAppendWith, scriptEnqueue, scriptDue, scriptRetry, scriptAppendHold, scriptMove}
 )
 
 // mapErr turns the scripts' refusals and a closed client into the
@@ -426,8 +506,10 @@ func (r *Redis) Create(ctx context.Context, room string, snap store.Snapshot) (s
 	// One round trip: list the code as live (List skips codes whose room
 	// does not exist or has ended, so a refused create leaves no trace),
 	// then create the room.
+	// On a cluster the two go to their nodes at once, in no set order:
+	// List copes with either.
 	pipe := r.c.Pipeline()
-	pipe.SAdd(ctx, r.liveKey(), room)
+	live := pipe.SAdd(ctx, r.liveKey(), room)
 	cmd := scriptCreate.EvalSha(ctx, pipe, keys, args...)
 	_, _ = pipe.Exec(ctx)
 	v, err := cmd.Result()
@@ -436,6 +518,14 @@ func (r *Redis) Create(ctx context.Context, room string, snap store.Snapshot) (s
 	}
 	if err != nil {
 		return store.Lease{}, fmt.Errorf("%s: %w", op, mapErr(err))
+	}
+	if live.Err() != nil {
+		// The room exists but is not listed (on a cluster the set is on
+		// another node, which may have failed alone): a room List does not
+		// name is not restored after a restart, so list it or fail.
+		if err := r.c.SAdd(ctx, r.liveKey(), room).Err(); err != nil {
+			return store.Lease{}, fmt.Errorf("%s: list the room: %w", op, mapErr(err))
+		}
 	}
 	token, err := parseToken(v)
 	if err != nil {
@@ -534,7 +624,8 @@ func (r *Redis) commit(ctx context.Context, op string, a *redisAppend) (any, err
 }
 
 // commitLoop is the committer: on each signal it sends what waits, in
-// pipelines of up to MaxBatch appends, until the queue is empty.
+// pipelines of up to MaxBatch appends, until the queue is empty; then, on a
+// cluster, the cleanup no batch carried (outbox.go).
 func (r *Redis) commitLoop() {
 	defer r.wg.Done()
 	for {
@@ -550,10 +641,15 @@ func (r *Redis) commitLoop() {
 			}
 			r.send(batch)
 		}
+		if r.cluster {
+			r.flushHeld()
+		}
 	}
 }
 
-// send carries a batch of appends in one pipeline and answers each.
+// send carries a batch of appends in one pipeline and answers each. On a
+// cluster, the appends that hold events are answered once their events are
+// in the outbox (moveHeld): one more round trip.
 func (r *Redis) send(batch []*redisAppend) {
 	todo := batch[:0]
 	for _, a := range batch {
@@ -570,42 +666,65 @@ func (r *Redis) send(batch []*redisAppend) {
 	r.appends.Add(uint64(len(todo)))
 	ctx, cancel := context.WithTimeout(r.ctx, r.timeout)
 	defer cancel()
+	r.runScripts(ctx, todo)
+	if r.cluster {
+		r.moveHeld(ctx, todo)
+	}
+	for _, a := range todo {
+		err := a.err
+		if err == nil {
+			r.accepted.Add(1)
+		} else if r.ctx.Err() != nil {
+			err = store.ErrClosed // Close cut the pipeline short
+		}
+		a.done <- mapErr(err)
+	}
+}
+
+// runScripts runs the scripts of todo in one pipeline, then once more those
+// that found the server without their script (a restart; on a cluster, of
+// one node) after loading it again; it sets each one's reply or err. On a
+// cluster the first pipeline also carries the cleanup of the batch before
+// and the index of this batch's held events (heldWork.stage).
+func (r *Redis) runScripts(ctx context.Context, todo []*redisAppend) {
 	for attempt := 0; len(todo) > 0; attempt++ {
 		pipe := r.c.Pipeline()
+		var staged func()
+		if attempt == 0 && r.cluster {
+			staged = r.stageHeld(ctx, pipe, todo)
+		}
 		cmds := make([]*redis.Cmd, len(todo))
 		for i, a := range todo {
 			cmds[i] = a.script.EvalSha(ctx, pipe, a.keys, a.args...)
 		}
 		_, _ = pipe.Exec(ctx)
 		r.roundTrips.Add(1)
+		if staged != nil {
+			staged()
+		}
 		var again []*redisAppend
+		var missing []*redis.Script
 		for i, cmd := range cmds {
-			err := cmd.Err()
-			if isNoScript(err) && attempt == 0 {
-				again = append(again, todo[i])
+			a := todo[i]
+			if err := cmd.Err(); isNoScript(err) && attempt == 0 {
+				again = append(again, a)
+				if !slices.Contains(missing, a.script) {
+					missing = append(missing, a.script)
+				}
 				continue
 			}
-			if err == nil {
-				r.accepted.Add(1)
-				todo[i].reply = cmd.Val()
-			} else if r.ctx.Err() != nil {
-				err = store.ErrClosed // Close cut the pipeline short
-			}
-			todo[i].done <- mapErr(err)
+			a.reply, a.err = cmd.Val(), cmd.Err()
 		}
-		if len(again) > 0 {
-			// The server lost its scripts (a restart): load and resend.
-			err := scriptAppend.Load(ctx, r.c).Err()
-			if err == nil {
-				err = scriptAppendWith.Load(ctx, r.c).Err()
-				r.roundTrips.Add(1)
-			}
+		for _, s := range missing {
+			// SCRIPT LOAD: on a cluster, to every node.
+			err := s.Load(ctx, r.c).Err()
 			r.roundTrips.Add(1)
 			if err != nil {
 				for _, a := range again {
-					a.done <- mapErr(err)
+					a.err = err
 				}
 				again = nil
+				break
 			}
 		}
 		todo = again
