@@ -3,11 +3,11 @@ package transport
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"

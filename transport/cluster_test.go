@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roomd/roomd/core/grid"
 	"github.com/roomd/roomd/core/minesweeper"
 	"github.com/roomd/roomd/core/nim"
-	"github.com/roomd/roomd/core/grid"
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"

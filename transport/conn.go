@@ -73,7 +73,7 @@ type closeReq struct {
 	code       int
 	reason     string
 	retryAfter time.Duration
-	dropQueue  bool // slow consumer: the backlog is dropped
+	dropQueue  bool   // slow consumer: the backlog is dropped
 	quiet      bool   // no bye: a relayed socket's came from the room's node
 	url        string // the bye's url (4009)
 }
