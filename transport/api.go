@@ -188,6 +188,9 @@ func (s *Server) roomInfo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rm, ok := s.lookup(w, r); ok {
+		if s.cl != nil {
+			w.Header().Set("X-Roomd-Node", s.cl.cfg.Self.ID) // the room's node: this one
+		}
 		httpjson.Write(w, http.StatusOK, rm.Info())
 	}
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/roomd/roomd/internal/httpjson"
 	"github.com/roomd/roomd/internal/ids"
+	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store"
 )
@@ -128,8 +129,27 @@ func (s *Server) register(ctx context.Context) {
 	defer cancel()
 	if err := s.cl.cfg.Store.Register(ctx, s.selfNode(), s.cl.cfg.TTL); err != nil {
 		s.cfg.Logger.Warn("node not registered", "err", err)
+		return
 	}
-	s.refreshNodes(ctx)
+	s.sweepRelays(s.refreshNodes(ctx))
+}
+
+// sweepRelays closes the relayed sockets whose node no longer registers
+// (it died, or stalls — a paused process answers no one): their clients
+// come back at once, and routing waits for the room's lease to expire and
+// takes the room over.
+func (s *Server) sweepRelays(nodes []store.Node) {
+	live := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		live[n.ID] = true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		if p := c.peer.Load(); p != nil && !live[*p] {
+			c.close(closeReq{code: protocol.CloseMoved, reason: "room's node went away", retryAfter: room.MovedRetry})
+		}
+	}
 }
 
 func (s *Server) refreshNodes(ctx context.Context) []store.Node {

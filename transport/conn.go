@@ -56,6 +56,7 @@ type conn struct {
 	// fromPeer says another node relays this socket (it is never relayed
 	// again).
 	up       atomic.Pointer[websocket.Conn]
+	peer     atomic.Pointer[string] // the id of the node up leads to
 	origin   string
 	host     string
 	fromPeer bool

@@ -164,6 +164,7 @@ func (c *conn) dialPeer(ctx context.Context, h *protocol.Hello, peer store.Node)
 		up.CloseNow()
 		return false
 	}
+	c.peer.Store(&peer.ID)
 	c.up.Store(up)
 	s.cfg.Metrics.relayOpened()
 	go c.down(up)
