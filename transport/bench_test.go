@@ -14,6 +14,7 @@ import (
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
+	"github.com/roomd/roomd/store/memstore"
 	"github.com/roomd/roomd/transport/client"
 )
 
@@ -23,7 +24,29 @@ import (
 func BenchmarkCommandRoundTrip(b *testing.B) {
 	s := startServer(b, func(_ *room.Config, c *Config) { c.RateLimit, c.RateBurst = 1e9, 1e9 })
 	created := s.create("minesweeper", `{"mode":"solo","level":"expert"}`, "bench")
-	tr, err := client.Dial(context.Background(), client.Config{URL: s.URL, Room: created.Room, Token: created.Token, Game: msPin, EventBuffer: 64})
+	benchRoundTrip(b, s.URL, created)
+}
+
+// BenchmarkClusterRoundTrip is BenchmarkCommandRoundTrip on a room of node
+// A of a two-node cluster (one memory store): through A itself, and
+// through B, which relays the socket to A — the cost of routing.
+func BenchmarkClusterRoundTrip(b *testing.B) {
+	st := memstore.New()
+	a, c := startNode(b, st, "node-a", 10*time.Second), startNode(b, st, "node-b", 10*time.Second)
+	for _, via := range []struct {
+		name string
+		url  string
+	}{{"owner", a.URL}, {"relayed", c.URL}} {
+		b.Run(via.name, func(b *testing.B) {
+			created := a.create("minesweeper", `{"mode":"solo","level":"expert"}`, "bench")
+			benchRoundTrip(b, via.url, created)
+		})
+	}
+}
+
+// benchRoundTrip plays flag toggles in created's room through url.
+func benchRoundTrip(b *testing.B, url string, created room.JoinResult) {
+	tr, err := client.Dial(context.Background(), client.Config{URL: url, Room: created.Room, Token: created.Token, Game: msPin, EventBuffer: 64})
 	if err != nil {
 		b.Fatal(err)
 	}

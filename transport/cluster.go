@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
@@ -255,6 +256,7 @@ func (s *Server) route(ctx context.Context, code string) (store.Node, bool, erro
 		return store.Node{}, false, nil
 	}
 	deadline := time.Now().Add(s.cl.cfg.TTL + 2*time.Second)
+	takeover := false
 	for {
 		owner, left, err := s.cl.cfg.Store.Owner(ctx, code)
 		if err != nil {
@@ -267,12 +269,17 @@ func (s *Server) route(ctx context.Context, code string) (store.Node, bool, erro
 					return n, true, nil
 				}
 			}
+			if takeover {
+				s.cfg.Rooms.Config().Metrics.ObserveTakeover()
+				s.cfg.Logger.Info("taking over a room whose node is gone", "room", code)
+			}
 			return store.Node{}, false, nil
 		}
 		if n, ok := s.node(ctx, owner); ok && !s.unreachable(owner) {
 			return n, true, nil
 		}
 		// The owner is gone: wait out its lease, then take the room.
+		takeover = true
 		if time.Now().After(deadline) {
 			return store.Node{}, false, fmt.Errorf("room %s: node %s holds its lease and does not answer", code, owner)
 		}
@@ -439,4 +446,79 @@ func (s *Server) adoptRooms(w http.ResponseWriter, r *http.Request) {
 		s.cfg.Logger.Info("adopted rooms from a draining node", "rooms", n)
 	}()
 	httpjson.Write(w, http.StatusAccepted, map[string]int{"rooms": len(req.Rooms)})
+}
+
+// ClusterView is what the admin API sees of the cluster (package admin):
+// the nodes, which owns a room, moving a room, and requests to another
+// node signed as a node's.
+type ClusterView interface {
+	NodeID() string
+	Nodes() []store.Node
+	RoomOwner(ctx context.Context, code string) (string, error)
+	MoveRoom(ctx context.Context, code, to string) error
+	PeerRequest(ctx context.Context, node, method, path string, header http.Header, body []byte) (*http.Response, error)
+}
+
+var _ ClusterView = (*Server)(nil)
+
+// NodeID is this node's id ("" for a server alone).
+func (s *Server) NodeID() string {
+	if s.cl == nil {
+		return ""
+	}
+	return s.cl.cfg.Self.ID
+}
+
+// RoomOwner returns the node that owns room code now ("" when none does:
+// it is loaded by the next node a client reaches).
+func (s *Server) RoomOwner(ctx context.Context, code string) (string, error) {
+	if s.cl == nil {
+		return "", errors.New("not a cluster")
+	}
+	if _, ok := s.cfg.Rooms.Lookup(code); ok {
+		return s.cl.cfg.Self.ID, nil
+	}
+	owner, _, err := s.cl.cfg.Store.Owner(ctx, room.NormalizeCode(code))
+	return owner, err
+}
+
+// MoveRoom hands room code, which this node runs, to node to: the room
+// stops here after its final write, its lease passes to that node, which
+// loads it, and its clients are told where it went (4009).
+func (s *Server) MoveRoom(ctx context.Context, code, to string) error {
+	if s.cl == nil {
+		return errors.New("not a cluster")
+	}
+	n, ok := s.node(ctx, to)
+	switch {
+	case !ok:
+		return fmt.Errorf("no live node %q", to)
+	case n.Draining:
+		return fmt.Errorf("node %q is draining: it takes no rooms", to)
+	}
+	code = room.NormalizeCode(code)
+	if err := s.cfg.Rooms.Move(ctx, code, n); err != nil {
+		return err
+	}
+	s.adopt(ctx, n, []string{code})
+	return nil
+}
+
+// PeerRequest sends a request to node id, signed as this node's. The
+// caller closes the response's body.
+func (s *Server) PeerRequest(ctx context.Context, id, method, path string, header http.Header, body []byte) (*http.Response, error) {
+	if s.cl == nil {
+		return nil, errors.New("not a cluster")
+	}
+	n, ok := s.node(ctx, id)
+	if !ok {
+		return nil, fmt.Errorf("no live node %q", id)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(n.PeerURL, "/")+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(req.Header, header)
+	s.cl.sign(req.Header, netip.IPv6Loopback())
+	return s.cl.http.Do(req)
 }

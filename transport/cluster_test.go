@@ -22,7 +22,7 @@ import (
 
 // startNode starts one node of a cluster on st: its own manager and
 // server, as a separate roomd process would have, on a loopback port.
-func startNode(t *testing.T, st *memstore.Memory, id string, ttl time.Duration) *testServer {
+func startNode(t testing.TB, st *memstore.Memory, id string, ttl time.Duration) *testServer {
 	t.Helper()
 	rooms, err := room.NewManager(room.Config{Games: session.NewRegistry(minesweeper.Game, nim.Game), Store: st, AIDelay: -1,
 		PresenceInterval: 5 * time.Millisecond, RetryAfter: 50 * time.Millisecond, Cluster: st, Node: id, LeaseTTL: ttl, Claims: st})
@@ -31,7 +31,7 @@ func startNode(t *testing.T, st *memstore.Memory, id string, ttl time.Duration) 
 	}
 	hs := httptest.NewUnstartedServer(nil)
 	url := "http://" + hs.Listener.Addr().String()
-	front, err := NewServer(Config{Rooms: rooms, Quotas: Quotas{Off: true},
+	front, err := NewServer(Config{Rooms: rooms, Quotas: Quotas{Off: true}, RateLimit: 1e9, RateBurst: 1e9,
 		Cluster: &ClusterConfig{Store: st, Claims: st, TTL: ttl, Self: store.Node{ID: id, URL: url, PeerURL: url}}})
 	if err != nil {
 		t.Fatal(err)

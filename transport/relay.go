@@ -30,21 +30,24 @@ import (
 // next try is routed afresh.
 
 // checkRelay accepts requests signed by another node: the client's address
-// replaces the peer's (for quotas and logs). A request with a bad
-// signature is refused.
-func (s *Server) checkRelay(next http.Handler) http.Handler {
+// replaces the peer's (for quotas and logs), and they go to the routes
+// (relayed) without the host check, which the first node made. Other
+// requests go to next; a request with a bad signature is refused.
+func (s *Server) checkRelay(relayed, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		client, ok, err := s.cl.relayed(r)
 		if err != nil {
 			httpjson.Error(w, http.StatusForbidden, err.Error())
 			return
 		}
-		if ok {
-			r = r.WithContext(context.WithValue(r.Context(), relayedKey{}, true))
-			r.RemoteAddr = net.JoinHostPort(client.String(), "0")
-			r.Header.Del("X-Forwarded-For") // the address is the signed one
+		if !ok {
+			next.ServeHTTP(w, r)
+			return
 		}
-		next.ServeHTTP(w, r)
+		r = r.WithContext(context.WithValue(r.Context(), relayedKey{}, true))
+		r.RemoteAddr = net.JoinHostPort(client.String(), "0")
+		r.Header.Del("X-Forwarded-For") // the address is the signed one
+		relayed.ServeHTTP(w, r)
 	})
 }
 

@@ -184,7 +184,7 @@ func NewServer(cfg Config) (*Server, error) {
 			stop()
 			return nil, err
 		}
-		s.handler = s.checkRelay(s.handler)
+		s.handler = s.checkRelay(s.mux, s.handler)
 		go s.clusterLoop()
 	}
 	return s, nil
