@@ -530,6 +530,26 @@ func (c *conn) hello(ctx context.Context, h *protocol.Hello) {
 	}
 	c.room.Store(r)
 	if err := r.Hello(c, h); err != nil {
+		c.helloRefused(ctx, h.Room, err)
+	}
+}
+
+// helloRefused answers a hello the room's actor did not take: busy, or
+// stopped since Get found it — closed for good (4004), or stopping for a
+// restart or a move, when the client must come back instead.
+func (c *conn) helloRefused(ctx context.Context, code string, err error) {
+	if errors.Is(err, room.ErrBusy) {
 		c.roomGone("", err)
+		return
+	}
+	c.room.Store(nil)
+	_, gerr := c.srv.cfg.Rooms.Get(ctx, code)
+	switch {
+	case errors.Is(gerr, room.ErrNoRoom):
+		c.roomGone("", err)
+	case c.srv.cl != nil:
+		c.close(closeReq{code: protocol.CloseMoved, reason: "room moved", retryAfter: room.MovedRetry})
+	default:
+		c.close(closeReq{code: protocol.CloseRestarting, reason: "server restarting", retryAfter: c.srv.retryAfter()})
 	}
 }

@@ -71,6 +71,9 @@ type bot struct {
 	chaos client.Chaos
 	rng   *rand.Rand
 	ctx   context.Context
+	// node is the base URL of the node the bot's socket starts at (and
+	// its API calls go to).
+	node string
 
 	fol  follower
 	led  *ledger
@@ -316,12 +319,18 @@ func (b *bot) handle(ev client.Event, now time.Time) {
 		b.sc.st.count("notice/"+ev.Notice.Code, 1)
 	case client.EventBye:
 		b.sc.st.count("bye/"+strconv.Itoa(ev.Bye.Code), 1)
+		if ev.Bye.Code == protocol.CloseMoved {
+			// The transport comes back at once, to the node named when
+			// there is one (transport/client follows 4009).
+			b.sc.nodes.moved(ev.URL)
+		}
 	}
 }
 
 func (b *bot) onState(ev client.Event, now time.Time) {
 	st := b.sc.st
 	if ev.State == client.StateOnline {
+		b.sc.nodes.online(ev.URL)
 		if b.slowHeld {
 			b.slowArmed = true // the socket redialed for the hold is up
 		}

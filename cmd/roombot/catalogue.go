@@ -89,7 +89,7 @@ func choosePlay(server []serverGame, c *config) (play, error) {
 		}
 	}
 	if sg == nil {
-		return play{}, flagError{fmt.Errorf("--game %q: the server at %s does not run it; it runs %s", c.Game, c.URL, serverIDs(server))}
+		return play{}, flagError{fmt.Errorf("--game %q: the server at %s does not run it; it runs %s", c.Game, c.Nodes[0], serverIDs(server))}
 	}
 	g, ok := roombotGames.lookup(c.Game)
 	if !ok {

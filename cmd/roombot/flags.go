@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +17,8 @@ import (
 
 // config is one scenario, as the flags describe it.
 type config struct {
-	URL        string
+	URL        string   // --url as given: one node's base URL or several, comma-separated
+	Nodes      []string // the base URLs of --url, in order, without a trailing slash
 	Target     string
 	MetricsURL string
 
@@ -178,18 +180,26 @@ machine. Its global caps (--max-conns, --max-rooms, --max-spectators) stay; rais
 them by flag for the largest scenarios.
 
 Target:
-  --url URL            roomd base URL (default http://127.0.0.1:8080)
-  --target HOST        allow a --url whose host is not loopback: HOST must equal
-                       that host exactly. Without it roombot talks to 127.0.0.0/8,
-                       [::1] and localhost only, so a mistyped URL never loads
-                       someone else's machine.
-  --metrics URL        Prometheus endpoint read for the server's CPU
+  --url URL[,URL…]     roomd base URL (default http://127.0.0.1:8080), or the
+                       nodes of one service, comma-separated (several roomd on
+                       one Redis): room i is created through node i, and each
+                       room's players and spectators connect through the nodes
+                       in turn from there, so that one room's sockets go through
+                       different nodes. Each socket moves to the next node when
+                       it is lost, and follows a "room moved" close (4009). The
+                       report counts rooms, sockets and moves per node.
+  --target HOST[,HOST…]
+                       allow a --url whose host is not loopback: each such host
+                       must be named here exactly. Without it roombot talks to
+                       127.0.0.0/8, [::1] and localhost only, so a mistyped URL
+                       never loads someone else's machine.
+  --metrics URL[,URL…] Prometheus endpoints read for the server's CPU
                        (process_cpu_seconds_total) at the start and end of the
                        measured window, and for a real-time game its ticks
                        (roomd_tick_duration_seconds, roomd_tick_lateness_seconds,
-                       roomd_ticks_skipped_total); default <url>/metrics, "off"
-                       to skip. A server without it is fine: its figures are
-                       then "n/a".
+                       roomd_ticks_skipped_total), summed over the endpoints;
+                       default <url>/metrics of every node, "off" to skip. A
+                       server without it is fine: its figures are then "n/a".
 
 Scenario:
   --game NAME          the game: one the server runs (GET /api/games) with the
@@ -326,6 +336,10 @@ Examples:
 
   # a race on expert boards against a host that is not loopback (explicit)
   roombot --url http://10.0.0.5:8080 --target 10.0.0.5 --mode race --level expert
+
+  # three nodes of one service, with chaos (drops move sockets between nodes)
+  roombot --url http://127.0.0.1:8081,http://127.0.0.1:8082,http://127.0.0.1:8083 \
+          --rooms 30 --chaos --duration 30s
 `
 
 // newFlagSet defines every flag on c; the strings receive the flags that
@@ -485,32 +499,52 @@ func (c *config) validate() error {
 	return c.checkTarget()
 }
 
-// checkTarget refuses a non-loopback server unless --target names its host.
+// checkTarget reads the nodes of --url and refuses a non-loopback one
+// unless --target names its host.
 func (c *config) checkTarget() error {
-	u, err := url.Parse(c.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("--url %q: want http(s)://host:port", c.URL)
+	c.Nodes = nil
+	for _, raw := range strings.Split(c.URL, ",") {
+		raw = strings.TrimSpace(raw)
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("--url %q: want http(s)://host:port, or several separated by commas", raw)
+		}
+		if err := c.allowed(u.Hostname()); err != nil {
+			return fmt.Errorf("--url %q %w", raw, err)
+		}
+		base := strings.TrimSuffix(raw, "/")
+		if slices.Contains(c.Nodes, base) {
+			return fmt.Errorf("--url names %s twice", base)
+		}
+		c.Nodes = append(c.Nodes, base)
 	}
-	if m := c.metricsURL(); m != "" {
+	for _, m := range c.metricsURLs() {
 		mu, err := url.Parse(m)
 		if err != nil || mu.Host == "" {
 			return fmt.Errorf("--metrics %q: want a URL or off", c.MetricsURL)
 		}
-		if mh := mu.Hostname(); !isLoopback(mh) && !strings.EqualFold(mh, c.Target) {
+		if c.allowed(mu.Hostname()) != nil {
 			return fmt.Errorf("--metrics %q is not a loopback address and --target does not name it", m)
 		}
 	}
-	host := u.Hostname()
+	return nil
+}
+
+// allowed says whether roombot may load host: a loopback one, or one
+// --target names.
+func (c *config) allowed(host string) error {
 	if isLoopback(host) {
 		return nil
 	}
 	if c.Target == "" {
-		return fmt.Errorf("--url %q is not a loopback address; roombot only loads 127.0.0.0/8, [::1] and localhost unless --target %s names the host explicitly", c.URL, host)
+		return fmt.Errorf("is not a loopback address; roombot only loads 127.0.0.0/8, [::1] and localhost unless --target %s names the host explicitly", host)
 	}
-	if !strings.EqualFold(c.Target, host) {
-		return fmt.Errorf("--target %q does not match the --url host %q", c.Target, host)
+	for _, t := range strings.Split(c.Target, ",") {
+		if strings.EqualFold(strings.TrimSpace(t), host) {
+			return nil
+		}
 	}
-	return nil
+	return fmt.Errorf("has a host (%s) that --target %q does not name", host, c.Target)
 }
 
 func isLoopback(host string) bool {
@@ -521,13 +555,20 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// metricsURL is where the server's Prometheus metrics are read, or "".
-func (c *config) metricsURL() string {
+// metricsURLs are where the servers' Prometheus metrics are read: every
+// node's by default, none for "off".
+func (c *config) metricsURLs() []string {
+	var out []string
 	switch c.MetricsURL {
 	case "off", "none":
-		return ""
 	case "":
-		return strings.TrimSuffix(c.URL, "/") + "/metrics"
+		for _, n := range c.Nodes {
+			out = append(out, n+"/metrics")
+		}
+	default:
+		for _, m := range strings.Split(c.MetricsURL, ",") {
+			out = append(out, strings.TrimSpace(m))
+		}
 	}
-	return c.MetricsURL
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"html"
 	"maps"
 	"math"
+	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -280,6 +281,19 @@ svg{background:#fafafa;border:1px solid #e4e4e4}
 		[]chartSeries{{"online", "#9467bd", online}, {"joins/s", "#ff7f0e", joins}}, false, seconds))
 	b.WriteString(lineChart("Refusals and errors per second", "time", "per second", xs,
 		[]chartSeries{{"expected refusals", "#ff7f0e", refusals}, {"errors", "#d62728", errs}}, false, seconds))
+
+	if len(res.Nodes) > 1 || (len(res.Nodes) == 1 && res.Nodes[0].Moved > 0) {
+		// Nodes by number and host: the report carries no links.
+		b.WriteString("<h2>Nodes</h2><table><tr><th>node</th><th>rooms</th><th>sockets</th><th>online</th><th>moved (4009)</th></tr>")
+		for i, n := range res.Nodes {
+			host := n.URL
+			if u, err := url.Parse(n.URL); err == nil && u.Host != "" {
+				host = u.Host
+			}
+			fmt.Fprintf(&b, "<tr><td>%d: %s</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td></tr>", i+1, html.EscapeString(host), n.Rooms, n.Sockets, n.Online, n.Moved)
+		}
+		b.WriteString("</table><p>rooms: created through the node; sockets: started there; online: connections online through it, reconnects included; moved: closes 4009 it sent (the room had moved to another node).</p>")
+	}
 
 	b.WriteString("<h2>Counts</h2><table>")
 	for _, k := range slices.Sorted(maps.Keys(res.Counts)) {

@@ -433,8 +433,8 @@ func TestFlagValidation(t *testing.T) {
 	if err != nil {
 		t.Errorf("explicit --target refused: %v", err)
 	}
-	if c.metricsURL() != "" {
-		t.Errorf("--metrics off: %q", c.metricsURL())
+	if len(c.metricsURLs()) != 0 {
+		t.Errorf("--metrics off: %q", c.metricsURLs())
 	}
 	c, err = parseFlags([]string{"--chaos-drop", "0.5", "--interval", "250ms", "--think", "uniform:10ms-30ms"}, &bytes.Buffer{})
 	if err != nil || !c.Chaos.Enabled || c.Chaos.Drop != 0.5 || c.Chaos.Resend != 0 || c.Rate != 4 || !c.Think.Ranged {

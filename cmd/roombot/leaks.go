@@ -75,7 +75,7 @@ func (b *bot) checkFrames(m *matchFrames, res protocol.Result) {
 	if len(res.Log) == 0 {
 		// Seen only in a snapshot: the match's moves come from the room's
 		// replay (GET /api/rooms/{code}/replay), fetched once per room.
-		if rp, err := b.sc.replay(b.ctx, b.room.code); err == nil && rp.Result.Match == res.Match {
+		if rp, err := b.sc.replay(b.ctx, b.node, b.room.code); err == nil && rp.Result.Match == res.Match {
 			res.Log = rp.Log
 			b.room.led.addResult(res)
 			st.count("checks/replays-fetched", 1)

@@ -65,6 +65,42 @@ func scrapeServer(ctx context.Context, client *http.Client, url, game string) (s
 	return parseMetrics(resp.Body, game)
 }
 
+// scrapeServers reads every endpoint (one per node of a service) and adds
+// their samples up: the service's CPU, its rooms' ticks. One that cannot be
+// read makes the whole reading n/a: a sum without it would look complete.
+func scrapeServers(ctx context.Context, client *http.Client, urls []string, game string) (serverSample, error) {
+	var sum serverSample
+	for i, u := range urls {
+		s, err := scrapeServer(ctx, client, u, game)
+		if err != nil {
+			if len(urls) > 1 {
+				err = fmt.Errorf("node %d: %w", i+1, err)
+			}
+			return serverSample{}, err
+		}
+		sum.add(s)
+	}
+	return sum, nil
+}
+
+// add adds o's counters to s, the lateness buckets bound by bound.
+func (s *serverSample) add(o serverSample) {
+	s.cpu += o.cpu
+	s.hasCPU = s.hasCPU || o.hasCPU
+	s.ticksRun += o.ticksRun
+	s.tickSecs += o.tickSecs
+	s.skipped += o.skipped
+	for _, b := range o.lateness {
+		i := slices.IndexFunc(s.lateness, func(a bucket) bool { return a.le == b.le })
+		if i < 0 {
+			s.lateness = append(s.lateness, b)
+			continue
+		}
+		s.lateness[i].count += b.count
+	}
+	slices.SortFunc(s.lateness, func(a, b bucket) int { return compareFloat(a.le, b.le) })
+}
+
 // parseMetrics reads the samples scrapeServer wants from a text page.
 func parseMetrics(r io.Reader, game string) (serverSample, error) {
 	var s serverSample

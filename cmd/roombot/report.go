@@ -22,12 +22,16 @@ type result struct {
 	// Latency by kind: move (send → receipt and update, accepted moves),
 	// refused (send → refusal), join, spectate (player's send → a
 	// spectator's update), reconnect (socket lost → online again).
-	Latency    map[string]latencySummary `json:"latency"`
-	Counts     map[string]int64          `json:"counts"`
-	Checks     checkInfo                 `json:"checks"`
-	Violations violationInfo             `json:"violations"`
-	Series     []point                   `json:"series"`
-	ExitCode   int                       `json:"exitCode"`
+	Latency map[string]latencySummary `json:"latency"`
+	Counts  map[string]int64          `json:"counts"`
+	// Nodes counts, per node of --url, the rooms created and sockets
+	// started through it, the connections online through it and the
+	// moves (close 4009) it sent.
+	Nodes      []nodeInfo    `json:"nodes"`
+	Checks     checkInfo     `json:"checks"`
+	Violations violationInfo `json:"violations"`
+	Series     []point       `json:"series"`
+	ExitCode   int           `json:"exitCode"`
 }
 
 type scenarioInfo struct {
@@ -179,6 +183,7 @@ func (sc *scenario) fill(res *result, start, end measure) {
 	}
 	res.Latency = sc.st.summaries()
 	res.Counts = sc.st.counts()
+	res.Nodes = sc.nodes.list()
 	w.Refusals, w.Errors = sc.st.refusals.Load(), sc.st.errors.Load()
 	res.Checks.ViewChecks = res.Counts["checks/view"]
 	res.Checks.LeakMatches = res.Counts["checks/leak-matches"]
@@ -318,6 +323,16 @@ func printSummary(w io.Writer, res *result) {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", k, l.Count, ms(l.Mean), ms(l.P50), ms(l.P90), ms(l.P99), ms(l.P999), ms(l.Max))
 	}
 	tw.Flush()
+
+	if len(res.Nodes) > 1 || (len(res.Nodes) == 1 && res.Nodes[0].Moved > 0) {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 2, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "node\trooms\tsockets\tonline\tmoved\t")
+		for _, n := range res.Nodes {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t\n", n.URL, n.Rooms, n.Sockets, n.Online, n.Moved)
+		}
+		tw.Flush()
+	}
 
 	fmt.Fprintln(w)
 	keys := slices.Sorted(maps.Keys(res.Counts))

@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +34,7 @@ type scenario struct {
 
 	limiter *rate.Limiter
 	sem     chan struct{}
+	nodes   *nodeCounts
 
 	botCtx  context.Context
 	playCtx context.Context
@@ -122,7 +122,7 @@ func (r *roomRun) sent(rev uint64, sentAt time.Time, st *stats) {
 func newScenario(cfg config, log *slog.Logger) *scenario {
 	burst := max(1, min(int(cfg.Ramp/10), 100))
 	st := newStats()
-	sc := &scenario{cfg: cfg, log: log, st: st, viol: newViolations(),
+	sc := &scenario{cfg: cfg, log: log, st: st, viol: newViolations(), nodes: newNodeCounts(cfg.Nodes),
 		rest:    &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256, DialContext: dialer(0).DialContext}},
 		ws:      &http.Client{Transport: &http.Transport{DialContext: counted(dialer(0).DialContext, &st.wireBytes)}},
 		limiter: rate.NewLimiter(rate.Limit(cfg.Ramp), burst), sem: make(chan struct{}, cfg.JoinParallel)}
@@ -133,7 +133,7 @@ func newScenario(cfg config, log *slog.Logger) *scenario {
 // preflight reads the server's games and chooses what to play (see
 // choosePlay).
 func (sc *scenario) preflight(ctx context.Context) error {
-	server, err := fetchGames(ctx, sc.rest, sc.cfg.URL)
+	server, err := fetchGames(ctx, sc.rest, sc.cfg.Nodes[0])
 	if err != nil {
 		return err
 	}
@@ -147,9 +147,10 @@ type joinResult struct {
 	Seat  int    `json:"seat"`
 }
 
-func (sc *scenario) post(ctx context.Context, path string, body any, want int) (joinResult, error) {
+// post sends an API call to the node at base.
+func (sc *scenario) post(ctx context.Context, base, path string, body any, want int) (joinResult, error) {
 	b, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(sc.cfg.URL, "/")+path, bytes.NewReader(b))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+path, bytes.NewReader(b))
 	if err != nil {
 		return joinResult{}, err
 	}
@@ -170,10 +171,11 @@ func (sc *scenario) post(ctx context.Context, path string, body any, want int) (
 	return res, nil
 }
 
-// replay fetches a room's last finished match with its moves.
-func (sc *scenario) replay(ctx context.Context, code string) (protocol.Replay, error) {
+// replay fetches a room's last finished match with its moves, through the
+// node at base.
+func (sc *scenario) replay(ctx context.Context, base, code string) (protocol.Replay, error) {
 	var rp protocol.Replay
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(sc.cfg.URL, "/")+"/api/rooms/"+code+"/replay", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/rooms/"+code+"/replay", nil)
 	if err != nil {
 		return rp, err
 	}
@@ -209,17 +211,31 @@ func (sc *scenario) join(ctx context.Context, rm *roomRun, r role, i int) (*bot,
 	sc.mu.Unlock()
 	name := fmt.Sprintf("r%d-%s%d", rm.idx, r, i)
 	b := newBot(sc, rm, name, r, sc.cfg.Seed^uint64(rm.idx)<<20^uint64(i)<<4^uint64(r))
-	ccfg := client.Config{URL: sc.cfg.URL, Name: name, Game: sc.play.pin, HTTPClient: sc.ws,
+	// Room i is created through node i; its sockets take the nodes in
+	// turn from there (the host's first, then each guest's, then each
+	// spectator's), so that one room's players go through different nodes.
+	// Each socket's list starts at its own node: a lost one goes on to
+	// the next.
+	k := rm.idx + i
+	if r == roleSpectator {
+		k += sc.cfg.Players
+	}
+	nodes := sc.cfg.Nodes
+	k %= len(nodes)
+	b.node = nodes[k]
+	sc.nodes.socket(b.node)
+	ccfg := client.Config{URLs: append(append([]string(nil), nodes[k:]...), nodes[:k]...), Name: name, Game: sc.play.pin, HTTPClient: sc.ws,
 		Logger: sc.log.With("bot", name), EventBuffer: 64}
 	switch r {
 	case roleHost:
-		res, err := sc.post(ctx, "/api/rooms", map[string]any{"game": sc.play.pin.ID, "settings": sc.play.settings, "name": name}, http.StatusCreated)
+		res, err := sc.post(ctx, b.node, "/api/rooms", map[string]any{"game": sc.play.pin.ID, "settings": sc.play.settings, "name": name}, http.StatusCreated)
 		if err != nil {
 			return nil, err
 		}
 		rm.code, ccfg.Token = res.Room, res.Token
+		sc.nodes.room(b.node)
 	case roleGuest:
-		res, err := sc.post(ctx, "/api/rooms/"+url.PathEscape(rm.code)+"/join", map[string]string{"name": name}, http.StatusOK)
+		res, err := sc.post(ctx, b.node, "/api/rooms/"+url.PathEscape(rm.code)+"/join", map[string]string{"name": name}, http.StatusOK)
 		if err != nil {
 			return nil, err
 		}
@@ -365,8 +381,8 @@ func (sc *scenario) measure(ctx context.Context) measure {
 	st := sc.st
 	m := measure{at: time.Now(), moves: st.moves.Load(), sent: st.sent.Load(), ticks: st.ticks.Load(),
 		msgBytes: st.msgBytes.Load(), wireBytes: st.wireBytes.Load(), botCPU: profile.ProcessCPU()}
-	if u := sc.cfg.metricsURL(); u != "" {
-		m.server, m.serverErr = scrapeServer(ctx, sc.rest, u, sc.cfg.Game)
+	if us := sc.cfg.metricsURLs(); len(us) > 0 {
+		m.server, m.serverErr = scrapeServers(ctx, sc.rest, us, sc.cfg.Game)
 	} else {
 		m.serverErr = errors.New("off")
 	}

@@ -29,7 +29,7 @@ var (
 )
 
 // roomdBinary builds cmd/roomd once for all tests of this package.
-func roomdBinary(t *testing.T) string {
+func roomdBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "roomd-bin")
@@ -51,7 +51,7 @@ func roomdBinary(t *testing.T) string {
 
 // freeAddr returns a loopback address with a port nobody listens on now, so
 // that a restarted roomd can listen on the same one.
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -63,22 +63,31 @@ func freeAddr(t *testing.T) string {
 
 // proc is a roomd child process.
 type proc struct {
-	t    *testing.T
+	t    testing.TB
 	cmd  *exec.Cmd
 	URL  string
 	logs *bytes.Buffer
+	sw   *syncWriter // logs' writer: read them with logText while roomd runs
 	done chan error
+}
+
+// logText returns what roomd logged so far.
+func (p *proc) logText() string {
+	p.sw.mu.Lock()
+	defer p.sw.mu.Unlock()
+	return p.logs.String()
 }
 
 // startRoomd starts the real binary on addr with args and waits until it
 // prints its URL.
-func startRoomd(t *testing.T, addr string, args ...string) *proc {
+func startRoomd(t testing.TB, addr string, args ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(roomdBinary(t), append([]string{"--addr", addr, "--log-format", "json", "--retry-after", "300ms", "--quotas", "off"}, args...)...)
 	cmd.Dir = t.TempDir()
 	stdout, _ := cmd.StdoutPipe()
 	p := &proc{t: t, cmd: cmd, logs: &bytes.Buffer{}, done: make(chan error, 1)}
-	cmd.Stderr = &syncWriter{w: p.logs}
+	p.sw = &syncWriter{w: p.logs}
+	cmd.Stderr = p.sw
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -141,13 +150,13 @@ func (p *proc) kill9() {
 	p.wait("kill")
 }
 
-func createRoom(t *testing.T, base, settings string) (room, token string) {
+func createRoom(t testing.TB, base, settings string) (room, token string) {
 	t.Helper()
 	return createGame(t, base, "minesweeper", "bot", settings)
 }
 
 // createGame creates a room of game with settings, its host named name.
-func createGame(t *testing.T, base, game, name, settings string) (room, token string) {
+func createGame(t testing.TB, base, game, name, settings string) (room, token string) {
 	t.Helper()
 	resp, err := http.Post(base+"/api/rooms", "application/json",
 		strings.NewReader(fmt.Sprintf(`{"game":%q,"name":%q,"settings":%s}`, game, name, settings)))
@@ -166,7 +175,7 @@ var msPin = protocol.GamePin{ID: "minesweeper", RulesVersion: "minesweeper/1"}
 
 // bot is one seated client with its receipts recorded.
 type bot struct {
-	t    *testing.T
+	t    testing.TB
 	tr   *client.Remote
 	room string
 
@@ -187,21 +196,28 @@ type bot struct {
 	done   chan struct{}
 }
 
-func dialBot(t *testing.T, base, room, token string) *bot {
+func dialBot(t testing.TB, base, room, token string) *bot {
 	return dialGame(t, base, room, token, msPin)
 }
 
-func dialGame(t *testing.T, base, room, token string, pin protocol.GamePin) *bot {
+func dialGame(t testing.TB, base, room, token string, pin protocol.GamePin) *bot {
 	t.Helper()
 	return dialFollow(t, base, room, token, pin, nil)
 }
 
 // dialFollow dials a bot that follows its view with follow (see bot.follow).
-func dialFollow(t *testing.T, base, room, token string, pin protocol.GamePin,
+func dialFollow(t testing.TB, base, room, token string, pin protocol.GamePin,
 	follow func(view, beats json.RawMessage) (json.RawMessage, error)) *bot {
 	t.Helper()
-	tr, err := client.Dial(context.Background(), client.Config{URL: base, Room: room, Token: token, Game: pin,
-		Backoff: func(int) time.Duration { return 100 * time.Millisecond }})
+	return dialConfig(t, client.Config{URL: base, Room: room, Token: token, Game: pin,
+		Backoff: func(int) time.Duration { return 100 * time.Millisecond }}, follow)
+}
+
+// dialConfig dials a bot with cfg (see bot.follow for follow).
+func dialConfig(t testing.TB, cfg client.Config, follow func(view, beats json.RawMessage) (json.RawMessage, error)) *bot {
+	t.Helper()
+	room := cfg.Room
+	tr, err := client.Dial(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +336,7 @@ func flagCmd(k int) json.RawMessage {
 }
 
 // flaggedCells reads the flagged cells of a snapshot's view.
-func flaggedCells(t *testing.T, s *protocol.Snapshot) map[string]bool {
+func flaggedCells(t testing.TB, s *protocol.Snapshot) map[string]bool {
 	t.Helper()
 	var v struct {
 		Cells []struct {

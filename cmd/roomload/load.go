@@ -20,11 +20,11 @@ import (
 
 // loader holds a run's clients.
 type loader struct {
-	cfg   config
-	rest  *http.Client // the API and /metrics
-	ws    *http.Client // socket upgrades, kept apart from the API's pool
-	wsURL string
-	st    *stats
+	cfg    config
+	rest   *http.Client // the API and /metrics
+	ws     *http.Client // socket upgrades, kept apart from the API's pool
+	wsURLs []string     // cfg.Nodes' socket URLs
+	st     *stats
 }
 
 // stats are a run's measurements. Counters count moves sent in the window.
@@ -74,10 +74,12 @@ func newStats() *stats {
 // window, waits for the window's answers, and closes everything.
 func load(ctx context.Context, cfg config) (*result, error) {
 	l := &loader{cfg: cfg,
-		rest:  &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: cfg.Parallel}},
-		ws:    &http.Client{Transport: &http.Transport{}},
-		wsURL: "ws" + strings.TrimPrefix(cfg.URL, "http") + "/ws",
-		st:    newStats()}
+		rest: &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: cfg.Parallel}},
+		ws:   &http.Client{Transport: &http.Transport{}},
+		st:   newStats()}
+	for _, n := range cfg.Nodes {
+		l.wsURLs = append(l.wsURLs, "ws"+strings.TrimPrefix(n, "http")+"/ws")
+	}
 	defer l.rest.CloseIdleConnections()
 	defer l.ws.CloseIdleConnections()
 	setupStart := time.Now()
@@ -113,10 +115,10 @@ func load(ctx context.Context, cfg config) (*result, error) {
 	defer stop()
 
 	sleepUntil(ctx, st.t0.Add(st.winStart))
-	cpu0, err0 := scrapeCPU(ctx, l.rest, cfg.URL+"/metrics")
+	cpu0, err0 := l.serverCPU(ctx)
 	tool0 := profile.ProcessCPU()
 	sleepUntil(ctx, st.t0.Add(st.winEnd))
-	cpu1, err1 := scrapeCPU(ctx, l.rest, cfg.URL+"/metrics")
+	cpu1, err1 := l.serverCPU(ctx)
 	tool1 := profile.ProcessCPU()
 	if err := errors.Join(err0, err1, ctx.Err()); err != nil {
 		return nil, fmt.Errorf("server CPU from /metrics: %w", err)
@@ -154,6 +156,19 @@ func sleepUntil(ctx context.Context, t time.Time) {
 	case <-ctx.Done():
 	case <-timer.C:
 	}
+}
+
+// serverCPU is the CPU seconds of every node, added up.
+func (l *loader) serverCPU(ctx context.Context) (float64, error) {
+	sum := 0.0
+	for _, n := range l.cfg.Nodes {
+		cpu, err := scrapeCPU(ctx, l.rest, n+"/metrics")
+		if err != nil {
+			return 0, err
+		}
+		sum += cpu
+	}
+	return sum, nil
 }
 
 // scrapeCPU reads process_cpu_seconds_total from a Prometheus text endpoint.

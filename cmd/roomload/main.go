@@ -5,6 +5,12 @@
 //
 //	roomload --url http://127.0.0.1:18092 --rooms 1000 --players 2 --rate 1 --duration 30s --warmup 5s [--json out.json]
 //
+// --url may list several nodes of one service, comma-separated (roomd nodes
+// sharing one Redis): room i is created through node i, and its sockets go
+// through the nodes in turn from there; the server's CPU is the sum of every
+// node's. The sockets do not reconnect: one lost, to a node that stops or
+// moves its rooms, counts as lost.
+//
 // Each room is a Minesweeper co-op room on an expert board, created and
 // joined over HTTP, with one socket per player; the host starts the match
 // once the others are ready. Then every player sends flag toggles (always
@@ -31,6 +37,8 @@ import (
 	neturl "net/url"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -46,7 +54,8 @@ func main() {
 
 // config is one run's parameters; see the flags for each field's meaning.
 type config struct {
-	URL          string
+	URL          string   // --url as given: one base URL, or several comma-separated
+	Nodes        []string // the base URLs of URL, scheme://host
 	Rooms        int
 	Players      int
 	Spectators   int     // per room
@@ -63,7 +72,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("roomload", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg config
-	fs.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "the server (roomd or roomfloor); loopback only")
+	fs.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "the server (roomd or roomfloor), or several nodes of one service, comma-separated; loopback only")
 	fs.IntVar(&cfg.Rooms, "rooms", 100, "rooms")
 	fs.IntVar(&cfg.Players, "players", 2, "players per room, one socket each (co-op takes 1 to 4)")
 	fs.IntVar(&cfg.Spectators, "spectators", 0, "spectators per room, one socket each: they read, and their updates are timed from the move's send")
@@ -117,14 +126,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func (c *config) check() error {
-	u, err := neturl.Parse(c.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
-		return fmt.Errorf("--url %q: want http://HOST:PORT", c.URL)
+	c.Nodes = nil
+	for _, raw := range strings.Split(c.URL, ",") {
+		raw = strings.TrimSpace(raw)
+		u, err := neturl.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return fmt.Errorf("--url %q: want http://HOST:PORT, or several separated by commas", raw)
+		}
+		if !isLoopback(u.Hostname()) {
+			return fmt.Errorf("--url %q is not a loopback address; roomload only loads 127.0.0.0/8, [::1] and localhost", raw)
+		}
+		base := u.Scheme + "://" + u.Host
+		if slices.Contains(c.Nodes, base) {
+			return fmt.Errorf("--url names %s twice", base)
+		}
+		c.Nodes = append(c.Nodes, base)
 	}
-	if !isLoopback(u.Hostname()) {
-		return fmt.Errorf("--url %q is not a loopback address; roomload only loads 127.0.0.0/8, [::1] and localhost", c.URL)
-	}
-	c.URL = u.Scheme + "://" + u.Host
 	switch {
 	case c.Rooms < 1 || c.Players < 1 || c.Players > 4 || c.Spectators < 0:
 		return errors.New("--rooms must be at least 1, --players 1 to 4 and --spectators not negative")

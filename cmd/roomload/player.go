@@ -46,6 +46,7 @@ type player struct {
 	st          *stats
 	code, token string
 	seat        int
+	node        int // the index of the node (config.Nodes) its socket goes through
 	ws          *websocket.Conn
 	rev         atomic.Uint64 // the newest revision seen
 	cell        int           // the next cell to flag

@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -111,6 +115,56 @@ func TestTinyLoad(t *testing.T) {
 	}
 }
 
+// relay stands for a second node of one service in front of the server
+// at target, relaying every request and socket there (as a node relays to
+// a room's owner); it counts the sockets it relayed.
+func relay(t *testing.T, target string, sockets *atomic.Int64) string {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/ws" {
+			sockets.Add(1)
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+// TestTwoNodes runs roomload with --url listing two nodes: rooms created
+// through each, each room's sockets through both in turn, every move
+// answered.
+func TestTwoNodes(t *testing.T) {
+	a := startRoomd(t)
+	var relayed atomic.Int64
+	b := relay(t, a, &relayed)
+	cfg := config{URL: a + ", " + b + "/", Rooms: 2, Players: 2, Spectators: 1, Rate: 10, Duration: 500 * time.Millisecond,
+		Warmup: 100 * time.Millisecond, Drain: 5 * time.Second, Parallel: 2, SetupTimeout: 10 * time.Second}
+	if err := cfg.check(); err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Nodes) != 2 || cfg.Nodes[1] != b {
+		t.Fatalf("nodes %q", cfg.Nodes)
+	}
+	res, err := load(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(res.line())
+	if res.Sent < 4 || res.failures() != "" {
+		t.Errorf("%d moves sent; failures: %s", res.Sent, res.failures())
+	}
+	// Room 0: host on node 0, guest on node 1, spectator on node 0; room
+	// 1 the other way round: three of the six sockets through b.
+	if n := relayed.Load(); n != 3 {
+		t.Errorf("%d sockets through the second node, want 3", n)
+	}
+}
+
 // TestScan: receipts and updates found in batched frames, a refusal
 // counted by its code, and an update matched to the seat's oldest move
 // still waiting for one that was not refused.
@@ -139,6 +193,8 @@ func TestFlags(t *testing.T) {
 		{"--url", "http://192.0.2.1:8080"},
 		{"--url", "http://example.com"},
 		{"--url", "ftp://127.0.0.1:21"},
+		{"--url", "http://127.0.0.1:1,http://192.0.2.1:8080"},
+		{"--url", "http://127.0.0.1:1,http://127.0.0.1:1/"},
 		{"--players", "5"},
 		{"--rate", "0"},
 	} {

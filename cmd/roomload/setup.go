@@ -69,6 +69,11 @@ func (l *loader) setupRooms(ctx context.Context) ([]*player, error) {
 // setupRoom creates a room, joins its other seats, connects everyone, has
 // the guests say they are ready and the host start the match. It returns
 // the players it connected, also on error.
+//
+// With several nodes, room i is created through node i and its sockets go
+// through the nodes in turn from there (the host's, each guest's, each
+// spectator's): one room's players go through different nodes, and each
+// guest's join goes through its socket's node.
 func (l *loader) setupRoom(ctx context.Context, i int) ([]*player, error) {
 	var players []*player
 	for seat := range l.cfg.Players {
@@ -76,11 +81,12 @@ func (l *loader) setupRoom(ctx context.Context, i int) ([]*player, error) {
 		if seat > 0 {
 			path, body = "/api/rooms/"+players[0].code+"/join", `{"name":"P`+strconv.Itoa(seat)+`"}`
 		}
-		p, err := l.post(ctx, path, body)
+		node := (i + seat) % len(l.cfg.Nodes)
+		p, err := l.post(ctx, node, path, body)
 		if err != nil {
 			return nil, err
 		}
-		p.st, p.cell = l.st, (i*37+p.seat*240)%len(cellTails)
+		p.st, p.cell, p.node = l.st, (i*37+p.seat*240)%len(cellTails), node
 		players = append(players, p)
 	}
 	times := &revTimes{}
@@ -117,8 +123,8 @@ func (l *loader) setupRoom(ctx context.Context, i int) ([]*player, error) {
 			return open, err
 		}
 	}
-	for range l.cfg.Spectators {
-		w := &player{st: l.st, code: players[0].code, seat: -1, watch: true, times: times}
+	for j := range l.cfg.Spectators {
+		w := &player{st: l.st, code: players[0].code, seat: -1, watch: true, times: times, node: (i + l.cfg.Players + j) % len(l.cfg.Nodes)}
 		err := l.connect(ctx, w)
 		if w.ws != nil {
 			open = append(open, w)
@@ -130,9 +136,10 @@ func (l *loader) setupRoom(ctx context.Context, i int) ([]*player, error) {
 	return open, nil
 }
 
-// post creates or joins a room and returns its player, not yet connected.
-func (l *loader) post(ctx context.Context, path, body string) (*player, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.cfg.URL+path, strings.NewReader(body))
+// post creates or joins a room through node and returns its player, not
+// yet connected.
+func (l *loader) post(ctx context.Context, node int, path, body string) (*player, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.cfg.Nodes[node]+path, strings.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
@@ -159,10 +166,11 @@ func (l *loader) post(ctx context.Context, path, body string) (*player, error) {
 	return &player{code: a.Room, token: a.Token, seat: a.Seat}, nil
 }
 
-// connect opens p's socket, says hello and waits for the snapshot.
+// connect opens p's socket through its node, says hello and waits for the
+// snapshot.
 func (l *loader) connect(ctx context.Context, p *player) error {
-	ws, _, err := websocket.Dial(ctx, l.wsURL, &websocket.DialOptions{HTTPClient: l.ws,
-		HTTPHeader: http.Header{"Origin": {l.cfg.URL}}})
+	ws, _, err := websocket.Dial(ctx, l.wsURLs[p.node], &websocket.DialOptions{HTTPClient: l.ws,
+		HTTPHeader: http.Header{"Origin": {l.cfg.Nodes[p.node]}}})
 	if err != nil {
 		return fmt.Errorf("open the socket: %w", err)
 	}

@@ -98,6 +98,10 @@ type Event struct {
 	Chat     *protocol.Chat
 	// Close is the close code that ended the connection, with EventState.
 	Close int
+	// URL is, in a Remote's events, the base URL of the node the message
+	// came through; with EventState, the node connected through (online)
+	// or whose connection ended (reconnecting, closed).
+	URL string
 	// Raw is the frame as received (remote only), for tests that inspect
 	// every byte a client gets.
 	Raw []byte

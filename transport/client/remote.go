@@ -22,6 +22,17 @@ import (
 type Config struct {
 	// URL is the server's base URL, e.g. http://127.0.0.1:8080.
 	URL string
+	// URLs are more base URLs of the same service: several roomd nodes
+	// that share one store, any of which reaches any room. The client dials
+	// URL first (URLs[0] when URL is empty); after a lost socket, a refused
+	// dial or a close that asks it to come back, it dials the next one of
+	// the list in turn (round robin), so a dead node costs one attempt.
+	URLs []string
+	// IgnoreMovedURL keeps the client to its own URLs when a server closes
+	// with 4009 (the room moved) and names the room's new node: for a
+	// client that must go through one gateway. By default it follows the
+	// node named (an http(s) URL; never from TLS to plain text).
+	IgnoreMovedURL bool
 	// Room is the room code.
 	Room string
 	// Token is the seat token; empty for a spectator or to ask for a seat.
@@ -37,7 +48,10 @@ type Config struct {
 	// and 4006: protocol.ForgetsToken): forget it.
 	OnToken func(room, token string)
 	// Backoff returns the wait before reconnect attempt n (from 0). Nil
-	// means DefaultBackoff.
+	// means DefaultBackoff. Keep it bounded by a couple of seconds: when a
+	// node dies, its rooms come back on another node within the lease's TTL
+	// (10 s by default) and a client that waits longer between attempts
+	// stays away longer than its room does.
 	Backoff func(attempt int) time.Duration
 	// EventBuffer is the size of the events channel. Zero means 256. A
 	// consumer that stops reading stops the socket's reads too, as a slow
@@ -53,10 +67,17 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// DefaultBackoff is min(10 s, 500 ms·2ⁿ) plus up to 250 ms of jitter.
+// BackoffCap is the longest wait DefaultBackoff gives before the jitter:
+// with the jitter, a client that lost its socket tries again at least every
+// 2 s, so a room taken over by another node after its owner died (at the
+// lease's TTL, 10 s by default) is played again within 2 s of coming back.
+const BackoffCap = 1750 * time.Millisecond
+
+// DefaultBackoff is min(1.75 s, 500 ms·2ⁿ) plus up to 250 ms of jitter:
+// 0.5, 1, 1.75, 1.75… s, never more than 2 s.
 func DefaultBackoff(attempt int) time.Duration {
-	d := 10 * time.Second
-	if attempt < 5 {
+	d := BackoffCap
+	if attempt >= 0 && attempt < 5 {
 		d = min(d, 500*time.Millisecond<<attempt)
 	}
 	return d + time.Duration(rand.Int64N(int64(250*time.Millisecond)))
@@ -84,12 +105,15 @@ func SocketURL(base string) (string, error) {
 // the server's retryAfterMs), rejoins with its token, resends actions that
 // have no receipt with their original ids, asks for a resync on a gap, and
 // stops for good on the terminal codes of PROTOCOL.md §2.3 (1000 and 4001
-// to 4006: protocol.Terminal), forgetting its token on 4002, 4004 and 4006.
-// Its position in the room is its Tracker's.
+// to 4007: protocol.Terminal), forgetting its token on 4002, 4004 and 4006.
+// Given several nodes (Config.URLs) it dials them in turn; told that its
+// room moved (4009) it comes back at once, to the node the bye names,
+// MaxMovesInARow times in a row at most. Its position in the room is its
+// Tracker's.
 type Remote struct {
 	*Tracker
 	cfg    Config
-	wsURL  string
+	nodes  *nodes // the run goroutine's
 	events chan Event
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -98,12 +122,13 @@ type Remote struct {
 
 	mu          sync.Mutex
 	ws          *websocket.Conn
+	node        string // the base URL of the node dialed last
 	startedOnce sync.Once
 }
 
 // NewRemote returns a transport for cfg; Start connects it.
 func NewRemote(cfg Config) (*Remote, error) {
-	wsURL, err := SocketURL(cfg.URL)
+	nodes, err := newNodes(cfg.URL, cfg.URLs)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +148,7 @@ func NewRemote(cfg Config) (*Remote, error) {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Remote{Tracker: NewTracker(cfg.Token), cfg: cfg, wsURL: wsURL, events: make(chan Event, cfg.EventBuffer),
+	return &Remote{Tracker: NewTracker(cfg.Token), cfg: cfg, nodes: nodes, events: make(chan Event, cfg.EventBuffer),
 		ctx: ctx, cancel: cancel, done: make(chan struct{}), take: make(chan struct{}, 1)}, nil
 }
 
@@ -244,6 +269,14 @@ func (t *Remote) Close() error {
 // Done is closed when the transport has stopped.
 func (t *Remote) Done() <-chan struct{} { return t.done }
 
+// Node returns the base URL of the node the transport dialed last: the one
+// it is connected through when online.
+func (t *Remote) Node() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.node
+}
+
 func (t *Remote) write(ctx context.Context, ws *websocket.Conn, v any) error {
 	if ws == nil {
 		return ErrOffline
@@ -268,16 +301,18 @@ func (t *Remote) emit(ev Event) bool {
 
 func (t *Remote) setState(s ConnState, code int) {
 	if t.SetState(s, code) {
-		t.emit(Event{Kind: EventState, State: s, Close: code})
+		t.emit(Event{Kind: EventState, State: s, Close: code, URL: t.Node()})
 	}
 }
 
 func (t *Remote) run() {
 	defer close(t.done)
 	defer close(t.events)
-	attempt := 0
+	attempt := 0 // failed attempts since the last time online
+	moves := 0   // moved closes in a row
 	for {
-		code, online, err := t.connect()
+		c := t.connect()
+		code := c.code
 		if t.ctx.Err() != nil {
 			t.setState(StateClosed, code)
 			return
@@ -296,21 +331,47 @@ func (t *Remote) run() {
 			select { // a replaced tab waits for a take-back
 			case <-t.take:
 				t.TakingBack()
-				attempt = 0
+				attempt, moves = 0, 0
 				continue
 			case <-t.ctx.Done():
 				return
 			}
 		}
-		if online {
+		if c.online {
 			attempt = 0
 		}
-		delay := t.RetryAfter()
-		if delay == 0 {
-			delay = t.cfg.Backoff(attempt)
+		if c.onlineFor >= movedCalm {
+			moves = 0
 		}
-		attempt++
-		t.cfg.Logger.Debug("reconnecting", "in", delay, "code", code, "err", err)
+		delay := t.RetryAfter()
+		if movedBye(code, c.bye) {
+			// The room moved to another node (a node draining, or one that
+			// lost the room's lease): come back at once, to the node named
+			// when there is one, as long as moves do not follow each other
+			// more than MaxMovesInARow times; then back off as usual.
+			moves++
+			switch {
+			case c.bye == nil || c.bye.URL == "":
+				// No new node named: the node that said so answers and
+				// routes to the room's node (PROTOCOL.md §2.11), so the
+				// client comes back to it rather than try another node
+				// that may be the one gone quiet.
+			case t.cfg.IgnoreMovedURL || !t.nodes.moveTo(c.bye.URL, c.socket):
+				t.nodes.advance()
+			}
+			if moves > MaxMovesInARow {
+				delay = max(delay, t.cfg.Backoff(moves-MaxMovesInARow-1))
+			}
+			code = protocol.CloseMoved
+		} else {
+			moves = 0
+			t.nodes.advance()
+			if delay == 0 {
+				delay = t.cfg.Backoff(attempt)
+			}
+			attempt++
+		}
+		t.cfg.Logger.Debug("reconnecting", "in", delay, "code", code, "node", c.base, "err", c.err)
 		t.setState(StateReconnecting, code)
 		select {
 		case <-time.After(delay):
@@ -321,14 +382,34 @@ func (t *Remote) run() {
 	}
 }
 
-// connect runs one connection: dial, hello, read until it ends. It returns
-// the close code and whether the connection got as far as a snapshot.
-func (t *Remote) connect() (code int, online bool, err error) {
+// ended is how one connection ended.
+type ended struct {
+	code         int           // the close code (0: none; -1: not a close)
+	online       bool          // it got as far as a snapshot
+	onlineFor    time.Duration // how long it was online
+	bye          *protocol.Bye // the last bye it received
+	base, socket string        // the node dialed
+	err          error
+}
+
+// connect runs one connection: dial, hello, read until it ends.
+func (t *Remote) connect() (c ended) {
+	c.base, c.socket = t.nodes.pick()
+	t.mu.Lock()
+	t.node = c.base
+	t.mu.Unlock()
+	var onlineAt time.Time
+	defer func() {
+		if c.online {
+			c.onlineFor = time.Since(onlineAt)
+		}
+	}()
 	dctx, cancel := context.WithTimeout(t.ctx, t.cfg.DialTimeout)
-	ws, _, err := websocket.Dial(dctx, t.wsURL, &websocket.DialOptions{HTTPClient: t.cfg.HTTPClient})
+	ws, _, err := websocket.Dial(dctx, c.socket, &websocket.DialOptions{HTTPClient: t.cfg.HTTPClient})
 	cancel()
 	if err != nil {
-		return 0, false, err
+		c.err = err
+		return c
 	}
 	defer ws.CloseNow()
 	ws.SetReadLimit(t.cfg.ReadLimit)
@@ -343,12 +424,14 @@ func (t *Remote) connect() (code int, online bool, err error) {
 	hello := t.Hello(t.cfg.Room, t.cfg.Name, t.cfg.Watch, t.cfg.Game)
 	hello.Auth = t.cfg.Auth
 	if err := t.write(t.ctx, ws, hello); err != nil {
-		return 0, false, err
+		c.err = err
+		return c
 	}
 	for {
 		_, data, err := ws.Read(t.ctx)
 		if err != nil {
-			return int(websocket.CloseStatus(err)), online, err
+			c.code, c.err = int(websocket.CloseStatus(err)), err
+			return c
 		}
 		msgs, err := protocol.SplitServerFrame(data)
 		if err != nil {
@@ -361,19 +444,24 @@ func (t *Remote) connect() (code int, online bool, err error) {
 				t.cfg.Logger.Warn("undecodable server message", "err", err)
 				continue
 			}
-			if msg.Snapshot != nil && !online {
-				online = true
+			if msg.Snapshot != nil && !c.online {
+				c.online, onlineAt = true, time.Now()
 			}
-			if !t.handle(ws, msg, raw) {
-				return 0, online, t.ctx.Err()
+			if msg.Bye != nil {
+				c.bye = msg.Bye
+			}
+			if !t.handle(ws, c.base, msg, raw) {
+				c.code, c.err = 0, t.ctx.Err()
+				return c
 			}
 		}
 	}
 }
 
 // handle applies one server message and does what the tracker says.
-func (t *Remote) handle(ws *websocket.Conn, msg protocol.ServerMessage, raw []byte) bool {
+func (t *Remote) handle(ws *websocket.Conn, base string, msg protocol.ServerMessage, raw []byte) bool {
 	st := t.Receive(msg, raw)
+	st.Event.URL = base
 	if st.Token != "" && t.cfg.OnToken != nil {
 		t.cfg.OnToken(t.cfg.Room, st.Token)
 	}

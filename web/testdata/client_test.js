@@ -24,9 +24,9 @@
   const snapshot = (epoch, rev) => ({ type: 'snapshot', epoch, rev, seat: 0, view: null, room });
   const update = (epoch, from) => ({ type: 'update', epoch, from, to: from + 1, by: 0, beats: [{ type: 'flag', r: 0, c: 0, flagged: true }] });
 
-  // Backoff: min(10 s, 500 ms·2ⁿ) plus up to 250 ms of jitter.
-  check(backoff(0, () => 0) === 500 && backoff(1, () => 0) === 1000 && backoff(4, () => 0) === 8000, 'backoff doubles from 500 ms');
-  check(backoff(5, () => 0) === 10000 && backoff(30, () => 0) === 10000, 'backoff stops at 10 s');
+  // Backoff: min(1.75 s, 500 ms·2ⁿ) plus up to 250 ms of jitter.
+  check(backoff(0, () => 0) === 500 && backoff(1, () => 0) === 1000 && backoff(2, () => 0) === 1750, 'backoff doubles from 500 ms');
+  check(backoff(5, () => 0) === 1750 && backoff(30, () => 0) === 1750, 'backoff stops at 1.75 s');
   check(backoff(0, () => 0.999999) < 750 && backoff(0, () => 0.5) === 625, 'jitter is up to 250 ms');
 
   const tokens = new TokenStore(null);
@@ -220,9 +220,9 @@
   p.on('state', (d) => states.push(d.state + ':' + d.code));
   p.start();
   check(typeof wakeUp === 'function', 'start subscribes to the wake port');
-  // Attempts that never get online wait 500, 1000, 2000 ms (random() = 0).
+  // Attempts that never get online wait 500, 1000, 1750 ms (random() = 0).
   let sockets = FakeWS.all.length;
-  for (const wait of [500, 1000, 2000]) {
+  for (const wait of [500, 1000, 1750]) {
     last().open();
     last().drop(1006);
     clock.advance(wait - 1);

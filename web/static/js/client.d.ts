@@ -45,6 +45,7 @@ export declare const Close: Readonly<{
   BAD_TOKEN: 4006;
   UNAUTHORIZED: 4007;
   TOO_SLOW: 4008;
+  MOVED: 4009;
   TRY_LATER: 4013;
   FLOODING: 4029;
 }>;
@@ -55,8 +56,17 @@ export type ConnState = 'connecting' | 'online' | 'reconnecting' | 'closed';
 /** The connection states, in the order a connection goes through them. */
 export declare const States: readonly ConnState[];
 
-/** min(10 s, 500 ms·2ⁿ) plus up to 250 ms of jitter. */
+/** min(1.75 s, 500 ms·2ⁿ) plus up to 250 ms of jitter: never more than 2 s. */
 export declare function backoff(attempt: number, random?: () => number): number;
+
+/** Moves (close 4009) in a row followed at once; past it, the backoff too. */
+export declare const MAX_MOVES_IN_A_ROW: 3;
+
+/**
+ * The socket URL to follow a moved bye's url to: its own when it is the
+ * page's origin (loc), else '' (stay on the same URL).
+ */
+export declare function movedSocketURL(url: unknown, loc?: { protocol: string; host: string; origin?: string }): string;
 
 /** A fresh action id: 128 random bits, base64url (22 characters). */
 export declare function newActionId(): string;

@@ -73,9 +73,10 @@
  *                 (with the stored token, and the epoch and revision seen)
  *   online        a snapshot arrived; actions without a receipt are resent
  *                 with their original ids, in order
- *   reconnecting  waiting min(10 s, 500 ms·2ⁿ) + up to 250 ms (n: failed
- *                 attempts since last online), or exactly the last bye's
- *                 retryAfterMs; then connecting again
+ *   reconnecting  waiting min(1.75 s, 500 ms·2ⁿ) + up to 250 ms (n: failed
+ *                 attempts since last online; never more than 2 s, so that
+ *                 a room another node took over is found soon), or exactly
+ *                 the last bye's retryAfterMs; then connecting again
  *   closed        nothing more; see closeCode
  *
  * RULES KEPT
@@ -105,6 +106,14 @@
  *   4003 UPDATE_REQUIRED              closed for good (reload the client)
  *   4005 LOCKED                       closed for good (the room needs its invite)
  *   4007 UNAUTHORIZED                 closed for good (sign in again: a new auth token)
+ *   4009 MOVED                        reconnecting at once (after the bye's
+ *                                     retryAfterMs, no backoff): the room moved
+ *                                     to another node. To the bye's url only
+ *                                     when it is this page's own origin, else
+ *                                     to the same URL. After 3 moves in a row
+ *                                     (connections online less than 10 s),
+ *                                     each further one waits the backoff too:
+ *                                     nodes that disagree cannot make it spin.
  *   anything else (4000 RESTARTING, 4008 TOO_SLOW, 4013 TRY_LATER, 4029
  *   FLOODING, 1001, 1002, 1006, 1009, 1011)
  *                                     reconnecting, after the bye's
@@ -140,6 +149,15 @@ export const PROTOCOL = 1;
 /** How often a ping goes out while a real-time match ticks, ms. */
 const TICK_PING_MS = 2000;
 
+/** Moves (close 4009) in a row followed at once; past it, the backoff. */
+export const MAX_MOVES_IN_A_ROW = 3;
+
+/** A connection online this long ends a run of moves, ms. */
+const MOVED_CALM_MS = 10_000;
+
+/** The backoff's longest wait before its jitter, ms: with it, 2 s at most. */
+const BACKOFF_CAP_MS = 1750;
+
 /** Close codes (PROTOCOL.md §2.3). */
 export const Close = Object.freeze({
   NORMAL: 1000,
@@ -152,6 +170,7 @@ export const Close = Object.freeze({
   BAD_TOKEN: 4006,
   UNAUTHORIZED: 4007,
   TOO_SLOW: 4008,
+  MOVED: 4009,
   TRY_LATER: 4013,
   FLOODING: 4029,
 });
@@ -160,13 +179,32 @@ export const Close = Object.freeze({
 export const States = Object.freeze(/** @type {const} */ (['connecting', 'online', 'reconnecting', 'closed']));
 
 /**
- * The wait before reconnect attempt n (from 0): min(10 s, 500 ms·2ⁿ) plus up
- * to 250 ms of jitter.
+ * The wait before reconnect attempt n (from 0): min(1.75 s, 500 ms·2ⁿ) plus
+ * up to 250 ms of jitter — 0.5, 1, 1.75, 1.75… s, never more than 2 s. When
+ * a node of the service dies, its rooms come back on another node within
+ * the lease's TTL (10 s by default): a client that waited longer between
+ * attempts would stay away longer than its room does.
  * @param {number} attempt
  * @param {() => number} [random]
  */
 export function backoff(attempt, random = Math.random) {
-  return Math.min(10_000, 500 * 2 ** Math.min(attempt, 10)) + random() * 250;
+  return Math.min(BACKOFF_CAP_MS, 500 * 2 ** Math.min(Math.max(attempt, 0), 10)) + random() * 250;
+}
+
+/**
+ * The socket URL to follow a moved bye's url to: the url's own when it is
+ * the page's origin (loc), else '' (stay on the same URL: a page cannot
+ * rely on another origin accepting its socket).
+ * @param {any} url
+ * @param {{protocol: string, host: string, origin?: string}|undefined} loc
+ */
+export function movedSocketURL(url, loc) {
+  if (typeof url !== 'string' || !url || !loc) return '';
+  let u;
+  try { u = new URL(url); } catch { return ''; }
+  const origin = loc.origin || loc.protocol + '//' + loc.host;
+  if (u.origin !== origin) return '';
+  return socketURL(u);
 }
 
 /** A fresh action id: 128 random bits, base64url (22 characters). */
@@ -306,6 +344,11 @@ export class RoomClient {
     this.attempt = 0; // failed attempts since the last time online
     /** @type {number|null} */
     this.retryAfter = null; // from the last bye
+    /** @type {{url: string}|null} */
+    this.moved = null; // the last bye said the room moved (4009)
+    this.moves = 0; // moves in a row
+    this.onlineAt = 0; // when the socket came online (0: it did not)
+    this.nextUrl = ''; // a moved bye's socket URL, dialed next, once
     this.heartbeatMs = 15_000;
     this.lastHeard = 0;
     this.pingAt = 0; // when the last ping went out
@@ -457,8 +500,12 @@ export class RoomClient {
     if (this.stopped) return;
     /** @type {Socket} */
     let ws;
+    const url = this.nextUrl || this.url;
+    this.nextUrl = '';
+    this.moved = null;
+    this.onlineAt = 0;
     try {
-      ws = new this.WS(this.url);
+      ws = new this.WS(url);
     } catch (err) {
       this.log.warn('roomd: cannot open the socket:', err);
       this.lost(0, '');
@@ -530,7 +577,32 @@ export class RoomClient {
         this.setState('closed');
         return;
     }
+    // A moved bye whose close frame was lost on the way still counts.
+    if (code === Close.MOVED || this.moved) {
+      this.movedAway(reason);
+      return;
+    }
     this.lost(code, reason);
+  }
+
+  /**
+   * The room moved to another node (4009): come back at once, to the bye's
+   * url when it is this page's origin, else to the same URL — unless moves
+   * follow each other: past MAX_MOVES_IN_A_ROW, the backoff as well.
+   * @param {string} reason
+   */
+  movedAway(reason) {
+    if (this.onlineAt && this.clock.now() - this.onlineAt >= MOVED_CALM_MS) this.moves = 0;
+    this.moves++;
+    this.nextUrl = movedSocketURL(this.moved?.url, /** @type {any} */ (globalThis).location);
+    this.moved = null;
+    this.closeCode = Close.MOVED;
+    this.closeReason = reason;
+    let delay = this.retryAfter ?? 0;
+    this.retryAfter = null;
+    if (this.moves > MAX_MOVES_IN_A_ROW) delay = Math.max(delay, this.backoff(this.moves - MAX_MOVES_IN_A_ROW - 1));
+    this.setState('reconnecting');
+    this.timer = this.clock.setTimeout(() => { this.timer = null; this.connect(); }, delay);
   }
 
   /**
@@ -541,6 +613,7 @@ export class RoomClient {
   lost(code, reason) {
     this.closeCode = code;
     this.closeReason = reason;
+    this.moves = 0; // a run of moves ends with any other close
     let delay = this.retryAfter;
     this.retryAfter = null;
     if (delay == null) delay = this.backoff(this.attempt);
@@ -588,6 +661,7 @@ export class RoomClient {
         return this.emit('notice', msg);
       case 'bye':
         if (msg.reconnect && msg.retryAfterMs > 0) this.retryAfter = msg.retryAfterMs;
+        if (msg.code === Close.MOVED) this.moved = { url: typeof msg.url === 'string' ? msg.url : '' };
         return this.emit('bye', msg);
       case 'pong': return this.onPong(msg, at);
       case 'chat': return this.emit('chat', msg);
@@ -665,6 +739,7 @@ export class RoomClient {
     const back = this.state !== 'online';
     if (back) {
       this.attempt = 0;
+      this.onlineAt = this.clock.now();
       this.closeCode = 0;
       this.setState('online');
       // Actions that had no receipt go again with their ids: the server

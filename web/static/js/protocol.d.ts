@@ -28,6 +28,7 @@ export interface Bye {
   reason: string;
   reconnect: boolean;
   retryAfterMs?: number;
+  url?: string;
 }
 
 export interface Chat {
