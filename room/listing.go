@@ -190,15 +190,27 @@ func listRoom(r *Room) (listedRoom, bool) {
 	if info.Phase == phaseLobby {
 		it.Free = max(0, info.MaxSeats-len(info.Seats))
 	}
-	key := listKey{class: 2, a: -created, code: info.Code}
+	return listedRoom{key: keyOf(&it), item: it}, true
+}
+
+// keyOf is a listed room's place in the list.
+func keyOf(it *Listed) listKey {
+	key := listKey{class: 2, a: -it.Created, code: it.Code}
 	switch {
 	case it.Free > 0:
 		key.class = 0
-	case info.Phase == phaseRunning:
-		key.class, key.a, key.b = 1, -int64(info.Spectators), -created
+	case it.Phase == phaseRunning:
+		key.class, key.a, key.b = 1, -int64(it.Spectators), -it.Created
 	}
-	return listedRoom{key: key, item: it}, true
+	return key
 }
+
+// CompareListed orders two listed rooms as the list does (several nodes'
+// pages merge by it).
+func CompareListed(x, y Listed) int { return keyOf(&x).compare(keyOf(&y)) }
+
+// ListCursor is the Next of a page whose last room is it.
+func ListCursor(it Listed) string { return keyOf(&it).cursor() }
 
 // ListRooms returns a page of the public rooms live in this process. An
 // unknown game matches no room.

@@ -182,3 +182,52 @@ func TestClusterDrain(t *testing.T) {
 		t.Error("Ann's socket was not closed with 4009 (moved)")
 	}
 }
+
+// TestClusterPublicRooms: the public room list of any node shows every
+// node's public rooms, and its pages, cursor included, run across nodes.
+func TestClusterPublicRooms(t *testing.T) {
+	st := memstore.New()
+	a, b := startNode(t, st, "node-a", 5*time.Second), startNode(t, st, "node-b", 5*time.Second)
+	waitNodes(t, a, 2)
+	waitNodes(t, b, 2)
+	want := map[string]bool{}
+	for i, n := range []*testServer{a, b, a, b} {
+		var res room.JoinResult
+		if code := n.post("/api/rooms", map[string]any{"game": "nim", "name": fmt.Sprintf("host%d", i), "public": true}, &res); code != http.StatusCreated {
+			t.Fatalf("create: %d", code)
+		}
+		want[res.Room] = true
+	}
+	if na, nb := len(a.rooms.Rooms()), len(b.rooms.Rooms()); na != 2 || nb != 2 {
+		t.Fatalf("rooms on the nodes: %d and %d, want 2 each", na, nb)
+	}
+	for _, n := range []*testServer{a, b} {
+		seen := map[string]bool{}
+		cursor := ""
+		for page := 0; ; page++ {
+			var got room.ListPage
+			resp, err := http.Get(n.URL + "/api/rooms?limit=1&cursor=" + cursor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = json.NewDecoder(resp.Body).Decode(&got)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("page %d: %d %v", page, resp.StatusCode, err)
+			}
+			for _, r := range got.Rooms {
+				if seen[r.Code] {
+					t.Fatalf("room %s listed twice", r.Code)
+				}
+				seen[r.Code] = true
+			}
+			if got.Next == "" || page > 10 {
+				break
+			}
+			cursor = got.Next
+		}
+		if len(seen) != len(want) {
+			t.Errorf("through %s: listed %v, want %v", n.URL, seen, want)
+		}
+	}
+}

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/roomd/roomd/internal/httpjson"
@@ -36,6 +39,9 @@ func (s *Server) listRooms(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page, err := s.cfg.Rooms.ListRooms(lq)
+	if err == nil && s.cl != nil && q.Get("local") != "1" {
+		page = s.clusterRooms(r, lq, page)
+	}
 	switch {
 	case errors.Is(err, room.ErrBadCursor):
 		httpjson.Error(w, http.StatusBadRequest, "cursor is not one this server gave (start again without it)")
@@ -107,4 +113,50 @@ func (s *Server) quickPlay(w http.ResponseWriter, r *http.Request) {
 	default:
 		httpjson.Write(w, http.StatusOK, res)
 	}
+}
+
+// clusterRooms merges this node's page of public rooms with the other live
+// nodes' pages for the same query (asked with local=1, at once, within 2
+// s): the page is the first Limit rooms of all of them in the list's order,
+// and its cursor works on every node. A node that does not answer in time
+// is left out of this page.
+func (s *Server) clusterRooms(r *http.Request, lq room.ListQuery, local room.ListPage) room.ListPage {
+	q := r.URL.Query()
+	q.Set("local", "1")
+	path := "/api/rooms?" + q.Encode()
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	all, more := append([]room.Listed{}, local.Rooms...), local.Next != ""
+	for _, n := range s.Nodes() {
+		if n.ID == s.cl.cfg.Self.ID {
+			continue
+		}
+		wg.Go(func() {
+			resp, err := s.PeerRequest(ctx, n.ID, http.MethodGet, path, nil, nil)
+			if err != nil {
+				return
+			}
+			defer resp.Body.Close()
+			var page room.ListPage
+			if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&page) != nil {
+				return
+			}
+			mu.Lock()
+			all, more = append(all, page.Rooms...), more || page.Next != ""
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	slices.SortFunc(all, room.CompareListed)
+	limit := lq.Limit
+	if limit == 0 {
+		limit = room.DefaultListLimit
+	}
+	out := room.ListPage{Rooms: all[:min(limit, len(all))]}
+	if len(all) > limit || (more && len(out.Rooms) > 0) {
+		out.Next = room.ListCursor(out.Rooms[len(out.Rooms)-1])
+	}
+	return out
 }
