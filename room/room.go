@@ -684,6 +684,14 @@ func (r *Room) stop() {
 		if in.match != nil {
 			in.match <- protocol.Replay{}
 		}
+		if in.kind == inHello && in.c != nil {
+			// A connection whose hello came too late is told as the
+			// members are (its actions now find the mailbox closed, and
+			// wait for this).
+			if _, ok := r.members[in.c]; !ok {
+				r.members[in.c] = &member{c: in.c}
+			}
+		}
 	}
 	code, reason := protocol.CloseRestarting, "server restarting"
 	moved := r.lost || r.handTo != nil

@@ -479,6 +479,13 @@ func (c *conn) overQuota(kind quotaKind, wait time.Duration) {
 }
 
 func (c *conn) roomGone(actionID string, err error) {
+	if actionID != "" && errors.Is(err, room.ErrClosed) {
+		// The room's actor is stopping: it closes every member with the
+		// right code (4004 closed for good, 4000 a restart, 4009 a move)
+		// as it ends. The action is not acknowledged; a client resends it
+		// where the room is next.
+		return
+	}
 	if errors.Is(err, room.ErrBusy) {
 		frame, _ := protocol.Encode(protocol.Receipt{Type: protocol.TypeReceipt, ID: actionID,
 			Notice: &protocol.Notice{Code: protocol.CodeRateLimited, Message: "the room is busy; try again", Temporary: true}})

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -27,8 +29,33 @@ import (
 // (two writers would); each room is playable again within the lease TTL
 // plus 2 s of its node's death or pause.
 
-// clusterTTL is the lease TTL of the scenario's nodes.
-const clusterTTL = 2 * time.Second
+// clusterTTL is the lease TTL of the scenario's nodes; clusterAdmin their
+// admin token.
+const (
+	clusterTTL   = 2 * time.Second
+	clusterAdmin = "cluster-admin-token"
+)
+
+// admin calls node n's admin API.
+func (n *clusterNode) admin(t testing.TB, method, path, body string, out any) int {
+	t.Helper()
+	req, _ := http.NewRequest(method, n.URL+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+clusterAdmin)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if out != nil {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+	}
+	return resp.StatusCode
+}
 
 func TestClusterRedis(t *testing.T) {
 	rs := testredis.Start(t)
@@ -55,7 +82,7 @@ func startNodeTTL(t testing.TB, id string, ttl time.Duration, store ...string) *
 	t.Helper()
 	addr := freeAddr(t)
 	p := startRoomd(t, addr, append([]string{"--node-id", id, "--public-url", "http://" + addr, "--lease-ttl", ttl.String(),
-		"--shutdown-timeout", "10s"}, store...)...)
+		"--shutdown-timeout", "10s", "--admin-token", clusterAdmin}, store...)...)
 	return &clusterNode{proc: p, id: id}
 }
 
@@ -197,6 +224,9 @@ func runCluster(t *testing.T, store ...string) {
 				}
 			}
 			t.Logf("node %s warnings:\n%s", n.id, tail(strings.Join(lines, "\n"), 6000))
+			if dir := os.Getenv("ROOMD_CLUSTER_LOGS"); dir != "" {
+				_ = os.WriteFile(filepath.Join(dir, n.id+".log"), []byte(n.logText()), 0o644)
+			}
 		}
 	})
 	// Three rooms on A, three on B (a node keeps the rooms created through
@@ -253,6 +283,34 @@ func runCluster(t *testing.T, store ...string) {
 		for _, p := range r.players {
 			go p.run()
 		}
+	}
+	// The admin API of any node lists every node's rooms with its owner,
+	// and moves a room (here through node B, forwarded to A, the owner).
+	var list struct {
+		Rooms []struct{ Code, Node string }
+		Nodes []struct {
+			ID    string
+			Error string
+		}
+	}
+	if code := b.admin(t, "GET", "/api/admin/rooms", "", &list); code != http.StatusOK || len(list.Rooms) != len(rooms) {
+		t.Fatalf("admin rooms through B: %d, %d rooms %+v, want %d", code, len(list.Rooms), list, len(rooms))
+	}
+	for _, row := range list.Rooms {
+		if want := rooms[slices.IndexFunc(rooms, func(r *clusterRoom) bool { return r.code == row.Code })]; want == nil || (row.Node != "node-a" && row.Node != "node-b") {
+			t.Errorf("admin row %+v", row)
+		}
+	}
+	moved := rooms[0].code // on A
+	var answer map[string]any
+	if code := b.admin(t, "POST", "/api/admin/rooms/"+moved+"/move", `{"to":"node-c"}`, &answer); code != http.StatusOK {
+		t.Fatalf("admin move of %s to node-c through B: %d %v", moved, code, answer)
+	}
+	if got := a.owner(t, moved); got != "node-c" {
+		t.Fatalf("room %s is on %q after the move, want node-c", moved, got)
+	}
+	for _, p := range rooms[0].players {
+		p.okAfter(t, time.Now(), clusterTTL)
 	}
 	stopAll := func() {
 		for _, r := range rooms {

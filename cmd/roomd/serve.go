@@ -397,7 +397,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 		n, err := rooms.RestoreAll(ctx)
 		log.Info("restored rooms", "rooms", n, "took", time.Since(start), "err", err)
 	}
-	routes := admin.Routes(admin.Config{Rooms: rooms, Token: cfg.adminToken})
+	adm := admin.NewAPI(admin.Config{Rooms: rooms, Token: cfg.adminToken})
+	routes := adm.Routes()
 	if cfg.metricsAddr == "" {
 		maps.Copy(routes, admin.MetricsRoutes(reg))
 	}
@@ -408,6 +409,9 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	if err != nil {
 		ln.Close()
 		return err
+	}
+	if cluster != nil {
+		adm.SetCluster(front) // the admin API lists and moves rooms across nodes
 	}
 	errc := make(chan error, 2)
 	var metricsSrv *http.Server
