@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -267,9 +268,18 @@ func (c *tclient) closedWith(code int) {
 // resync's receipt.
 func (c *tclient) resync() *protocol.Snapshot {
 	c.t.Helper()
-	id, err := c.tr.Send(context.Background(), protocol.Action{Type: protocol.TypeResync})
-	if err != nil {
-		c.t.Fatalf("%s: resync: %v", c.name, err)
+	var id string
+	for {
+		var err error
+		id, err = c.tr.Send(context.Background(), protocol.Action{Type: protocol.TypeResync})
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, client.ErrOffline) {
+			c.t.Fatalf("%s: resync: %v", c.name, err)
+		}
+		// A drop noticed after the last wait for online: wait again.
+		c.waitFor("online", func([]client.Event) bool { return c.tr.State() == client.StateOnline })
 	}
 	var snap *protocol.Snapshot
 	c.waitFor("the resync's snapshot", func(evs []client.Event) bool {

@@ -113,6 +113,7 @@ func normalise(tb testing.TB, ev client.Event) (string, bool) {
 		return "", false // timing: coalesced on the room's timer
 	}
 	ev.Raw = nil
+	ev.URL = "" // the node a remote event came through: none here
 	b, err := json.Marshal(ev)
 	if err != nil {
 		tb.Fatal(err)
