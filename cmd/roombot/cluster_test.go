@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -61,6 +62,12 @@ func startRoomdNode(t *testing.T, bin, id string, args ...string) *roomdNode {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
+	return startRoomdAt(t, bin, addr, id, args...)
+}
+
+// startRoomdAt starts a node on addr (a restart takes the same address).
+func startRoomdAt(t *testing.T, bin, addr, id string, args ...string) *roomdNode {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"--addr", addr, "--node-id", id, "--public-url", "http://" + addr,
 		"--log-format", "json", "--log-level", "info", "--quotas", "off", "--retry-after", "200ms"}, args...)...)
 	cmd.Dir = t.TempDir()
@@ -85,9 +92,10 @@ func startRoomdNode(t *testing.T, bin, id string, args ...string) *roomdNode {
 }
 
 // TestClusterChaos runs roombot with chaos against three real roomd nodes
-// on one real Redis (--url A,B,C), and drains node C with SIGTERM half
-// way: no invariant is violated, every socket reaches its room through any
-// node, and C's rooms move with their players.
+// on one real Redis (--url A,B,C) and restarts every node in turn while it
+// plays (SIGTERM: a drain; then the node starts again on its address): no
+// invariant is violated, every socket reaches its room through any node,
+// and each node's rooms move with their players.
 func TestClusterChaos(t *testing.T) {
 	rs := testredis.Start(t)
 	bin := buildRoomd(t)
@@ -96,24 +104,29 @@ func TestClusterChaos(t *testing.T) {
 	time.Sleep(800 * time.Millisecond) // a registration round: the nodes see each other
 	jsonPath := filepath.Join(t.TempDir(), "cluster.json")
 	args := []string{"--url", strings.Join([]string{a.url, b.url, c.url}, ","), "--game", "minesweeper", "--mode", "coop",
-		"--players", "2", "--spectators", "1", "--rooms", "6", "--duration", "6s", "--drain", "6s", "--check-every", "1s",
+		"--players", "2", "--spectators", "1", "--rooms", "6", "--duration", "9s", "--drain", "6s", "--check-every", "1s",
 		"--loop", "closed", "--think", "uniform:60ms", "--chaos", "--chaos-drop", "0.05", "--chaos-resend", "0.1",
 		"--chaos-malformed", "6", "--progress", "0", "--seed", "11", "--log-level", "warn", "--json", jsonPath}
 	var stdout, stderr bytes.Buffer
 	code := make(chan int, 1)
 	go func() { code <- run(context.Background(), args, &stdout, &stderr) }()
-	time.Sleep(4 * time.Second)
-	c.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-c.done:
-		if err != nil {
-			t.Errorf("node C exited with %v after SIGTERM", err)
+	time.Sleep(3 * time.Second)
+	nodes := []*roomdNode{a, b, c}
+	for i, n := range nodes {
+		n.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-n.done:
+			if err != nil {
+				t.Errorf("node %d exited with %v after SIGTERM", i, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("node %d did not exit after SIGTERM", i)
 		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("node C did not exit after SIGTERM")
-	}
-	if !strings.Contains(c.logs.String(), "drained") {
-		t.Errorf("node C did not drain:\n%s", c.logs.String())
+		if !strings.Contains(n.logs.String(), "drained") {
+			t.Errorf("node %d did not drain:\n%s", i, n.logs.String())
+		}
+		nodes[i] = startRoomdAt(t, bin, strings.TrimPrefix(n.url, "http://"), fmt.Sprintf("node-%c", 'a'+i), store...)
+		time.Sleep(time.Second)
 	}
 	if got := <-code; got != 0 {
 		t.Fatalf("roombot exit status %d\n%s\n%s", got, stdout.String(), stderr.String())
@@ -136,6 +149,11 @@ func TestClusterChaos(t *testing.T) {
 	if n := res.Counts["chaos/drops"]; n == 0 {
 		t.Error("chaos dropped no socket")
 	}
+	for k, v := range res.Counts {
+		if strings.HasPrefix(k, "error") {
+			t.Errorf("players saw errors beyond reconnects: %s = %d", k, v)
+		}
+	}
 	moved := 0
 	for k, v := range res.Counts {
 		if strings.Contains(k, "4009") {
@@ -145,7 +163,7 @@ func TestClusterChaos(t *testing.T) {
 	if moved == 0 {
 		t.Errorf("no socket was told its room moved (4009) by the drain; counts %v", res.Counts)
 	}
-	for _, n := range []*roomdNode{a, b} {
+	for _, n := range nodes {
 		if strings.Contains(n.logs.String(), "panic") {
 			t.Errorf("a node panicked:\n%s", n.logs.String())
 		}
