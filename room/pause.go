@@ -18,8 +18,14 @@ import (
 // out: players are not timed while no server ran their game (PROTOCOL.md
 // §4, presence).
 
-// aliveKey is the heartbeat's claim.
-const aliveKey = "alive"
+// aliveKey is the heartbeat's claim: one per node in a cluster (a node
+// restarted with its id credits its own downtime; the others run on).
+func (m *Manager) aliveKey() string {
+	if m.clustered() {
+		return "alive:" + m.cfg.Node
+	}
+	return "alive"
+}
 
 // startAlive reads the previous process's last heartbeat and starts this
 // one's. It is a start-up read, before any room runs.
@@ -33,7 +39,7 @@ func (m *Manager) startAlive() {
 		every = time.Second
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), m.cfg.StoreTimeout)
-	held, _, err := m.cfg.Claims.Claim(ctx, aliveKey, []byte("0"), 0)
+	held, _, err := m.cfg.Claims.Claim(ctx, m.aliveKey(), []byte("0"), 0)
 	cancel()
 	if err != nil {
 		m.cfg.Logger.Warn("the last heartbeat could not be read: a crash's downtime will count in matches' time", "err", err)
@@ -47,7 +53,7 @@ func (m *Manager) startAlive() {
 		defer t.Stop()
 		for {
 			ctx, cancel := context.WithTimeout(context.Background(), m.cfg.StoreTimeout)
-			if err := m.cfg.Claims.Mark(ctx, aliveKey, strconv.AppendInt(nil, m.cfg.Now().UnixMilli(), 10)); err != nil {
+			if err := m.cfg.Claims.Mark(ctx, m.aliveKey(), strconv.AppendInt(nil, m.cfg.Now().UnixMilli(), 10)); err != nil {
 				m.cfg.Logger.Debug("heartbeat not stored", "err", err)
 			}
 			cancel()
