@@ -123,13 +123,7 @@ func (m *Manager) Handoff(ctx context.Context, to func(code string) store.Node) 
 	if !m.clustered() {
 		return nil, errors.New("room: handoff needs a cluster")
 	}
-	m.mu.Lock()
-	m.closing = true
-	rooms := make([]*Room, 0, len(m.rooms))
-	for _, r := range m.rooms {
-		rooms = append(rooms, r)
-	}
-	m.mu.Unlock()
+	rooms := m.close()
 	codes := make([]string, 0, len(rooms))
 	for _, r := range rooms {
 		codes = append(codes, r.code)

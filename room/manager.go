@@ -339,19 +339,24 @@ func (m *Manager) noteWrite(err error) {
 	m.writeFailures.Add(1)
 }
 
-// Shutdown stops every room: each writes a final snapshot and tells its
-// clients to come back after RetryAfter. It returns when all actors have
-// stopped or ctx ends.
-func (m *Manager) Shutdown(ctx context.Context) error {
-	m.stopAlive()
+// close refuses new rooms from now on and returns the live ones.
+func (m *Manager) close() []*Room {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.closing = true
 	rooms := make([]*Room, 0, len(m.rooms))
 	for _, r := range m.rooms {
 		rooms = append(rooms, r)
 	}
-	m.mu.Unlock()
-	for _, r := range rooms {
+	return rooms
+}
+
+// Shutdown stops every room: each writes a final snapshot and tells its
+// clients to come back after RetryAfter. It returns when all actors have
+// stopped or ctx ends.
+func (m *Manager) Shutdown(ctx context.Context) error {
+	m.stopAlive()
+	for _, r := range m.close() {
 		r.shutdown()
 	}
 	done := make(chan struct{})

@@ -102,11 +102,15 @@ func TestClusterRelay(t *testing.T) {
 	bob := c.dial("bob", client.Config{Room: created.Room, Token: joined.Token, Game: msPin})
 	ann.waitOnline()
 	bob.waitOnline()
+	var last uint64
 	for _, p := range []*tclient{ann, bob} {
-		if rc := p.control(protocol.Control{Op: protocol.ControlReady, Ready: true}); !rc.OK {
+		rc := p.control(protocol.Control{Op: protocol.ControlReady, Ready: true})
+		if !rc.OK {
 			t.Fatalf("%s: ready: %+v", p.name, rc.Notice)
 		}
+		last = max(last, rc.Rev)
 	}
+	ann.waitFor("Bob's ready", func([]client.Event) bool { _, rev := ann.tr.Position(); return rev >= last })
 	if rc := ann.control(protocol.Control{Op: protocol.ControlStart}); !rc.OK {
 		t.Fatalf("start: %+v", rc.Notice)
 	}
