@@ -111,9 +111,11 @@ func TestClusterRelay(t *testing.T) {
 		last = max(last, rc.Rev)
 	}
 	ann.waitFor("Bob's ready", func([]client.Event) bool { _, rev := ann.tr.Position(); return rev >= last })
-	if rc := ann.control(protocol.Control{Op: protocol.ControlStart}); !rc.OK {
-		t.Fatalf("start: %+v", rc.Notice)
+	started := ann.control(protocol.Control{Op: protocol.ControlStart})
+	if !started.OK {
+		t.Fatalf("start: %+v", started.Notice)
 	}
+	bob.waitFor("the start", func([]client.Event) bool { _, rev := bob.tr.Position(); return rev >= started.Rev })
 	want := map[grid.Coord]bool{}
 	for i := range 10 {
 		p := ann
