@@ -156,19 +156,21 @@ func (b *bot) run(ctx, play context.Context) {
 	defer close(b.done)
 	b.ctx = ctx
 	timer := time.NewTimer(time.Hour)
+	timer.Stop()
 	defer timer.Stop()
+	var armed time.Time // when timer fires; zero: stopped
 	playDone := play.Done()
 	events := b.tr.Events()
 	for {
-		wake := b.act(time.Now())
-		if !timer.Stop() {
-			select {
-			case <-timer.C:
-			default:
+		// Most events leave the next wake-up where it was (the next
+		// move's time): the timer is moved only when it changes. Since Go
+		// 1.23 a stopped or reset timer delivers no stale value.
+		if wake := b.act(time.Now()); !wake.Equal(armed) {
+			timer.Stop()
+			if !wake.IsZero() {
+				timer.Reset(max(time.Until(wake), 0))
 			}
-		}
-		if !wake.IsZero() {
-			timer.Reset(max(time.Until(wake), 0))
+			armed = wake
 		}
 		select {
 		case ev, ok := <-events:
@@ -178,6 +180,7 @@ func (b *bot) run(ctx, play context.Context) {
 			}
 			b.handle(ev, time.Now())
 		case <-timer.C:
+			armed = time.Time{}
 		case <-playDone:
 			b.playing, playDone = false, nil
 		case c := <-b.cmds:
@@ -325,6 +328,16 @@ func (b *bot) handle(ev client.Event, now time.Time) {
 			b.sc.nodes.moved(ev.URL)
 		}
 	}
+	b.applyFailures()
+}
+
+// applyFailures reports the updates whose beats did not play on the
+// followed view: the follower plays queued beats when the view is next
+// read, so a failure shows after whatever read it.
+func (b *bot) applyFailures() {
+	for _, f := range b.fol.failures() {
+		b.sc.viol.add(vBadFrame, "%s: beats %s: %v", b.name, clipBytes(f.raw, 200), f.err)
+	}
 }
 
 func (b *bot) onState(ev client.Event, now time.Time) {
@@ -382,9 +395,13 @@ func (b *bot) onSnapshot(s *protocol.Snapshot, raw []byte, now time.Time) {
 	// At the revision it follows, the bot's view must equal the server's.
 	b.lastSnap.rev, b.lastSnap.compared = s.Rev, false
 	inSync := b.revs.inSync(s)
+	decoded, decodeErr := b.fol.decodeView(view) // once, for the check and to follow
 	if inSync {
 		b.lastSnap.compared = true
-		eq, quirk, detail, err := b.fol.compare(view)
+		eq, quirk, detail, err := b.fol.compareDecoded(view, decoded)
+		if decodeErr != nil {
+			eq, err = false, decodeErr
+		}
 		sc.st.count("checks/view", 1)
 		switch {
 		case err != nil:
@@ -411,9 +428,8 @@ func (b *bot) onSnapshot(s *protocol.Snapshot, raw []byte, now time.Time) {
 	if b.role == roleHost {
 		b.room.specSeen.Store(int64(room.Spectators))
 	}
-	decoded, err := b.fol.decodeView(view)
-	if err != nil {
-		sc.viol.add(vBadFrame, "%s: snapshot view: %v", b.name, err)
+	if decodeErr != nil {
+		sc.viol.add(vBadFrame, "%s: snapshot view: %v", b.name, decodeErr)
 	}
 	switch room.Phase {
 	case protocol.PhaseRunning:
@@ -476,10 +492,11 @@ func (b *bot) onUpdate(u *protocol.Update, raw []byte, now time.Time) {
 	}
 	frame := matchFrame{raw: raw}
 	view, beats := viewOf(u.View), viewOf(u.Beats)
+	var viewErr error
 	if !isNull(view) {
-		v, err := b.fol.decodeView(view)
-		if err != nil {
-			sc.viol.add(vBadFrame, "%s: update view: %v", b.name, err)
+		var v any
+		if v, viewErr = b.fol.decodeView(view); viewErr != nil {
+			sc.viol.add(vBadFrame, "%s: update view: %v", b.name, viewErr)
 		}
 		frame.views = []any{v}
 	}
@@ -509,7 +526,7 @@ func (b *bot) onUpdate(u *protocol.Update, raw []byte, now time.Time) {
 		b.record(frame)
 	}
 	if u.Result != nil && frame.views != nil && sc.play.game.realtime {
-		b.finalView(u, view, frame.beats)
+		b.finalView(u, view, frame.views[0], viewErr, frame.beats)
 	}
 	switch {
 	case frame.views != nil:
@@ -519,9 +536,7 @@ func (b *bot) onUpdate(u *protocol.Update, raw []byte, now time.Time) {
 		clear(b.rtAccepted)
 		b.rtDirty = true
 	case !isNull(beats):
-		if err := b.fol.applyDecoded(frame.beats); err != nil {
-			sc.viol.add(vBadFrame, "%s: beats %s: %v", b.name, clipBytes(beats, 200), err)
-		}
+		b.fol.queue(frame.beats, beats) // played when the view is next read
 	}
 	if !isNull(beats) && u.By != nil {
 		if b.role != roleSpectator && *u.By == b.seat {

@@ -280,7 +280,8 @@ Output:
   --html FILE          write a self-contained HTML report (inline SVG charts:
                        latency over time, latency percentiles, moves/s,
                        connections, errors)
-  --cpuprofile FILE    write the bots' own CPU profile (go tool pprof FILE)
+  --cpuprofile FILE    write the bots' own CPU profile of the measured window
+                       (go tool pprof FILE): what their CPU per move is spent on
   --memprofile FILE    write the bots' heap profile at the end of play
   --progress D         live progress: a line redrawn every second on a
                        terminal; otherwise a log line every D (default 10s;

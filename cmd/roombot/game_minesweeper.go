@@ -57,13 +57,21 @@ func (minesweeperAdapter) ineffective(code string) bool {
 	return false
 }
 
+// decodeView and decodeBeats read the server's canonical form by hand (see
+// game_minesweeper_decode.go) and anything else with the game's decoder.
 func (minesweeperAdapter) decodeView(raw json.RawMessage) (minesweeper.View, error) {
+	if v, ok := decodeMinesweeperView(raw); ok {
+		return v, nil
+	}
 	var v minesweeper.View
 	err := json.Unmarshal(raw, &v)
 	return v, err
 }
 
 func (minesweeperAdapter) decodeBeats(raw json.RawMessage) ([]minesweeper.Event, error) {
+	if evs, ok := decodeMinesweeperBeats(raw); ok {
+		return evs, nil
+	}
 	var evs []minesweeper.Event
 	err := json.Unmarshal(raw, &evs)
 	return evs, err
@@ -79,11 +87,22 @@ func (minesweeperAdapter) apply(v *minesweeper.View, beats []minesweeper.Event) 
 	return v.Apply(beats)
 }
 
+// batches: beats on a solo or co-op board may be played several updates
+// at once. View.Apply spreads the cell list over a dense board, plays each
+// event on it and lists the board again. The list leaves out only hidden
+// cells that are not mines, and on the dense board such a cell is always
+// the blank cell that spreading puts back: one play of many events is many
+// plays of one. A race's Apply looks at all its events first (does any
+// end the race?): not batched.
+func (minesweeperAdapter) batches(v minesweeper.View) bool { return !v.Race }
+
 func (minesweeperAdapter) choose(v minesweeper.View, seat int) (json.RawMessage, bool) {
 	return marshalMove(minesweeper.Rules{}.Choose(v, seat))
 }
 
 func (minesweeperAdapter) encode(v minesweeper.View) []byte { return v.AppendJSON(nil) }
+
+func (minesweeperAdapter) appendEncode(b []byte, v minesweeper.View) []byte { return v.AppendJSON(b) }
 
 // quirk reports whether followed differs from server only by cells that
 // the server shows revealed (not mines) and the followed view still shows
@@ -143,22 +162,26 @@ func (minesweeperAdapter) quirk(followed, server minesweeper.View) bool {
 // view or in a beat other than progress.
 func (minesweeperAdapter) leaks(frames []frame[minesweeper.View, minesweeper.Event], res protocol.Result, seat int) []finding {
 	var out []finding
-	cfg, err := minesweeper.DecodeConfig(res.Config)
+	cfg, err := msConfig(res.Config)
 	if err != nil {
 		return []finding{{vBadFrame, fmt.Sprintf("result config %s: %v", res.Config, err)}}
 	}
-	var log []struct {
-		Seat int             `json:"seat"`
-		Move json.RawMessage `json:"move"`
+	log, ok := []msLogEntry(nil), json.Valid(res.Log)
+	if ok {
+		log, ok = decodeMinesweeperLog(res.Log)
 	}
-	if err := json.Unmarshal(res.Log, &log); err != nil {
-		return []finding{{vBadFrame, fmt.Sprintf("result log: %v", err)}}
+	if !ok {
+		if err := json.Unmarshal(res.Log, &log); err != nil {
+			return []finding{{vBadFrame, fmt.Sprintf("result log: %v", err)}}
+		}
 	}
 	race := cfg.ModeOrSolo() == minesweeper.ModeRace
 	layouts := map[int]minesweeper.Layout{}
 	for _, e := range log {
+		// The move's own decoder, as json.Unmarshal would call it: the log
+		// is valid JSON, so each move is too.
 		var mv minesweeper.Move
-		if json.Unmarshal(e.Move, &mv) != nil || mv.Type != minesweeper.Reveal {
+		if mv.UnmarshalJSON(e.Move) != nil || mv.Type != minesweeper.Reveal {
 			continue
 		}
 		key := 0

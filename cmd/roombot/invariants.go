@@ -440,12 +440,13 @@ func seedFinder(seed json.RawMessage) func(frame []byte) string {
 	digits := bytes.Trim(seed, `"`) // an integer's digits, or a secret's hex
 	secret := len(seed) > 0 && seed[0] == '"'
 	isNum := func(c byte) bool { return c >= '0' && c <= '9' || c == '.' }
+	hex := bytes.ToLower(digits)
 	return func(frame []byte) string {
 		if bytes.Contains(frame, key) {
 			return "a \"seed\" key"
 		}
 		if secret {
-			if bytes.Contains(bytes.ToLower(frame), digits) {
+			if containsHexFold(frame, hex) {
 				return "the secret's hex digits"
 			}
 			return ""
@@ -465,6 +466,43 @@ func seedFinder(seed json.RawMessage) func(frame []byte) string {
 			}
 			off = i + 1
 		}
+	}
+}
+
+// containsHexFold reports whether frame holds hex (lowercase hex digits)
+// in any letter case, as bytes.Contains(bytes.ToLower(frame), hex) would,
+// without a lowercased copy of every frame: it looks for hex's longest run
+// of decimal digits, which has no case, and compares the bytes around each
+// find with case folded (no other rune folds to a hex digit).
+func containsHexFold(frame, hex []byte) bool {
+	if len(hex) == 0 {
+		return true
+	}
+	a0, a1 := 0, 0 // hex[a0:a1], its longest run of decimal digits
+	for i := 0; i < len(hex); {
+		j := i
+		for j < len(hex) && hex[j] >= '0' && hex[j] <= '9' {
+			j++
+		}
+		if j-i > a1-a0 {
+			a0, a1 = i, j
+		}
+		i = j + 1
+	}
+	if a1-a0 < 2 { // hardly a digit to look for: fold it all
+		return bytes.Contains(bytes.ToLower(frame), hex)
+	}
+	anchor := hex[a0:a1]
+	for off := 0; ; {
+		i := bytes.Index(frame[off:], anchor)
+		if i < 0 {
+			return false
+		}
+		i += off
+		if start := i - a0; start >= 0 && start+len(hex) <= len(frame) && bytes.EqualFold(frame[start:start+len(hex)], hex) {
+			return true
+		}
+		off = i + 1
 	}
 }
 

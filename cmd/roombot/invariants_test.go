@@ -492,3 +492,33 @@ func TestNoServer(t *testing.T) {
 		t.Fatalf("no server: status %d: %s", code, out.String())
 	}
 }
+
+// TestSeedFinderSecret: a secret seed's hex digits are found in a frame
+// whatever their case, and a frame without them passes, whether or not it
+// has capitals elsewhere.
+func TestSeedFinderSecret(t *testing.T) {
+	const hex = "0a1b2c3d4e5f60718293a4b5c6d7e8f9"
+	find := seedFinder(json.RawMessage(`"` + hex + `"`))
+	for frame, want := range map[string]bool{
+		`{"type":"update","beats":[]}`:                     false,
+		`{"type":"update","room":{"code":"ABCD"}}`:         false,
+		`{"x":"` + hex + `"}`:                              true,
+		`{"x":"` + strings.ToUpper(hex) + `","code":"QX"}`: true,
+		`{"x":"0A1b2C3d4E5f60718293a4B5c6D7e8F9","c":"Z"}`: true,
+		`{"x":"0a1b2c3d4e5f60718293a4b5c6d7e8f","c":"Z"}`:  false,
+	} {
+		if got := find([]byte(frame)) != ""; got != want {
+			t.Errorf("%s: found %v, want %v", frame, got, want)
+		}
+	}
+	// A secret of letters only has no digits to look for first.
+	letters := seedFinder(json.RawMessage(`"abcdefabcdefabcd"`))
+	for frame, want := range map[string]bool{
+		`{"x":"ABCDEFABCDEFABCD"}`: true,
+		`{"x":"abcdefabcdefabc"}`:  false,
+	} {
+		if got := letters([]byte(frame)) != ""; got != want {
+			t.Errorf("%s: found %v, want %v", frame, got, want)
+		}
+	}
+}

@@ -17,8 +17,6 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
-
-	"github.com/roomd/roomd/internal/profile"
 )
 
 func main() {
@@ -70,14 +68,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	level, _ := slogLevel(cfg.LogLevel)
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	if cfg.CPUProfile != "" {
-		stop, err := profile.StartCPU(cfg.CPUProfile)
-		if err != nil {
-			fmt.Fprintf(stderr, "roombot: %v\n", err)
-			return 1
-		}
-		defer stop()
-	}
 	sc := newScenario(cfg, log)
 	res, err := sc.run(ctx, newProgress(stdout, cfg.Progress, log))
 	if err != nil {

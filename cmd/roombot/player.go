@@ -208,6 +208,7 @@ func (b *bot) moves(now time.Time) time.Time {
 // tryMove chooses a move from the followed view and sends it.
 func (b *bot) tryMove(now time.Time) {
 	cmd, ok := b.fol.choose(b.seat)
+	b.applyFailures()
 	if !ok {
 		b.noMove, b.noMoveRev = true, b.revs.rev
 		return

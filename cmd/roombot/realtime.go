@@ -106,7 +106,10 @@ func (b *bot) inputReceipt(m *move, rc *protocol.Receipt) {
 // views (see publicEncoder): a match the game ended shows every member the
 // same view, but one its room ended (a resignation) leaves each player its
 // own snake's queued turns.
-func (b *bot) finalView(u *protocol.Update, view json.RawMessage, beats any) {
+//
+// raw is the end view's bytes, view as decodeView gave it and viewErr its
+// error.
+func (b *bot) finalView(u *protocol.Update, raw json.RawMessage, view any, viewErr error, beats any) {
 	sc := b.sc
 	if !b.fol.have() {
 		sc.st.count("checks/final-view-not-following", 1)
@@ -117,7 +120,10 @@ func (b *bot) finalView(u *protocol.Update, view json.RawMessage, beats any) {
 			sc.viol.add(vBadFrame, "%s: end beats: %v", b.name, err)
 		}
 	}
-	eq, _, detail, err := b.fol.compare(view)
+	eq, _, detail, err := b.fol.compareDecoded(raw, view)
+	if viewErr != nil {
+		err = viewErr
+	}
 	switch {
 	case err != nil:
 		sc.viol.add(vBadFrame, "%s: end view: %v", b.name, err)

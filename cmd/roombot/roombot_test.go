@@ -89,7 +89,8 @@ func TestSmoke(t *testing.T) {
 	}{
 		{"baba", []string{"--game", "baba", "--players", "2", "--loop", "open", "--rate", "40", "--think", "exp"}},
 		{"cards", []string{"--game", "cards", "--players", "2", "--loop", "open", "--rate", "40", "--think", "exp"}},
-		{"minesweeper-coop", []string{"--game", "minesweeper", "--mode", "coop", "--players", "2", "--loop", "closed", "--think", "uniform:2ms"}},
+		{"minesweeper-coop", []string{"--game", "minesweeper", "--mode", "coop", "--players", "2", "--loop", "closed", "--think", "uniform:2ms",
+			"--cpuprofile", filepath.Join(dir, "minesweeper-coop.prof")}},
 		{"nim", []string{"--game", "nim", "--players", "2", "--ai", "1", "--loop", "open", "--rate", "40", "--think", "exp"}},
 		{"spellgrid", []string{"--game", "spellgrid", "--players", "1", "--loop", "open", "--rate", "40", "--think", "exp"}},
 		{"tictactoe", []string{"--game", "tictactoe", "--players", "2", "--loop", "open", "--rate", "40", "--think", "exp"}},
@@ -146,6 +147,12 @@ func TestSmoke(t *testing.T) {
 			case res.Setup.Joined != smokeJoins(tc.args):
 				t.Errorf("joins: %+v", res.Setup)
 			}
+			if i := slices.Index(tc.args, "--cpuprofile"); i >= 0 {
+				// The profile of the measured window: gzipped protobuf.
+				if prof, err := os.ReadFile(tc.args[i+1]); err != nil || len(prof) < 100 || prof[0] != 0x1f || prof[1] != 0x8b {
+					t.Errorf("cpu profile: %d bytes, %v", len(prof), err)
+				}
+			}
 			page, err := os.ReadFile(htmlPath)
 			if err != nil {
 				t.Fatal(err)
@@ -176,6 +183,18 @@ func TestGameNotServed(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"--url", url, "--game", "chess", "--duration", "1s", "--progress", "0"}, &stdout, &stderr)
 	if code != 2 || !strings.Contains(stderr.String(), `--game "chess": the server at `+url+` does not run it; it runs baba, cards, minesweeper, nim, snake, spellgrid, tictactoe`) {
+		t.Errorf("status %d: %s", code, stderr.String())
+	}
+}
+
+// TestCPUProfileUnwritable: a --cpuprofile that cannot be created fails
+// the run before any bot joins.
+func TestCPUProfileUnwritable(t *testing.T) {
+	url := startServer(t)
+	var stdout, stderr bytes.Buffer
+	path := filepath.Join(t.TempDir(), "no-such-dir", "cpu.prof")
+	code := run(context.Background(), []string{"--url", url, "--rooms", "1", "--duration", "1s", "--progress", "0", "--cpuprofile", path}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "no-such-dir") || strings.Contains(stderr.String(), "joined") {
 		t.Errorf("status %d: %s", code, stderr.String())
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -395,6 +397,17 @@ func (sc *scenario) run(ctx context.Context, progress *progress) (*result, error
 		return nil, err
 	}
 	cfg := sc.cfg
+	var cpuProfile *os.File
+	if cfg.CPUProfile != "" {
+		// Created now, so that a path that cannot be written fails the run
+		// before any bot joins; written only during the measured window.
+		f, err := os.Create(cfg.CPUProfile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		cpuProfile = f
+	}
 	botCtx, stopBots := context.WithCancel(context.Background())
 	defer stopBots()
 	playCtx, endPlay := context.WithCancel(ctx)
@@ -424,7 +437,15 @@ func (sc *scenario) run(ctx context.Context, progress *progress) (*result, error
 	}
 	sc.log.Info("joined", "sockets", joined, "failed", sc.joinFailed.Load(), "in", sc.joinLast.Sub(sc.joinFirst).Round(time.Millisecond))
 
-	// The measured window: --duration of play.
+	// The measured window: --duration of play. The CPU profile covers it
+	// and nothing else, so that it explains the bots' CPU per move (the
+	// joins before it cost as much again in a short run).
+	if cpuProfile != nil {
+		if err := pprof.StartCPUProfile(cpuProfile); err != nil {
+			sc.log.Warn("cpu profile", "err", err)
+			cpuProfile = nil
+		}
+	}
 	start := sc.measure(ctx)
 	sc.st.measuring.Store(true)
 	var chaosWG sync.WaitGroup
@@ -438,6 +459,9 @@ func (sc *scenario) run(ctx context.Context, progress *progress) (*result, error
 	}
 	end := sc.measure(context.Background())
 	sc.st.measuring.Store(false)
+	if cpuProfile != nil {
+		pprof.StopCPUProfile()
+	}
 	if cfg.MemProfile != "" {
 		if err := writeHeapProfile(cfg.MemProfile); err != nil {
 			sc.log.Warn("heap profile", "err", err)
@@ -586,6 +610,8 @@ func (sc *scenario) shutdown(stopBots context.CancelFunc) {
 // matches whose results came late, receipts, and slow consumers.
 func (sc *scenario) finalChecks(res *result) {
 	for _, b := range sc.allBots() {
+		b.fol.sync() // beats still queued: a failure among them is reported
+		b.applyFailures()
 		frames := b.parked
 		if b.cur != nil {
 			frames = append(frames, b.cur)
