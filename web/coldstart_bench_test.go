@@ -29,8 +29,9 @@ import (
 // benchmark disables it again before loading anything.
 //
 // The times are the page's own: a script evaluated in every document of
-// the tab keeps the click's event time (epoch ms, in sessionStorage: the
-// click navigates to /play/minesweeper), and on the play page the times of
+// the tab keeps the click's event time (epoch ms; in sessionStorage too,
+// for a click that loads /play/minesweeper as a new document — the lobby
+// draws it in its own, nav.js), and on the play page the times of
 // WebAssembly.instantiateStreaming, of Go's start (go.run up to main
 // waiting for calls), of the board's first cells, of the reveal's
 // mousedown and of the first revealed cell (each at the next animation
@@ -38,10 +39,12 @@ import (
 // span, harness included.
 //
 // Sub-benchmarks: cold; cold-netlog, the same with the network domain on
-// (as the tests' pages run, for comparison with their figures); warm, the
-// lobby and local play opened again in the context of a cold run (the
-// module in the HTTP cache and the service worker's cache, the save
-// cleared).
+// (as the tests' pages run, for comparison with their figures);
+// cold-direct, the play page's address opened instead of the click (a
+// bookmark, a reload: a new document, the lobby's visit before it; the
+// times from the navigation's start); warm, the lobby and local play
+// opened again in the context of a cold run (the module in the HTTP cache
+// and the service worker's cache, the save cleared).
 //
 // Metrics, means over the iterations (ms):
 //
@@ -51,7 +54,8 @@ import (
 //	ms-reveal           the reveal's mousedown → the revealed cell painted
 //	ms-interactive      ms-to-board + ms-reveal: the first interaction
 //	                    answered, with a player who clicks as the board shows
-//	ms-nav              click → the play page's navigation start
+//	ms-nav              click → the play page's navigation start (only
+//	                    when the click loads a new document)
 //	ms-to-instantiate   click → instantiateStreaming called (page, core.js,
 //	                    the manifest and wasm_exec.js loaded)
 //	ms-wasm-fetch       the module's fetch (Resource Timing: start → responseEnd)
@@ -62,31 +66,48 @@ import (
 func BenchmarkLocalColdStart(b *testing.B) {
 	bctx := csBrowser(b)
 	srv := startRoomd(b)
-	b.Run("cold", func(b *testing.B) { csRun(b, bctx, srv, false, false) })
-	b.Run("cold-netlog", func(b *testing.B) { csRun(b, bctx, srv, true, false) })
-	b.Run("warm", func(b *testing.B) { csRun(b, bctx, srv, false, true) })
+	b.Run("cold", func(b *testing.B) { csRun(b, bctx, srv, csCold) })
+	b.Run("cold-netlog", func(b *testing.B) { csRun(b, bctx, srv, csNetlog) })
+	b.Run("cold-direct", func(b *testing.B) { csRun(b, bctx, srv, csDirect) })
+	b.Run("warm", func(b *testing.B) { csRun(b, bctx, srv, csWarm) })
 }
+
+// csKind is a sub-benchmark's way to local play.
+type csKind int
+
+const (
+	csCold   csKind = iota // click Solo in a new context
+	csNetlog               // the same with the network domain on
+	csDirect               // open /play/minesweeper?mode=solo after the lobby
+	csWarm                 // click Solo again after a cold start
+)
 
 // csTimes are the page's times, epoch ms (0: not seen).
 type csTimes struct {
 	Click, Nav, InstStart, InstEnd, GoStart, GoEnd float64
 	Board, Down, Revealed                          float64
+	BoardDOM, RevealedDOM                          float64 // when the cells were in the document (the frames follow)
 	FetchStart, FetchEnd                           float64
 	FromSW                                         bool
 	Res                                            string // the play page's resources, for COLDSTART_VERBOSE
+	Calls                                          string // the core's first calls, for COLDSTART_VERBOSE
 }
 
 // csScript runs in every document of the tab before the page's scripts.
 const csScript = `(() => {
   const K = 'roomd.bench.click';
   const now = () => performance.timeOrigin + performance.now();
-  addEventListener('click', (e) => {
-    if (e.isTrusted && e.target instanceof Element && e.target.closest('#local-solo'))
-      try { sessionStorage.setItem(K, String(performance.timeOrigin + e.timeStamp)); } catch {}
-  }, true);
-  if (!location.pathname.startsWith('/play/')) return;
-  const T = globalThis.__coldstart = {click: Number(sessionStorage.getItem(K) || 0), nav: performance.timeOrigin,
+  // The click kept by the lobby's document; else, for a play page opened
+  // by its address, the navigation's start.
+  const T = globalThis.__coldstart = {click: Number(sessionStorage.getItem(K) || 0) ||
+    (location.pathname.startsWith('/play/') ? performance.timeOrigin : 0), nav: performance.timeOrigin,
     instStart: 0, instEnd: 0, goStart: 0, goEnd: 0, board: 0, down: 0, revealed: 0};
+  addEventListener('click', (e) => {
+    if (!e.isTrusted || !(e.target instanceof Element) || !e.target.closest('#local-solo')) return;
+    T.click = performance.timeOrigin + e.timeStamp;
+    T.nav = 0; // until a navigation: the play page may be drawn in this document
+    try { sessionStorage.setItem(K, String(T.click)); } catch {}
+  }, true);
   const frame = (k) => requestAnimationFrame(() => { T[k] = now(); });
   const inst = WebAssembly.instantiateStreaming;
   WebAssembly.instantiateStreaming = async function (...args) {
@@ -104,13 +125,24 @@ const csScript = `(() => {
       return p;
     };
   }});
+  // The core's calls (core.js wraps roomdCore.call once Go's main has set
+  // it): the first few, with their op, for the waterfall.
+  T.calls = [];
+  let C;
+  Object.defineProperty(globalThis, 'roomdCore', {configurable: true, get: () => C, set(v) {
+    const call = v.call;
+    C = {...v, call(req) {
+      const t0 = now();
+      try { return call(req); } finally { if (T.calls.length < 12) T.calls.push((/"op":"(\w+)"/.exec(req) || [])[1] + ' ' + t0 + ' ' + now()); }
+    }};
+  }});
   addEventListener('mousedown', (e) => {
     if (!T.down && e.isTrusted && e.target instanceof Element && e.target.closest('#board')) T.down = performance.timeOrigin + e.timeStamp;
   }, true);
   let board = false;
   const mo = new MutationObserver(() => {
-    if (!board && document.querySelector('#board td')) { board = true; frame('board'); }
-    if (board && document.querySelector('#board td[data-status="revealed"]')) { mo.disconnect(); frame('revealed'); }
+    if (!board && document.querySelector('#board td')) { board = true; T.boardDOM = now(); frame('board'); }
+    if (board && document.querySelector('#board td[data-status="revealed"]')) { mo.disconnect(); T.revealedDOM = now(); frame('revealed'); }
   });
   mo.observe(document, {subtree: true, childList: true, attributes: true, attributeFilter: ['data-status']});
 })()`
@@ -121,10 +153,11 @@ const csRead = `(() => {
   if (!T || !T.revealed) return null;
   const r = performance.getEntriesByType('resource').find((e) => /\/wasm\/core-[^/]*\.wasm$/.test(e.name));
   return {click: T.click, nav: T.nav, instStart: T.instStart, instEnd: T.instEnd, goStart: T.goStart, goEnd: T.goEnd,
-    board: T.board, down: T.down, revealed: T.revealed,
+    board: T.board, down: T.down, revealed: T.revealed, boardDOM: T.boardDOM || 0, revealedDOM: T.revealedDOM || 0,
     fetchStart: r ? performance.timeOrigin + r.startTime : 0, fetchEnd: r ? performance.timeOrigin + r.responseEnd : 0,
     fromSW: !!(r && r.workerStart > 0),
-    res: performance.getEntriesByType('resource').map((e) => e.name.replace(/^.*\/(assets\/[^/]*|api)\//, '') + ' ' +
+    calls: T.calls.map((c) => { const [op, a, b] = c.split(' '); return op + ' ' + Math.round(a - T.click) + '→' + Math.round(b - T.click); }).join(', '),
+    res: performance.getEntriesByType('resource').filter((e) => performance.timeOrigin + e.startTime >= T.click).map((e) => e.name.replace(/^.*\/(assets\/[^/]*|api)\//, '') + ' ' +
       Math.round(performance.timeOrigin + e.startTime - T.click) + '→' + Math.round(performance.timeOrigin + e.responseEnd - T.click)).join('; ') +
       '; DOMContentLoaded ' + Math.round(performance.timeOrigin + performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd - T.click)};
 })()`
@@ -206,11 +239,16 @@ func (t *csTab) openLobby() {
 	t.wait("the local modes", `document.getElementById('local-solo') && !document.getElementById('local-play').hidden`)
 }
 
-// play clicks Solo, then a cell as soon as the board shows, and returns
-// the page's times once the reveal is painted.
-func (t *csTab) play() csTimes {
+// play clicks Solo (or, direct, opens its address), then a cell as soon
+// as the board shows, and returns the page's times once the reveal is
+// painted.
+func (t *csTab) play(direct bool) csTimes {
 	t.b.Helper()
-	t.do(chromedp.Click(chromedp.CSS("#local-solo"), chromedp.NodeVisible))
+	if direct {
+		t.do(chromedp.Navigate(t.srv.URL + "/play/minesweeper?mode=solo"))
+	} else {
+		t.do(chromedp.Click(chromedp.CSS("#local-solo"), chromedp.NodeVisible))
+	}
 	t.wait("the board", `location.pathname === '/play/minesweeper' && document.querySelector('#board td[data-r="4"][data-c="4"]')`)
 	xy := csEval[[]float64](t, `(() => { const b = document.querySelector('#board td[data-r="4"][data-c="4"]').getBoundingClientRect(); return [b.left + b.width / 2, b.top + b.height / 2]; })()`)
 	t.do(
@@ -225,7 +263,7 @@ func (t *csTab) play() csTimes {
 	return *tm
 }
 
-func csRun(b *testing.B, bctx context.Context, srv *roomd, netlog, warm bool) {
+func csRun(b *testing.B, bctx context.Context, srv *roomd, kind csKind) {
 	sum := map[string]float64{}
 	add := func(k string, v float64) { sum[k] += v }
 	var fromSW int
@@ -237,7 +275,7 @@ func csRun(b *testing.B, bctx context.Context, srv *roomd, netlog, warm bool) {
 			cancel()
 			b.Fatal(err)
 		}
-		if !netlog {
+		if kind != csNetlog {
 			if _, err := chromedp.Call(ctx, network.Disable, cdp.Empty{}); err != nil {
 				cancel()
 				b.Fatal(err)
@@ -249,23 +287,25 @@ func csRun(b *testing.B, bctx context.Context, srv *roomd, netlog, warm bool) {
 		}
 		t.do(chromedp.EmulateViewport(1280, 800))
 		t.openLobby()
-		if warm {
+		if kind == csWarm {
 			// A cold start first, off the clock; then the lobby again,
 			// without the save (a new board) or the click's time.
-			t.play()
+			t.play(false)
 			t.do(chromedp.Navigate(srv.URL + "/"))
 			csEval[bool](t, `(() => { localStorage.clear(); sessionStorage.clear(); return true; })()`)
 			t.openLobby()
 		}
 		b.StartTimer()
-		tm := t.play()
+		tm := t.play(kind == csDirect)
 		b.StopTimer()
 		cancel()
 		add("ms-to-board", tm.Board-tm.Click)
 		add("ms-to-first-reveal", tm.Revealed-tm.Click)
 		add("ms-reveal", tm.Revealed-tm.Down)
 		add("ms-interactive", tm.Board-tm.Click+tm.Revealed-tm.Down)
-		add("ms-nav", tm.Nav-tm.Click)
+		if tm.Nav != 0 {
+			add("ms-nav", tm.Nav-tm.Click)
+		}
 		add("ms-to-instantiate", tm.InstStart-tm.Click)
 		add("ms-wasm-fetch", tm.FetchEnd-tm.FetchStart)
 		add("ms-instantiate", tm.InstEnd-tm.InstStart)
@@ -295,7 +335,7 @@ func csLine(tm csTimes) string {
 	return strings.Join([]string{
 		"nav " + rel(tm.Nav), "fetch " + rel(tm.FetchStart) + "→" + rel(tm.FetchEnd),
 		"inst " + rel(tm.InstStart) + "→" + rel(tm.InstEnd), "go " + rel(tm.GoStart) + "→" + rel(tm.GoEnd),
-		"board " + rel(tm.Board), "down " + rel(tm.Down), "revealed " + rel(tm.Revealed),
-		fmt.Sprintf("sw %v", tm.FromSW), "\n\t" + tm.Res,
+		"board " + rel(tm.BoardDOM) + "/" + rel(tm.Board), "down " + rel(tm.Down), "revealed " + rel(tm.RevealedDOM) + "/" + rel(tm.Revealed),
+		fmt.Sprintf("sw %v", tm.FromSW), "\n\tcalls " + tm.Calls, "\n\t" + tm.Res,
 	}, "  ")
 }

@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"io/fs"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // i18nNamespaces are the tables i18n.js loads: one file per part of the
@@ -176,5 +179,50 @@ func TestNoHardCodedStrings(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTranslationsBundled: the page's one table per language
+// (i18n/{lang}.json, merged by the handler) holds every part's words and
+// nothing else; a key in two parts, or a part that is not a table of
+// strings, is refused when the handler is built.
+func TestTranslationsBundled(t *testing.T) {
+	h := Handler()
+	for _, l := range i18nLangs {
+		want, _ := readTables(t, l)
+		req := httptest.NewRequest(http.MethodGet, AssetPrefix+Version()+"/i18n/"+l+".json", nil)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/json" ||
+			!strings.Contains(rec.Header().Get("Cache-Control"), "immutable") {
+			t.Fatalf("%s: %d %q %q", l, rec.Code, rec.Header().Get("Content-Type"), rec.Header().Get("Cache-Control"))
+		}
+		var got map[string]string
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("%s: the bundle has %d keys, the parts %d", l, len(got), len(want))
+		}
+	}
+	for name, files := range map[string]fstest.MapFS{
+		"a key twice": {
+			"i18n/en/app.json":  {Data: []byte(`{"app.x": "X"}`)},
+			"i18n/en/game.json": {Data: []byte(`{"app.x": "Y"}`)},
+		},
+		"not strings": {"i18n/en/app.json": {Data: []byte(`{"app.x": 1}`)}},
+		"not JSON":    {"i18n/en/app.json": {Data: []byte(`{"app.x": `)}},
+	} {
+		if _, err := bundleTables(files); err == nil {
+			t.Errorf("%s: bundled", name)
+		}
+	}
+	got, err := bundleTables(fstest.MapFS{
+		"i18n/en/app.json":  {Data: []byte(`{"app.x": "X"}`)},
+		"i18n/en/game.json": {Data: []byte(`{"game.y": "Y"}`)},
+		"i18n/ja/app.json":  {Data: []byte(`{"app.x": "エックス"}`)},
+	})
+	if err != nil || string(got["i18n/en.json"]) != `{"app.x":"X","game.y":"Y"}` || string(got["i18n/ja.json"]) != `{"app.x":"エックス"}` {
+		t.Errorf("bundled %q, %v", got, err)
 	}
 }

@@ -27,6 +27,8 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -134,6 +136,16 @@ func newHandler(files embed.FS) (*handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The words: one table per language, served besides the files it is
+	// made of (derived from them, so the version below covers it).
+	tables, err := bundleTables(root)
+	if err != nil {
+		return nil, err
+	}
+	for name, body := range tables {
+		sum := sha256.Sum256(body)
+		h.assets[name] = asset{body: body, ctype: contentTypes[".json"], etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+	}
 	sort.Strings(names)
 	all := sha256.New()
 	for _, n := range names {
@@ -240,4 +252,54 @@ func acceptsGzip(r *http.Request) bool {
 		}
 	}
 	return false
+}
+
+// I18nDir holds the client's words: i18n/{lang}/{part}.json, one table
+// ("part.key": text) per part of the client and language.
+const I18nDir = "i18n"
+
+// bundleTables merges each language's tables into one, served as
+// i18n/{lang}.json: the page loads one file per language (static/js/i18n.js)
+// instead of one per part — each a request through the service worker
+// before anything is drawn. The parts stay separate files to edit and to
+// check (i18n_test.go). A key in two parts of a language is an error.
+func bundleTables(root fs.FS) (map[string][]byte, error) {
+	langs, err := fs.ReadDir(root, I18nDir)
+	if err != nil {
+		return nil, nil // no words in this build: the page shows the keys
+	}
+	out := map[string][]byte{}
+	for _, l := range langs {
+		if !l.IsDir() {
+			continue
+		}
+		dir := path.Join(I18nDir, l.Name())
+		parts, err := fs.Glob(root, path.Join(dir, "*.json"))
+		if err != nil {
+			return nil, err
+		}
+		merged := map[string]string{}
+		for _, p := range parts {
+			raw, err := fs.ReadFile(root, p)
+			if err != nil {
+				return nil, err
+			}
+			var table map[string]string
+			if err := json.Unmarshal(raw, &table); err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+			for k, v := range table {
+				if _, dup := merged[k]; dup {
+					return nil, fmt.Errorf("%s: key %q is in another table of %s too", p, k, l.Name())
+				}
+				merged[k] = v
+			}
+		}
+		body, err := json.Marshal(merged) // keys sorted: the same files give the same bytes
+		if err != nil {
+			return nil, err
+		}
+		out[dir+".json"] = body
+	}
+	return out, nil
 }

@@ -28,6 +28,21 @@ self.addEventListener('activate', (event) => {
   })());
 });
 
+/** How long after its first fetch a module of the local core is kept. */
+const KEEP_AFTER_MS = 3000;
+
+/**
+ * Keeps url in cache KEEP_AFTER_MS from now, unless it is there already.
+ * @param {Cache} cache
+ * @param {string} url
+ */
+async function keepLater(cache, url) {
+  await new Promise((ok) => setTimeout(ok, KEEP_AFTER_MS));
+  try {
+    if (!(await cache.match(url))) await cache.add(url);
+  } catch { /* offline and not in the HTTP cache: kept at the next fetch */ }
+}
+
 self.addEventListener('fetch', (event) => {
   const req = event.request;
   const url = new URL(req.url);
@@ -38,9 +53,15 @@ self.addEventListener('fetch', (event) => {
       const hit = await cache.match(req);
       if (hit) return hit;
       const res = await fetch(req);
-      // Kept while the page already reads it: the answer does not wait
-      // for the cache (a module is more than a megabyte).
-      if (res.ok) event.waitUntil(cache.put(req, res.clone()));
+      if (!res.ok) return res;
+      // A module of the local core (megabytes) is compiled by the page as
+      // it arrives: a copy into the cache at the same time would compete
+      // with that compile for the CPU (and a cloned answer goes through
+      // this worker). It is kept a few seconds later, from the browser's
+      // HTTP cache, which serves it until then (the file is immutable).
+      // Anything else is kept while the page already reads it.
+      if (url.pathname.endsWith('.wasm')) event.waitUntil(keepLater(cache, req.url));
+      else event.waitUntil(cache.put(req, res.clone()));
       return res;
     })());
     return;

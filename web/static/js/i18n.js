@@ -1,9 +1,10 @@
 // @ts-check
 // The client's words, in English and Japanese (seed 002). Every string a
-// page shows comes from t(key, params): looked up in the language's tables,
-// static files this module names by path — i18n/{lang}/{namespace}.json
-// under the assets prefix, one per part of the client (NAMESPACES) — with
-// {name} placeholders filled from params. The language is the one the
+// page shows comes from t(key, params): looked up in the language's table,
+// i18n/{lang}.json under the assets prefix — the handler merges the tables
+// of the parts of the client, static/i18n/{lang}/{part}.json, into one
+// file per language (web.go), so that a page waits for one request, not
+// one per part — with {name} placeholders filled from params. The language is the one the
 // player chose (remembered in localStorage), else the first of the
 // browser's languages this client has, else English; English fills any key
 // a table lacks, and a key no table has shows as itself (the translation
@@ -14,9 +15,6 @@ export const LANGS = /** @type {const} */ ([
   { id: 'en', name: 'English' },
   { id: 'ja', name: '日本語' },
 ]);
-
-/** The tables of each language: one file per part of the client. */
-export const NAMESPACES = /** @type {const} */ (['app', 'minesweeper', 'nim', 'tictactoe', 'snake', 'baba', 'cards', 'spellgrid', 'local']);
 
 const KEY = 'roomd.lang';
 
@@ -49,20 +47,18 @@ export function pickLang() {
 }
 
 /**
- * A language's tables, merged ("namespace.key" keys).
+ * A language's table ("part.key" keys; {} when it cannot be loaded: the
+ * keys show, or English's words).
  * @param {string} lang
  * @returns {Promise<Record<string, string>>}
  */
 async function tables(lang) {
-  const parts = await Promise.all(NAMESPACES.map(async (ns) => {
-    try {
-      const res = await fetch(`${assets()}/i18n/${lang}/${ns}.json`);
-      return res.ok ? /** @type {Record<string, string>} */ (await res.json()) : {};
-    } catch {
-      return {};
-    }
-  }));
-  return Object.assign({}, ...parts);
+  try {
+    const res = await fetch(`${assets()}/i18n/${lang}.json`);
+    return res.ok ? /** @type {Record<string, string>} */ (await res.json()) : {};
+  } catch {
+    return {};
+  }
 }
 
 /**

@@ -12,6 +12,7 @@ import { h, clear, icon, savedName, saveName, formatTime, myMatches } from './ui
 import { t, lang, num, localizeGame } from './i18n.js';
 import { LOCAL_MODES, localModes } from './local/modes.js';
 import { SETUP_KEY } from './local/setup.js';
+import { go } from './nav.js';
 
 /** @typedef {import('./registry.js').GameEntry} GameEntry */
 
@@ -49,6 +50,32 @@ export async function showLobby(app) {
       h('p', { text: t('app.lobby.heroText', { games: which }) })),
     h('div', { class: 'lobby-grid' }, createCard(games, open),
       h('div', { class: 'lobby-side' }, joinCard(games), open.el, bestTimesCard(games), howCard())));
+}
+
+/**
+ * Starts loading the local core of a game (its WebAssembly module: fetched
+ * and compiled once per page), for local play about to open.
+ * @param {GameEntry} g
+ */
+function startCore(g) {
+  import('./local/core.js').then((c) => c.loadCore(g.info.id)).catch(() => { /* the play page reports it */ });
+}
+
+let prepared = false;
+
+/**
+ * Loads, once the lobby is drawn, the scripts of local play, the local
+ * core's manifest and Go's loader (small files), so that a click on a
+ * local mode waits only for the game's core: its module is fetched at the
+ * press, never before.
+ */
+function preparePlay() {
+  if (prepared) return;
+  prepared = true;
+  setTimeout(() => {
+    import('./local/page.js').catch(() => { /* loaded again at the click */ });
+    import('./local/core.js').then((c) => c.prepare()).catch(() => { /* asked again at the click */ });
+  }, 0);
 }
 
 /**
@@ -105,8 +132,11 @@ function createCard(games, open) {
     clear(local).append(h('p', { class: 'muted small', text: t('app.lobby.localIntro') }),
       h('div', { class: 'actions' }, ...modes.map((m) => h('button', {
         class: 'btn', type: 'button', id: `local-${m}`, dataset: { localMode: m },
-        on: { click: () => playHere(g, m) },
+        // The core starts loading as the button is pressed, before the
+        // click (the release) that opens the game.
+        on: { pointerdown: (/** @type {PointerEvent} */ e) => { if (e.button === 0) startCore(g); }, click: () => playHere(g, m) },
       }, localLabel(m)))));
+    if (modes.length) preparePlay();
   };
   /**
    * The form's settings and the name (remembered), or null with the
@@ -132,7 +162,8 @@ function createCard(games, open) {
     if (!read) return;
     const { settings, who } = read;
     try { sessionStorage.setItem(SETUP_KEY, JSON.stringify({ game: g.info.id, settings, name: who })); } catch { /* defaults then */ }
-    location.assign(`/play/${encodeURIComponent(g.info.id)}?mode=${m}`);
+    startCore(g);
+    go(`/play/${encodeURIComponent(g.info.id)}?mode=${m}`); // drawn in this document (nav.js)
   };
   /** Quick play and the public box are for modes of more than one seat. */
   const multiSeat = () => {
@@ -266,6 +297,11 @@ function boardLabel(board) {
 function dailySection(game, readForm) {
   const el = h('section', { class: 'daily', id: 'daily', hidden: true, 'aria-live': 'polite' });
   let seq = 0;
+  // The last refusal, shown again when the panel is redrawn for the same
+  // day and board (the panel follows the form as it is typed in, and a
+  // redraw must not wipe the answer to a click).
+  /** @type {{key: string, text: string}|null} */
+  let refusal = null;
   /** @param {GameEntry} g @param {Record<string, any>} settings */
   const target = (g, settings) => {
     const mode = dailyMode(g.info);
@@ -290,7 +326,15 @@ function dailySection(game, readForm) {
     }
     const d = info;
     const label = boardLabel(d.board);
+    const key = d.day + '\x00' + d.board;
     const err = h('p', { class: 'form-error', id: 'daily-error', role: 'alert', hidden: true });
+    /** @param {string} text */
+    const refuse = (text) => {
+      refusal = { key, text };
+      err.textContent = text;
+      err.hidden = false;
+    };
+    if (refusal?.key === key) refuse(refusal.text);
     const play = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn', type: 'button', id: 'daily-play' }, t('app.daily.play', { board: label })));
     play.addEventListener('click', async () => {
       const r = readForm();
@@ -298,16 +342,16 @@ function dailySection(game, readForm) {
       const tt = target(game(), r.settings);
       if (!tt) return;
       if (!r.who) {
-        err.textContent = t('app.daily.needName');
-        err.hidden = false;
+        refuse(t('app.daily.needName'));
         return;
       }
+      refusal = null;
+      err.hidden = true;
       play.disabled = true;
       try {
         enterRoom(await api.createRoom(game().info.id, tt.settings, r.who, { daily: true }), true);
       } catch (e) {
-        err.textContent = /** @type {Error} */ (e).message;
-        err.hidden = false;
+        refuse(/** @type {Error} */ (e).message);
         play.disabled = false;
       }
     });
@@ -475,10 +519,12 @@ function openRoomsCard(games) {
     } finally {
       busy = false;
     }
-    if (supported && document.visibilityState === 'visible') timer = setTimeout(refresh, OPEN_ROOMS_MS);
+    // The lobby may be gone from the document (local play drawn in its
+    // place, nav.js): then the poll stops.
+    if (supported && el.isConnected && document.visibilityState === 'visible') timer = setTimeout(refresh, OPEN_ROOMS_MS);
   };
   document.addEventListener('visibilitychange', () => {
-    if (supported === false) return;
+    if (supported === false || !el.isConnected) return;
     if (document.visibilityState === 'visible') refresh();
     else clearTimeout(timer);
   });

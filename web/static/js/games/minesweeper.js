@@ -596,6 +596,9 @@ export function create(ctx) {
     return Math.max(8, Math.min(48, Math.floor(width / Math.max(1, dims.cols))));
   }
 
+  /** The frame that measures whether the board overflows, when one is asked for. */
+  let zoomFrame = 0;
+
   /** Applies the zoom and shows its controls when the board needs them. */
   function showZoom() {
     const table = main?.table;
@@ -606,9 +609,20 @@ export function create(ctx) {
     if (zoomCell == null) table.style.removeProperty('--cell');
     else table.style.setProperty('--cell', zoomCell + 'px');
     zoomFit.setAttribute('aria-pressed', String(fitted));
+    el.dataset.zoom = fitted ? 'fit' : zoomCell == null ? 'auto' : String(zoomCell);
+    // Measured once per frame, after every change of the page: a move
+    // redraws the board, the status and the side in turn, and reading the
+    // layout after each would lay the page out each time.
+    if (!zoomFrame) zoomFrame = requestAnimationFrame(measureZoom);
+  }
+
+  /** Shows the zoom's controls when the board is wider than its frame. */
+  function measureZoom() {
+    zoomFrame = 0;
+    const table = main?.table;
+    if (!table || !isConnectedEl(table)) return;
     const overflows = boardSlot.scrollWidth > boardSlot.clientWidth + 1;
     zoomBar.hidden = !overflows && zoomCell == null;
-    el.dataset.zoom = fitted ? 'fit' : zoomCell == null ? 'auto' : String(zoomCell);
   }
 
   /** @param {Element} e */
@@ -1042,6 +1056,7 @@ export function create(ctx) {
     setClocks: anchor,
     destroy() {
       clearInterval(tick);
+      cancelAnimationFrame(zoomFrame);
       document.removeEventListener('keydown', onKey);
       removeEventListener('resize', onResize);
       el.remove();

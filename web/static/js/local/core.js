@@ -45,6 +45,9 @@ let manifest = null;
 /** @type {Map<string, Promise<LocalCore>>} */
 const modules = new Map();
 
+/** @type {Promise<unknown>|null} */
+let loader = null;
+
 /** The manifest, fetched once per page (again after a failure). */
 export function loadManifest() {
   if (!manifest) {
@@ -55,6 +58,28 @@ export function loadManifest() {
     manifest.catch(() => { manifest = null; });
   }
   return manifest;
+}
+
+/**
+ * Go's wasm_exec.js, which defines globalThis.Go: imported once per page
+ * (again after a failure).
+ * @param {CoreManifest} m
+ */
+function loadLoader(m) {
+  if (!loader) {
+    loader = import(`${assets()}/wasm/${m.loader}`);
+    loader.catch(() => { loader = null; });
+  }
+  return loader;
+}
+
+/**
+ * Loads what every module needs besides its own bytes — the manifest and
+ * Go's loader, small files —, for a page about to play (the lobby, while
+ * it shows the local modes): a module's fetch then starts at once.
+ */
+export async function prepare() {
+  await loadLoader(await loadManifest());
 }
 
 /**
@@ -83,7 +108,7 @@ export async function loadCore(game) {
 async function load(m, mod) {
   const base = `${assets()}/wasm/`;
   const bytes = fetch(`${base}${mod.url}`); // the download starts now, beside Go's loader
-  await import(`${base}${m.loader}`); // defines globalThis.Go
+  await loadLoader(m); // defines globalThis.Go
   const G = /** @type {any} */ (globalThis);
   const go = new G.Go();
   const { instance } = await WebAssembly.instantiateStreaming(bytes, go.importObject);
