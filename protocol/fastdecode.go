@@ -31,7 +31,7 @@ func decodeCommand(data []byte) (in Inbound, ok bool) {
 		}
 		return ok
 	})
-	if !ok || seen != 0b1111 || string(typ) != TypeCommand || len(id) == 0 || len(id) > 64 || !json.Valid(cmd) {
+	if !ok || seen != 0b1111 || string(typ) != TypeCommand || len(id) == 0 || len(id) > 64 || !validJSON(cmd) {
 		return Inbound{}, false
 	}
 	a := &Action{Type: TypeCommand, ID: string(id), Rev: rev, Command: append(json.RawMessage(nil), cmd...)}
@@ -156,7 +156,7 @@ func (s *scanner) uint() (uint64, bool) {
 }
 
 // object skips a JSON object and returns its bytes (see balanced); the
-// caller checks them with json.Valid.
+// caller checks them with validJSON (json.Valid's answer).
 func (s *scanner) object() ([]byte, bool) {
 	if s.i >= len(s.b) || s.b[s.i] != '{' {
 		return nil, false
@@ -164,92 +164,184 @@ func (s *scanner) object() ([]byte, bool) {
 	return s.balanced()
 }
 
-// decodeHot is DecodeServer's fast path for the messages nearly every
-// frame a client gets is: a receipt with no notice, an update carrying
-// only beats (no room, seat, view, result or invite), and a tick. Like decodeCommand it
-// answers exactly what the encoding/json path answers, or ok is false and
-// the caller decodes the general way.
+// decodeHot is DecodeServer's fast path for what nearly every frame a
+// client gets is: a receipt with no notice, an update (its beats, and the
+// room, seat, view, result and invite it may carry), a snapshot, and a
+// tick. Like decodeCommand it reads the frame once, by hand, and answers
+// exactly what the encoding/json path answers, or ok is false and the
+// caller decodes the general way. Beats and views stay raw (checked with
+// validJSON, copied); a room and a result, small, go through
+// encoding/json alone, which is where the general path spent its time:
+// reading a whole message with a board's view four times (its type, then
+// the message, each a validation and a decoding pass).
 func decodeHot(data []byte) (m ServerMessage, ok bool) {
 	s := scanner{b: data}
 	var (
-		typ, id, epoch, beats []byte
-		okv                   bool
-		rev, from, to, tick   uint64
-		by                    *int
+		typ, id, epoch, beats, room, result, view, invite []byte
+		okv                                               bool
+		rev, from, to, tick                               uint64
+		by, seat                                          *int
 	)
+	// seatOrNull reads a seat number or null (nil).
+	seatOrNull := func() (*int, bool) {
+		if s.literal("null") {
+			return nil, true
+		}
+		v, ok := s.uint()
+		if !ok || v > 1<<31-1 {
+			return nil, false
+		}
+		n := int(v)
+		return &n, true
+	}
 	seen, ok := s.members(hotKeys, func(k int) (ok bool) {
 		switch k {
-		case 0:
+		case hkType:
 			typ, ok = s.plainString()
-		case 1:
+		case hkID:
 			id, ok = s.plainString()
-		case 2:
+		case hkOK:
 			okv, ok = s.boolean()
-		case 3:
+		case hkRev:
 			rev, ok = s.uint()
-		case 4:
+		case hkEpoch:
 			epoch, ok = s.plainString()
-		case 5:
+		case hkFrom:
 			from, ok = s.uint()
-		case 6:
+		case hkTo:
 			to, ok = s.uint()
-		case 7:
-			if s.literal("null") {
-				return true
-			}
-			var v uint64
-			if v, ok = s.uint(); ok && v <= 1<<31-1 {
-				n := int(v)
-				by = &n
-			}
-			return ok && by != nil
-		case 8:
+		case hkBy:
+			by, ok = seatOrNull()
+		case hkBeats:
 			beats, ok = s.array()
-		case 9:
+		case hkTick:
 			tick, ok = s.uint()
+		case hkRoom:
+			room, ok = s.object()
+		case hkSeat:
+			seat, ok = seatOrNull()
+		case hkView:
+			if s.literal("null") {
+				view, ok = s.b[s.i-4:s.i], true
+			} else {
+				view, ok = s.balanced() // an object or an array
+			}
+		case hkResult:
+			result, ok = s.object()
+		case hkInvite:
+			invite, ok = s.plainString()
 		}
 		return ok
 	})
-	const receiptKeys, updateKeys, tickKeys = 0b1000001111, 0b0111110001, 0b1101100001 // by index in hotKeys
-	switch {
-	case !ok:
+	const (
+		receiptKeys  = 1<<hkType | 1<<hkID | 1<<hkOK | 1<<hkRev | 1<<hkTick
+		updateKeys   = 1<<hkType | 1<<hkEpoch | 1<<hkFrom | 1<<hkTo | 1<<hkBy | 1<<hkBeats | 1<<hkRoom | 1<<hkSeat | 1<<hkView | 1<<hkResult | 1<<hkInvite
+		snapshotKeys = 1<<hkType | 1<<hkEpoch | 1<<hkRev | 1<<hkSeat | 1<<hkView | 1<<hkRoom | 1<<hkTick | 1<<hkInvite | 1<<hkResult
+		tickKeys     = 1<<hkType | 1<<hkFrom | 1<<hkTo | 1<<hkBeats | 1<<hkTick
+	)
+	if !ok {
 		return ServerMessage{}, false
-	case string(typ) == TypeReceipt && seen&^receiptKeys == 0 && seen&0b100 != 0: // ok is required
+	}
+	switch string(typ) {
+	case TypeReceipt:
+		if seen&^receiptKeys != 0 || seen&(1<<hkOK) == 0 { // ok is required
+			return ServerMessage{}, false
+		}
 		return ServerMessage{Type: TypeReceipt, Receipt: &Receipt{Type: TypeReceipt, ID: string(id), OK: okv, Rev: rev, Tick: tick}}, true
-	case string(typ) == TypeTick && seen&^tickKeys == 0:
+	case TypeTick:
+		if seen&^tickKeys != 0 {
+			return ServerMessage{}, false
+		}
 		tk := &Tick{Type: TypeTick, From: from, To: to, Tick: tick}
 		if beats != nil {
-			raw, ok := ownBeats(beats)
-			if !ok {
+			if tk.Beats, ok = ownRaw(beats); !ok {
 				return ServerMessage{}, false
 			}
-			tk.Beats = raw
 		}
 		return ServerMessage{Type: TypeTick, Tick: tk}, true
-	case string(typ) == TypeUpdate && seen&^updateKeys == 0:
-		u := &Update{Type: TypeUpdate, Epoch: string(epoch), From: from, To: to, By: by}
+	case TypeUpdate:
+		if seen&^updateKeys != 0 {
+			return ServerMessage{}, false
+		}
+		u := &Update{Type: TypeUpdate, Epoch: string(epoch), From: from, To: to, By: by, Seat: seat, Invite: string(invite)}
 		if beats != nil {
-			raw, ok := ownBeats(beats)
-			if !ok {
+			if u.Beats, ok = ownRaw(beats); !ok {
 				return ServerMessage{}, false
 			}
-			u.Beats = raw
+		}
+		if view != nil {
+			if u.View, ok = ownRaw(view); !ok {
+				return ServerMessage{}, false
+			}
+		}
+		if room != nil {
+			u.Room = new(Room)
+			if json.Unmarshal(room, u.Room) != nil {
+				return ServerMessage{}, false
+			}
+		}
+		if result != nil {
+			u.Result = new(Result)
+			if json.Unmarshal(result, u.Result) != nil {
+				return ServerMessage{}, false
+			}
 		}
 		return ServerMessage{Type: TypeUpdate, Update: u}, true
+	case TypeSnapshot:
+		if seen&^snapshotKeys != 0 {
+			return ServerMessage{}, false
+		}
+		sn := &Snapshot{Type: TypeSnapshot, Epoch: string(epoch), Rev: rev, Seat: seat, Tick: tick, Invite: string(invite)}
+		var raw json.RawMessage // as encoding/json leaves it: nil when absent
+		if view != nil {
+			if raw, ok = ownRaw(view); !ok {
+				return ServerMessage{}, false
+			}
+		}
+		sn.View = raw
+		if room != nil && json.Unmarshal(room, &sn.Room) != nil {
+			return ServerMessage{}, false
+		}
+		if result != nil {
+			sn.Result = new(Result)
+			if json.Unmarshal(result, sn.Result) != nil {
+				return ServerMessage{}, false
+			}
+		}
+		return ServerMessage{Type: TypeSnapshot, Snapshot: sn}, true
 	}
 	return ServerMessage{}, false
 }
 
-// ownBeats returns a valid beats array as the message's own copy (the
+// ownRaw returns a valid JSON value as the message's own copy (the
 // frame's bytes are the caller's), as encoding/json's RawMessage does.
-func ownBeats(beats []byte) (json.RawMessage, bool) {
-	if !json.Valid(beats) {
+func ownRaw(v []byte) (json.RawMessage, bool) {
+	if !validJSON(v) {
 		return nil, false
 	}
-	return append(json.RawMessage(nil), beats...), true
+	return append(json.RawMessage(nil), v...), true
 }
 
-var hotKeys = []string{"type", "id", "ok", "rev", "epoch", "from", "to", "by", "beats", "tick"}
+// hotKeys are the keys decodeHot reads, by index (the hk constants).
+var hotKeys = []string{"type", "id", "ok", "rev", "epoch", "from", "to", "by", "beats", "tick", "room", "seat", "view", "result", "invite"}
+
+const (
+	hkType = iota
+	hkID
+	hkOK
+	hkRev
+	hkEpoch
+	hkFrom
+	hkTo
+	hkBy
+	hkBeats
+	hkTick
+	hkRoom
+	hkSeat
+	hkView
+	hkResult
+	hkInvite
+)
 
 // boolean reads true or false.
 func (s *scanner) boolean() (bool, bool) {
@@ -310,10 +402,10 @@ func (s *scanner) balanced() ([]byte, bool) {
 
 // splitObjects is SplitServerFrame's fast path for a valid batched frame of
 // objects: it finds each element's bounds without decoding, after one
-// json.Valid pass over the whole frame; ok is false for anything else (the
+// validJSON pass over the whole frame; ok is false for anything else (the
 // caller then splits, or refuses, the general way).
 func splitObjects(batch []byte) (out [][]byte, ok bool) {
-	if !json.Valid(batch) {
+	if !validJSON(batch) {
 		return nil, false
 	}
 	s := scanner{b: batch}

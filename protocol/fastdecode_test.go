@@ -147,7 +147,7 @@ func checkSameServer(t interface{ Fatalf(string, ...any) }, data []byte) bool {
 		t.Fatalf("fast path accepted what encoding/json refuses (%v): %s", err, data)
 	}
 	if !reflect.DeepEqual(fast, slow) {
-		t.Fatalf("fast %+v %+v %+v, encoding/json %+v %+v %+v: %s", fast.Receipt, fast.Update, fast.Tick, slow.Receipt, slow.Update, slow.Tick, data)
+		t.Fatalf("fast %+v %+v %+v %+v, encoding/json %+v %+v %+v %+v: %s", fast.Receipt, fast.Update, fast.Tick, fast.Snapshot, slow.Receipt, slow.Update, slow.Tick, slow.Snapshot, data)
 	}
 	return true
 }
@@ -173,7 +173,21 @@ func TestDecodeHotFastPath(t *testing.T) {
 		{`{"type":"update","epoch":"e","from":1,"to":2,"by":-1,"beats":[]}`, false},
 		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"beats":null}`, false},
 		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"beats":[],"beats":[1]}`, false},
-		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"room":{}}`, false},
+		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"room":{}}`, true},
+		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"room":null}`, false},
+		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"room":{"code":5}}`, false},
+		{`{"type":"update","epoch":"e","from":1,"to":2,"by":null,"beats":[{"type":"start"}],"room":{"code":"K","phase":"playing","seats":[{"name":"Ann","connected":true}],"version":3},"seat":1,"view":{"phase":"playing","cells":[[0,1],[2,"x"]]},"invite":"abc"}`, true},
+		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"view":{"phase":"won"},"result":{"outcome":"won","winners":[0],"score":{"ms":1200}}}`, true},
+		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"view":null,"seat":null}`, true},
+		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"view":{"a":1,}}`, false},
+		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"view":"x"}`, false},
+		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"invite":"a\u0062"}`, false},
+		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"result":{"status":7}}`, false},
+		{`{"type":"snapshot","epoch":"e","rev":7,"seat":0,"view":{"phase":"playing"},"room":{"code":"K","phase":"playing"},"invite":"i"}`, true},
+		{`{"type":"snapshot","epoch":"e","rev":7,"seat":null,"view":null,"room":{"code":"K","phase":"lobby"}}`, true},
+		{`{"type":"snapshot","epoch":"e","rev":7,"seat":null,"room":{"code":"K"},"tick":9,"result":{"outcome":"lost"}}`, true},
+		{`{"type":"snapshot","epoch":"e","rev":7,"from":1}`, false},
+		{`{"type":"snapshot","epoch":"e","rev":7,"room":[]}`, false},
 		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"beats":[1,]}`, false},
 		{`{"type":"update","epoch":"e","from":1,"to":2,"by":0,"beats":[]} x`, false},
 		{`{"type":"receipt","id":"a1","ok":true,"rev":12,"to":3}`, false},
@@ -199,26 +213,37 @@ func TestDecodeHotMatchesJSON(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		ws := func() string { return rapid.SampledFrom([]string{"", "", "", " ", "\n"}).Draw(t, "ws") }
 		val := map[string]*rapid.Generator[string]{
-			"id":    rapid.SampledFrom([]string{`"a1"`, `"a1"`, `""`, `"a\"b"`, `"é"`}),
-			"ok":    rapid.SampledFrom([]string{`true`, `false`, `true`, `null`, `1`}),
-			"rev":   rapid.SampledFrom([]string{`0`, `12`, `7`, `1.5`, `-1`, `null`}),
-			"epoch": rapid.SampledFrom([]string{`"01JDQ"`, `"01JDQ"`, `""`, `"\u0030"`}),
-			"from":  rapid.SampledFrom([]string{`0`, `41`, `41`, `18446744073709551615`, `18446744073709551616`}),
-			"to":    rapid.SampledFrom([]string{`1`, `42`, `42`, `4.2`}),
-			"by":    rapid.SampledFrom([]string{`0`, `3`, `null`, `0`, `-1`, `2147483648`}),
-			"beats": rapid.SampledFrom([]string{`[]`, `[{"type":"flag","r":1,"c":2,"flagged":true}]`, `[{"a":1}]`, `["]",{"a":[]}]`, `null`, `[1,]`, `{}`}),
-			"room":  rapid.Just(`{"code":"K"}`),
+			"id":     rapid.SampledFrom([]string{`"a1"`, `"a1"`, `""`, `"a\"b"`, `"é"`}),
+			"ok":     rapid.SampledFrom([]string{`true`, `false`, `true`, `null`, `1`}),
+			"rev":    rapid.SampledFrom([]string{`0`, `12`, `7`, `1.5`, `-1`, `null`}),
+			"epoch":  rapid.SampledFrom([]string{`"01JDQ"`, `"01JDQ"`, `""`, `"\u0030"`}),
+			"from":   rapid.SampledFrom([]string{`0`, `41`, `41`, `18446744073709551615`, `18446744073709551616`}),
+			"to":     rapid.SampledFrom([]string{`1`, `42`, `42`, `4.2`}),
+			"by":     rapid.SampledFrom([]string{`0`, `3`, `null`, `0`, `-1`, `2147483648`}),
+			"beats":  rapid.SampledFrom([]string{`[]`, `[{"type":"flag","r":1,"c":2,"flagged":true}]`, `[{"a":1}]`, `["]",{"a":[]}]`, `null`, `[1,]`, `{}`}),
+			"room":   rapid.SampledFrom([]string{`{"code":"K"}`, `{"code":"K","phase":"playing","seats":[{"name":"A\u00e9","connected":true}]}`, `{}`, `null`, `{"code":1}`, `[]`}),
+			"seat":   rapid.SampledFrom([]string{`0`, `2`, `null`, `-1`, `"1"`}),
+			"view":   rapid.SampledFrom([]string{`{"phase":"playing","cells":[[0,"x"]]}`, `null`, `[1,2]`, `{"a":"\"}"}`, `"v"`, `{"a":}`}),
+			"result": rapid.SampledFrom([]string{`{"outcome":"won","winners":[0]}`, `{}`, `null`, `{"status":1}`}),
+			"invite": rapid.SampledFrom([]string{`"inv"`, `""`, `"\u0041"`, `1`}),
+			"tick":   rapid.SampledFrom([]string{`0`, `9`, `-2`}),
 		}
 		var keys []string
-		if rapid.Bool().Draw(t, "receipt") {
+		switch rapid.IntRange(0, 2).Draw(t, "kind") {
+		case 0:
 			keys = rapid.Permutation([]string{"type", "id", "ok", "rev"}).Draw(t, "keys")
 			val["type"] = rapid.SampledFrom([]string{`"receipt"`, `"receipt"`, `"receipt"`, `"update"`, `"Receipt"`})
-		} else {
+		case 1:
 			keys = rapid.Permutation([]string{"type", "epoch", "from", "to", "by", "beats"}).Draw(t, "keys")
+			keys = append(keys, subset(t, "room", "seat", "view", "result", "invite")...)
 			val["type"] = rapid.SampledFrom([]string{`"update"`, `"update"`, `"update"`, `"receipt"`, `"notice"`})
+		default:
+			keys = rapid.Permutation([]string{"type", "epoch", "rev", "seat", "view", "room"}).Draw(t, "keys")
+			keys = append(keys, subset(t, "tick", "invite", "result")...)
+			val["type"] = rapid.SampledFrom([]string{`"snapshot"`, `"snapshot"`, `"snapshot"`, `"update"`})
 		}
 		if rapid.IntRange(0, 4).Draw(t, "change") == 0 {
-			keys = append(keys, rapid.SampledFrom([]string{"type", "id", "ok", "rev", "epoch", "from", "to", "by", "beats", "room"}).Draw(t, "more"))
+			keys = append(keys, rapid.SampledFrom([]string{"type", "id", "ok", "rev", "epoch", "from", "to", "by", "beats", "room", "seat", "view", "result", "invite", "tick"}).Draw(t, "more"))
 		}
 		var b strings.Builder
 		b.WriteString(ws() + "{")
@@ -236,6 +261,17 @@ func TestDecodeHotMatchesJSON(t *testing.T) {
 	if fast == 0 {
 		t.Fatal("no generated message took the fast path")
 	}
+}
+
+// subset draws some of keys, in their order.
+func subset(t *rapid.T, keys ...string) []string {
+	var out []string
+	for _, k := range keys {
+		if rapid.Bool().Draw(t, "with "+k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // FuzzDecodeServer: whatever the frame, DecodeServer's fast path answers
@@ -313,5 +349,49 @@ func BenchmarkDecodeUpdate(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkDecodeMatchEnd: the update that ends a Minesweeper match on an
+// intermediate board (its view with 200 cells, the room, the result) and a
+// snapshot with the same view, through the fast path and through
+// encoding/json, in one run.
+//
+//	go test -run '^$' -bench DecodeMatchEnd -benchmem ./protocol
+func BenchmarkDecodeMatchEnd(b *testing.B) {
+	var view strings.Builder
+	view.WriteString(`{"config":{"level":"intermediate","rows":16,"cols":16,"mines":40},"phase":"won","cells":[`)
+	for i := range 200 {
+		if i > 0 {
+			view.WriteByte(',')
+		}
+		fmt.Fprintf(&view, `{"r":%d,"c":%d,"status":"revealed","adjacent":%d}`, i/16, i%16, i%4)
+	}
+	view.WriteString(`]}`)
+	room := `{"code":"K7PQ2M","game":{"id":"minesweeper","rulesVersion":"minesweeper/3"},"mode":"coop","phase":"ended","host":0,"seats":[{"name":"bot-1","connected":true,"ready":true},{"name":"bot-2","connected":true,"ready":true}],"spectators":0,"match":3,"settings":{"mode":"coop","level":"intermediate"}}`
+	frames := map[string]string{
+		"update": `{"type":"update","epoch":"01JDQ7Z8X9Y0A1B2C3D4E5F6G7","from":1233,"to":1234,"by":1,"beats":[{"type":"reveal","seat":1,"r":7,"c":15,"cells":[{"r":7,"c":15,"adjacent":2}]},{"type":"end","phase":"won"}],"room":` + room +
+			`,"view":` + view.String() + `,"result":{"match":3,"status":"won","time":81234,"winners":[0,1],"seed":"` + strings.Repeat("ab", 32) + `","commitment":"` + strings.Repeat("cd", 32) + `","config":{"level":"intermediate"},"log":[{"seat":0,"command":{"type":"reveal","r":1,"c":1}}]}}`,
+		"snapshot": `{"type":"snapshot","epoch":"01JDQ7Z8X9Y0A1B2C3D4E5F6G7","rev":1234,"seat":1,"view":` + view.String() + `,"room":` + room + `}`,
+	}
+	for _, kind := range []string{"update", "snapshot"} {
+		frame := []byte(frames[kind])
+		if _, ok := decodeHot(frame); !ok {
+			b.Fatalf("%s: not on the fast path", kind)
+		}
+		for _, p := range []struct {
+			name   string
+			decode func([]byte) (ServerMessage, error)
+		}{{"fast", DecodeServer}, {"encoding-json", decodeServerWire}} {
+			b.Run(kind+"/"+p.name, func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(frame)))
+				for b.Loop() {
+					if _, err := p.decode(frame); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -59,6 +60,10 @@ type Config struct {
 	EventBuffer int
 	// DialTimeout bounds one connection attempt. Zero means 5 seconds.
 	DialTimeout time.Duration
+	// WriteTimeout bounds a write: one still blocked after it (the server
+	// stopped reading) closes the socket, and the transport reconnects.
+	// Zero means DefaultWriteTimeout.
+	WriteTimeout time.Duration
 	// ReadLimit is the largest frame accepted. Zero means 4 MiB.
 	ReadLimit int64
 	// HTTPClient dials the socket. Nil means http.DefaultClient.
@@ -121,7 +126,7 @@ type Remote struct {
 	take   chan struct{}
 
 	mu          sync.Mutex
-	ws          *websocket.Conn
+	ws          *sock
 	node        string // the base URL of the node dialed last
 	startedOnce sync.Once
 }
@@ -143,6 +148,9 @@ func NewRemote(cfg Config) (*Remote, error) {
 	}
 	if cfg.ReadLimit == 0 {
 		cfg.ReadLimit = 4 << 20
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -215,9 +223,7 @@ func (t *Remote) SendRaw(ctx context.Context, frame []byte) error {
 	if ws == nil {
 		return ErrOffline
 	}
-	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	return ws.Write(wctx, websocket.MessageText, frame)
+	return ws.write(ctx, frame)
 }
 
 // Resend writes an already-sent action again with its original id (the
@@ -245,7 +251,7 @@ func (t *Remote) Drop() {
 	ws := t.ws
 	t.mu.Unlock()
 	if ws != nil {
-		ws.CloseNow()
+		ws.close()
 	}
 }
 
@@ -277,7 +283,7 @@ func (t *Remote) Node() string {
 	return t.node
 }
 
-func (t *Remote) write(ctx context.Context, ws *websocket.Conn, v any) error {
+func (t *Remote) write(ctx context.Context, ws *sock, v any) error {
 	if ws == nil {
 		return ErrOffline
 	}
@@ -285,9 +291,82 @@ func (t *Remote) write(ctx context.Context, ws *websocket.Conn, v any) error {
 	if err != nil {
 		return err
 	}
-	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	return ws.Write(wctx, websocket.MessageText, frame)
+	return ws.write(ctx, frame)
+}
+
+// DefaultWriteTimeout is Config.WriteTimeout's default.
+const DefaultWriteTimeout = 5 * time.Second
+
+// sock is one connection's socket with the bound on its writes: one timer
+// per connection, armed while writes are under way, rather than a context
+// with a deadline for each write (a timer, a goroutine hand-off and a few
+// allocations per frame — BENCHMARKS.md, "roombot's own CPU").
+type sock struct {
+	ws      *websocket.Conn
+	timeout time.Duration
+	mu      sync.Mutex
+	writing int         // writes under way
+	stall   *time.Timer // closes ws timeout after the first of them began
+}
+
+func newSock(ws *websocket.Conn, timeout time.Duration) *sock {
+	s := &sock{ws: ws, timeout: timeout}
+	s.stall = time.AfterFunc(time.Hour, func() { ws.CloseNow() })
+	s.stall.Stop()
+	return s
+}
+
+// write writes one text frame. ctx is checked before the write begins; once
+// it has, the write ends with the frame written, the socket closed, or
+// the write timeout after the oldest write under way began — never later.
+func (s *sock) write(ctx context.Context, frame []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.writing++; s.writing == 1 {
+		s.stall.Reset(s.timeout)
+	}
+	s.mu.Unlock()
+	err := s.ws.Write(context.Background(), websocket.MessageText, frame)
+	s.mu.Lock()
+	if s.writing--; s.writing == 0 {
+		s.stall.Stop()
+	}
+	s.mu.Unlock()
+	return err
+}
+
+// read returns the next message's bytes, the caller's own: read into a
+// buffer shared by every socket, then copied once at its size (a message
+// read whole with Conn.Read grows a new buffer from 512 bytes). Reads have
+// no deadline of their own: the connection's context closes the socket.
+func (s *sock) read() ([]byte, error) {
+	_, r, err := s.ws.Reader(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	buf := readBufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledRead {
+			readBufs.Put(buf)
+		}
+	}()
+	buf.Reset()
+	if _, err := buf.ReadFrom(r); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(buf.Bytes()), nil
+}
+
+// maxPooledRead is the largest read buffer kept for the next message.
+const maxPooledRead = 256 << 10
+
+var readBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func (s *sock) close() {
+	s.stall.Stop()
+	s.ws.CloseNow()
 }
 
 func (t *Remote) emit(ev Event) bool {
@@ -411,10 +490,13 @@ func (t *Remote) connect() (c ended) {
 		c.err = err
 		return c
 	}
-	defer ws.CloseNow()
 	ws.SetReadLimit(t.cfg.ReadLimit)
+	sk := newSock(ws, t.cfg.WriteTimeout)
+	defer sk.close()
+	// The transport's end closes the socket, which ends the read below.
+	defer context.AfterFunc(t.ctx, sk.close)()
 	t.mu.Lock()
-	t.ws = ws
+	t.ws = sk
 	t.mu.Unlock()
 	defer func() {
 		t.mu.Lock()
@@ -423,12 +505,12 @@ func (t *Remote) connect() (c ended) {
 	}()
 	hello := t.Hello(t.cfg.Room, t.cfg.Name, t.cfg.Watch, t.cfg.Game)
 	hello.Auth = t.cfg.Auth
-	if err := t.write(t.ctx, ws, hello); err != nil {
+	if err := t.write(t.ctx, sk, hello); err != nil {
 		c.err = err
 		return c
 	}
 	for {
-		_, data, err := ws.Read(t.ctx)
+		data, err := sk.read()
 		if err != nil {
 			c.code, c.err = int(websocket.CloseStatus(err)), err
 			return c
@@ -450,7 +532,7 @@ func (t *Remote) connect() (c ended) {
 			if msg.Bye != nil {
 				c.bye = msg.Bye
 			}
-			if !t.handle(ws, c.base, msg, raw) {
+			if !t.handle(sk, c.base, msg, raw) {
 				c.code, c.err = 0, t.ctx.Err()
 				return c
 			}
@@ -459,7 +541,7 @@ func (t *Remote) connect() (c ended) {
 }
 
 // handle applies one server message and does what the tracker says.
-func (t *Remote) handle(ws *websocket.Conn, base string, msg protocol.ServerMessage, raw []byte) bool {
+func (t *Remote) handle(ws *sock, base string, msg protocol.ServerMessage, raw []byte) bool {
 	st := t.Receive(msg, raw)
 	st.Event.URL = base
 	if st.Token != "" && t.cfg.OnToken != nil {
