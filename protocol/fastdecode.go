@@ -280,11 +280,8 @@ func decodeHot(data []byte) (m ServerMessage, ok bool) {
 				return ServerMessage{}, false
 			}
 		}
-		if result != nil {
-			u.Result = new(Result)
-			if json.Unmarshal(result, u.Result) != nil {
-				return ServerMessage{}, false
-			}
+		if u.Result, ok = decodeResult(result); !ok {
+			return ServerMessage{}, false
 		}
 		return ServerMessage{Type: TypeUpdate, Update: u}, true
 	case TypeSnapshot:
@@ -302,15 +299,21 @@ func decodeHot(data []byte) (m ServerMessage, ok bool) {
 		if room != nil && json.Unmarshal(room, &sn.Room) != nil {
 			return ServerMessage{}, false
 		}
-		if result != nil {
-			sn.Result = new(Result)
-			if json.Unmarshal(result, sn.Result) != nil {
-				return ServerMessage{}, false
-			}
+		if sn.Result, ok = decodeResult(result); !ok {
+			return ServerMessage{}, false
 		}
 		return ServerMessage{Type: TypeSnapshot, Snapshot: sn}, true
 	}
 	return ServerMessage{}, false
+}
+
+// decodeResult decodes a result's object (nil: none).
+func decodeResult(b []byte) (*Result, bool) {
+	if b == nil {
+		return nil, true
+	}
+	r := new(Result)
+	return r, json.Unmarshal(b, r) == nil
 }
 
 // ownRaw returns a valid JSON value as the message's own copy (the

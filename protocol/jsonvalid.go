@@ -8,7 +8,7 @@ import "encoding/json"
 // value they keep (beats, views, commands, batched frames) with it, and a
 // board's view is kilobytes. FuzzValidJSON holds it to json.Valid.
 func validJSON(b []byte) bool {
-	v := validator{b: b}
+	v := validator{scanner: scanner{b: b}}
 	v.space()
 	ok := v.value(0)
 	if v.deep {
@@ -23,21 +23,11 @@ func validJSON(b []byte) bool {
 // of nested brackets must not grow a goroutine's stack by megabytes).
 const maxValidDepth = 64
 
+// validator reads with fastdecode.go's scanner (its white space and
+// literals).
 type validator struct {
-	b    []byte
-	i    int
+	scanner
 	deep bool // nested deeper than maxValidDepth
-}
-
-func (v *validator) space() {
-	for v.i < len(v.b) {
-		switch v.b[v.i] {
-		case ' ', '\t', '\r', '\n':
-			v.i++
-		default:
-			return
-		}
-	}
 }
 
 // value reads one value at nesting depth (the brackets around it).
@@ -46,45 +36,51 @@ func (v *validator) value(depth int) bool {
 		return false
 	}
 	switch c := v.b[v.i]; {
-	case c == '{':
-		return v.object(depth + 1)
-	case c == '[':
-		return v.array(depth + 1)
+	case c == '{' || c == '[':
+		return v.seq(depth+1, c == '{')
 	case c == '"':
 		return v.str()
 	case c == '-' || c >= '0' && c <= '9':
 		return v.number()
 	case c == 't':
-		return v.word("true")
+		return v.literal("true")
 	case c == 'f':
-		return v.word("false")
+		return v.literal("false")
 	case c == 'n':
-		return v.word("null")
+		return v.literal("null")
 	}
 	return false
 }
 
-func (v *validator) object(depth int) bool {
+// seq reads an object (its members) or an array (its elements), from its
+// opening bracket to its closing one, at nesting depth.
+func (v *validator) seq(depth int, object bool) bool {
 	if depth > maxValidDepth {
 		v.deep = true
 		return false
 	}
-	v.i++ // {
+	end := byte(']')
+	if object {
+		end = '}'
+	}
+	v.i++ // { or [
 	v.space()
-	if v.i < len(v.b) && v.b[v.i] == '}' {
+	if v.i < len(v.b) && v.b[v.i] == end {
 		v.i++
 		return true
 	}
 	for {
-		if v.i >= len(v.b) || v.b[v.i] != '"' || !v.str() {
-			return false
+		if object {
+			if v.i >= len(v.b) || v.b[v.i] != '"' || !v.str() {
+				return false
+			}
+			v.space()
+			if v.i >= len(v.b) || v.b[v.i] != ':' {
+				return false
+			}
+			v.i++
+			v.space()
 		}
-		v.space()
-		if v.i >= len(v.b) || v.b[v.i] != ':' {
-			return false
-		}
-		v.i++
-		v.space()
 		if !v.value(depth) {
 			return false
 		}
@@ -96,39 +92,7 @@ func (v *validator) object(depth int) bool {
 		case ',':
 			v.i++
 			v.space()
-		case '}':
-			v.i++
-			return true
-		default:
-			return false
-		}
-	}
-}
-
-func (v *validator) array(depth int) bool {
-	if depth > maxValidDepth {
-		v.deep = true
-		return false
-	}
-	v.i++ // [
-	v.space()
-	if v.i < len(v.b) && v.b[v.i] == ']' {
-		v.i++
-		return true
-	}
-	for {
-		if !v.value(depth) {
-			return false
-		}
-		v.space()
-		if v.i >= len(v.b) {
-			return false
-		}
-		switch v.b[v.i] {
-		case ',':
-			v.i++
-			v.space()
-		case ']':
+		case end:
 			v.i++
 			return true
 		default:
@@ -217,12 +181,4 @@ func (v *validator) digits() int {
 		v.i++
 	}
 	return v.i - start
-}
-
-func (v *validator) word(w string) bool {
-	if len(v.b)-v.i >= len(w) && string(v.b[v.i:v.i+len(w)]) == w {
-		v.i += len(w)
-		return true
-	}
-	return false
 }
