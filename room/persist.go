@@ -98,7 +98,12 @@ func (r *Room) commit() {
 func (r *Room) retryStore() {
 	if r.unsure {
 		r.reload()
-		return
+		if r.unsure || r.stopping || r.closing {
+			return // the reload failed: again at the next tick
+		}
+		// A read worked; whether writes land again is for a write to say
+		// (until then /readyz stays 503 and the room refuses actions).
+		r.frozen = true
 	}
 	r.maybeSnapshot(true)
 	if r.frozen {
@@ -145,17 +150,19 @@ func (r *Room) reload() {
 		return
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		// The store lost the room: the state in memory is whole.
-		r.m.noteWrite(nil)
+		// The store lost the room: the state in memory is whole (recreate
+		// notes whether its write lands).
 		r.unsure = false
 		r.recreate()
 		return
 	}
-	r.m.noteWrite(err)
 	if err != nil {
+		r.m.noteWrite(err)
 		r.log.Warn("reload from the store", "err", err)
 		return
 	}
+	// A read that worked says nothing of writes: the store stays unhealthy
+	// (/readyz 503) until one of them lands again.
 	st, err := rebuild(r.m.cfg.Games, rec.Snapshot.Data, rec.Entries)
 	if err != nil {
 		r.log.Error("the stored room does not rebuild; closing it", "err", err)

@@ -284,7 +284,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		s.cfg.Logger.Debug("cannot clear the connection's deadlines", "err", err)
 	}
 	// checkOrigin has checked the Origin, scheme included.
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	ws, err := websocket.Accept(smallBuffers{w}, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		s.cfg.Logger.Info("websocket accept refused", "err", err, "origin", r.Header.Get("Origin"))
 		return // Accept has written the response
