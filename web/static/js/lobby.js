@@ -298,10 +298,21 @@ function dailySection(game, readForm) {
   const el = h('section', { class: 'daily', id: 'daily', hidden: true, 'aria-live': 'polite' });
   let seq = 0;
   // The last refusal, shown again when the panel is redrawn for the same
-  // day and board (the panel follows the form as it is typed in, and a
-  // redraw must not wipe the answer to a click).
+  // day and board (the panel follows the form as it is typed in: a redraw
+  // must not wipe the answer to a click, nor may an answer that arrives
+  // after a redraw land in the panel it replaced).
   /** @type {{key: string, text: string}|null} */
   let refusal = null;
+  /** The panel drawn last: its day and board, and its error line. */
+  let shown = { key: '', err: /** @type {HTMLElement|null} */ (null) };
+  /** @param {string} key @param {string} text */
+  const refuse = (key, text) => {
+    refusal = { key, text };
+    if (shown.key === key && shown.err) {
+      shown.err.textContent = text;
+      shown.err.hidden = false;
+    }
+  };
   /** @param {GameEntry} g @param {Record<string, any>} settings */
   const target = (g, settings) => {
     const mode = dailyMode(g.info);
@@ -328,13 +339,8 @@ function dailySection(game, readForm) {
     const label = boardLabel(d.board);
     const key = d.day + '\x00' + d.board;
     const err = h('p', { class: 'form-error', id: 'daily-error', role: 'alert', hidden: true });
-    /** @param {string} text */
-    const refuse = (text) => {
-      refusal = { key, text };
-      err.textContent = text;
-      err.hidden = false;
-    };
-    if (refusal?.key === key) refuse(refusal.text);
+    shown = { key, err };
+    if (refusal?.key === key) refuse(key, refusal.text);
     const play = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn', type: 'button', id: 'daily-play' }, t('app.daily.play', { board: label })));
     play.addEventListener('click', async () => {
       const r = readForm();
@@ -342,16 +348,16 @@ function dailySection(game, readForm) {
       const tt = target(game(), r.settings);
       if (!tt) return;
       if (!r.who) {
-        refuse(t('app.daily.needName'));
+        refuse(key, t('app.daily.needName'));
         return;
       }
       refusal = null;
-      err.hidden = true;
+      if (shown.err) shown.err.hidden = true;
       play.disabled = true;
       try {
         enterRoom(await api.createRoom(game().info.id, tt.settings, r.who, { daily: true }), true);
       } catch (e) {
-        refuse(/** @type {Error} */ (e).message);
+        refuse(key, /** @type {Error} */ (e).message);
         play.disabled = false;
       }
     });
