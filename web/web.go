@@ -254,9 +254,9 @@ func acceptsGzip(r *http.Request) bool {
 	return false
 }
 
-// I18nDir holds the client's words: i18n/{lang}/{part}.json, one table
+// i18nDir holds the client's words: i18n/{lang}/{part}.json, one table
 // ("part.key": text) per part of the client and language.
-const I18nDir = "i18n"
+const i18nDir = "i18n"
 
 // bundleTables merges each language's tables into one, served as
 // i18n/{lang}.json: the page loads one file per language (static/js/i18n.js)
@@ -264,7 +264,7 @@ const I18nDir = "i18n"
 // before anything is drawn. The parts stay separate files to edit and to
 // check (i18n_test.go). A key in two parts of a language is an error.
 func bundleTables(root fs.FS) (map[string][]byte, error) {
-	langs, err := fs.ReadDir(root, I18nDir)
+	langs, err := fs.ReadDir(root, i18nDir)
 	if err != nil {
 		return nil, nil // no words in this build: the page shows the keys
 	}
@@ -273,7 +273,7 @@ func bundleTables(root fs.FS) (map[string][]byte, error) {
 		if !l.IsDir() {
 			continue
 		}
-		dir := path.Join(I18nDir, l.Name())
+		dir := path.Join(i18nDir, l.Name())
 		parts, err := fs.Glob(root, path.Join(dir, "*.json"))
 		if err != nil {
 			return nil, err
