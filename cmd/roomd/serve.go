@@ -53,6 +53,7 @@ type serveConfig struct {
 	memory          bool
 	fsync           bool
 	commitInterval  time.Duration
+	wal             bool
 	restoreAll      bool
 	endedTTL        time.Duration
 	sndbuf          int
@@ -115,6 +116,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	memory := ef.Bool("memory", "", false, "keep rooms in memory only: nothing survives a restart (demos, load tests)")
 	fsync := ef.Bool("fsync", "", true, "fsync the embedded store on every group commit; false survives a crash of roomd but not of the machine")
 	commitInterval := ef.Duration("commit-interval", "", boltstore.DefaultCommitInterval, "the embedded store's least time between group commits under load: what arrives meanwhile shares one commit and its fsyncs (negative: back to back)")
+	wal := ef.Bool("wal", "", true, "log the embedded store's appends in its write-ahead log (one fsync per group commit) and carry them into bbolt in batches; false commits each group to bbolt (two fsyncs)")
 	restoreAll := ef.Bool("restore-all", "", false, "restore every live room at start instead of on its first join")
 	endedTTL := ef.Duration("ended-ttl", "", 24*time.Hour, "how long a closed room stays in the store")
 	cpuprofile := ef.String("cpuprofile", "", "", "write a pprof CPU profile of the whole run to this file (for load tests)")
@@ -164,7 +166,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 		http:      transport.HTTPConfig{ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *httpIdle},
 		logFormat: *logFormat, logLevel: *logLevel,
 		idleTimeout: *idle, retryAfter: *retry, shutdownTimeout: *shutdown, aiDelay: *aiDelay, adminToken: *adminToken,
-		dataDir: *dataDir, redisURL: *redisURL, memory: *memory, fsync: *fsync, commitInterval: *commitInterval, restoreAll: *restoreAll, endedTTL: *endedTTL, sndbuf: *sndbuf, cpuprofile: *cpuprofile}
+		dataDir: *dataDir, redisURL: *redisURL, memory: *memory, fsync: *fsync, commitInterval: *commitInterval, wal: *wal, restoreAll: *restoreAll, endedTTL: *endedTTL, sndbuf: *sndbuf, cpuprofile: *cpuprofile}
 	fs.Visit(func(f *flag.Flag) { cfg.adminTokenArg = cfg.adminTokenArg || f.Name == "admin-token" })
 	switch *quotas {
 	case "on":
@@ -321,7 +323,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	}
 	octx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	st, err := openStore(octx, storeConfig{redisURL: cfg.redisURL, redis: redisstore.RedisOptions{Cluster: cfg.node.redisCluster}, dataDir: cfg.dataDir, memory: cfg.memory,
-		bolt: boltstore.BoltOptions{NoSync: !cfg.fsync, CommitInterval: cfg.commitInterval}})
+		bolt: boltstore.BoltOptions{NoSync: !cfg.fsync, CommitInterval: cfg.commitInterval, NoWAL: !cfg.wal}})
 	cancel()
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)

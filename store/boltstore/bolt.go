@@ -1,6 +1,8 @@
 // Package boltstore keeps rooms and leaderboards in one embedded bbolt file,
 // with group commit: every write of every room goes through one committer
-// goroutine that runs everything waiting in one read-write transaction.
+// goroutine that runs everything waiting in one read-write transaction —
+// or, for appends, in one record of a write-ahead log that later
+// transactions carry into the file (wal.go).
 package boltstore
 
 import (
@@ -62,6 +64,18 @@ type BoltOptions struct {
 	// MaxOutbox is how many events the outbox holds. Zero means
 	// store.MaxOutbox.
 	MaxOutbox int
+	// NoWAL sends appends straight to bbolt, each commit with its two
+	// fsyncs, as roomd did before the write-ahead log (wal.go). A log left
+	// by an earlier run is still replayed when the store opens.
+	NoWAL bool
+	// CheckpointInterval bounds how long appends stay in the write-ahead
+	// log only: the first batch that finds the oldest pending append this
+	// old carries them all into bbolt. Zero means DefaultCheckpointInterval.
+	CheckpointInterval time.Duration
+	// WALSize bounds the write-ahead log's file and the data it holds
+	// pending: past it the next batch checkpoints. Zero means
+	// DefaultWALSize.
+	WALSize int64
 }
 
 func (o *BoltOptions) init() {
@@ -85,6 +99,12 @@ func (o *BoltOptions) init() {
 	}
 	if o.MaxOutbox <= 0 {
 		o.MaxOutbox = store.MaxOutbox
+	}
+	if o.CheckpointInterval <= 0 {
+		o.CheckpointInterval = DefaultCheckpointInterval
+	}
+	if o.WALSize <= 0 {
+		o.WALSize = DefaultWALSize
 	}
 }
 
@@ -145,8 +165,15 @@ type Bolt struct {
 	quit   chan struct{}
 	wg     sync.WaitGroup
 
-	txs atomic.Uint64
-	ops atomic.Uint64
+	replayed, skipped int // of the write-ahead log, at open
+
+	// wal is the write-ahead log: nil with NoWAL. The committer's own.
+	wal *wal
+
+	txs         atomic.Uint64
+	ops         atomic.Uint64
+	logged      atomic.Uint64
+	checkpoints atomic.Uint64
 }
 
 var (
@@ -162,14 +189,27 @@ type boltOp struct {
 	ctx  context.Context
 	fn   func(tx *bbolt.Tx) error
 	done chan error
+	// app is set for a plain append, which the committer may log instead
+	// of running fn.
+	app *walAppend
 }
 
 // BoltStats counts the committer's work.
 type BoltStats struct {
-	// Transactions is the number of read-write transactions committed.
+	// Transactions is the number of commits: read-write transactions and
+	// records of the write-ahead log, each one group commit (one fsync of
+	// the log, or two of bbolt).
 	Transactions uint64
 	// Ops is the number of writes they carried.
 	Ops uint64
+	// Logged is how many of the commits were records of the write-ahead
+	// log, and Checkpoints how many transactions carried logged appends
+	// into bbolt.
+	Logged, Checkpoints uint64
+	// Replayed is the number of log records the open replayed, and
+	// ReplaySkipped the appends among them found refused (a room that
+	// expired since).
+	Replayed, ReplaySkipped int
 }
 
 // Open opens (creating it if needed) the store in directory dir; the
@@ -195,7 +235,7 @@ func Open(dir string, opts BoltOptions) (*Bolt, error) {
 		// Claims stored before their expiry was indexed are indexed once.
 		indexClaims := tx.Bucket(bClaimD) == nil
 		for _, name := range [][]byte{bRooms, bSnaps, bLog, bExpiry, bBoards, bCounts, bNames, bBoardX, bBoardD, bClaims, bClaimD,
-			bOutbox, bOutboxID, bOutboxN} {
+			bOutbox, bOutboxID, bOutboxN, bWAL} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
@@ -210,6 +250,15 @@ func Open(dir string, opts BoltOptions) (*Bolt, error) {
 		return nil, fmt.Errorf("boltstore: open %s: %w", dir, err)
 	}
 	b := &Bolt{db: db, opts: opts, queue: queue.New[*boltOp](0), quit: make(chan struct{})}
+	if err := b.openWAL(dir); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("boltstore: open %s: %w", dir, err)
+	}
+	b.replayed, b.skipped = b.wal.replayed, b.wal.skipped
+	if opts.NoWAL {
+		b.wal.f.Close()
+		b.wal = nil
+	}
 	b.wg.Add(1)
 	go b.commitLoop()
 	if opts.SweepInterval > 0 {
@@ -221,15 +270,21 @@ func Open(dir string, opts BoltOptions) (*Bolt, error) {
 
 // Stats returns the committer's counters.
 func (b *Bolt) Stats() BoltStats {
-	return BoltStats{Transactions: b.txs.Load(), Ops: b.ops.Load()}
+	return BoltStats{Transactions: b.txs.Load(), Ops: b.ops.Load(), Logged: b.logged.Load(), Checkpoints: b.checkpoints.Load(),
+		Replayed: b.replayed, ReplaySkipped: b.skipped}
 }
 
 // do queues fn for the committer and waits for its result.
 func (b *Bolt) do(ctx context.Context, op string, fn func(tx *bbolt.Tx) error) error {
+	return b.run(ctx, op, &boltOp{ctx: ctx, fn: fn})
+}
+
+// run queues o for the committer and waits for its result.
+func (b *Bolt) run(ctx context.Context, op string, o *boltOp) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	o := &boltOp{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	o.done = make(chan error, 1)
 	if err := b.queue.Push(o); err != nil {
 		return fmt.Errorf("%s: %w", op, store.ErrClosed) // the only refusal of an unbounded queue
 	}
@@ -285,12 +340,29 @@ func soft(err error) bool {
 		errors.Is(err, store.ErrFenced) || errors.Is(err, store.ErrGap)
 }
 
-// commit runs ops in one transaction and answers each.
+// commit logs ops when they are all appends and the write-ahead log takes
+// them, else runs them in one transaction; either way it answers each.
 func (b *Bolt) commit(ops []*boltOp) {
-	for len(ops) > 0 {
+	if b.loggable(ops) {
+		b.logAppends(ops)
+		if b.checkpointDue() {
+			b.commitTx(nil)
+		}
+		return
+	}
+	b.commitTx(ops)
+}
+
+// commitTx runs ops in one transaction, after the pending appends of the
+// write-ahead log (a checkpoint), and answers each.
+func (b *Bolt) commitTx(ops []*boltOp) {
+	for len(ops) > 0 || (b.wal != nil && b.wal.entries > 0) {
 		errs := make([]error, len(ops))
 		bad := -1
 		err := b.db.Update(func(tx *bbolt.Tx) error {
+			if err := b.applyPending(tx); err != nil {
+				return err
+			}
 			for i, o := range ops {
 				if err := o.ctx.Err(); err != nil {
 					errs[i] = err // its caller has gone: leave it out
@@ -309,6 +381,9 @@ func (b *Bolt) commit(ops []*boltOp) {
 			ops[bad].done <- errs[bad]
 			ops = slices.Delete(ops, bad, bad+1)
 			continue
+		}
+		if err == nil {
+			b.checkpointed()
 		}
 		b.txs.Add(1)
 		b.ops.Add(uint64(len(ops)))
@@ -554,10 +629,10 @@ func (b *Bolt) Append(ctx context.Context, lease store.Lease, entries []store.En
 	if err := checkBatch(op, entries); err != nil {
 		return err
 	}
-	return b.do(ctx, op, func(tx *bbolt.Tx) error {
+	return b.run(ctx, op, &boltOp{ctx: ctx, app: &walAppend{lease: lease, entries: entries}, fn: func(tx *bbolt.Tx) error {
 		_, err := b.appendTx(tx, lease, entries)
 		return err
-	})
+	}})
 }
 
 // checkBatch checks that entries have contiguous revisions.
@@ -681,6 +756,12 @@ func (b *Bolt) Close() error {
 	}
 	close(b.quit)
 	b.wg.Wait()
+	// The last checkpoint: what the log holds goes into bbolt (were it to
+	// fail, the next open replays it).
+	b.commitTx(nil)
+	if b.wal != nil {
+		b.wal.f.Close()
+	}
 	return b.db.Close()
 }
 

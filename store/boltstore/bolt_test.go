@@ -27,11 +27,13 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func boltFactory(noSync bool) storetest.Factory {
+func boltFactory(base BoltOptions) storetest.Factory {
+	noSync := base.NoSync
 	return func(t *testing.T) *storetest.Subject {
 		clock := storetest.NewClock()
 		dir := t.TempDir()
-		opts := BoltOptions{NoSync: noSync, Now: clock.Now}
+		opts := base
+		opts.Now = clock.Now
 		open := func(t *testing.T) *Bolt {
 			b, err := Open(dir, opts)
 			if err != nil {
@@ -83,8 +85,12 @@ func boltFactory(noSync bool) storetest.Factory {
 }
 
 func TestBoltConformance(t *testing.T) {
-	t.Run("fsync", func(t *testing.T) { storetest.Run(t, boltFactory(false)) })
-	t.Run("nosync", func(t *testing.T) { storetest.Run(t, boltFactory(true)) })
+	t.Run("fsync", func(t *testing.T) { storetest.Run(t, boltFactory(BoltOptions{})) })
+	t.Run("nosync", func(t *testing.T) { storetest.Run(t, boltFactory(BoltOptions{NoSync: true})) })
+	t.Run("nowal", func(t *testing.T) { storetest.Run(t, boltFactory(BoltOptions{NoWAL: true})) })
+	// Every append checkpointed at once: the log's reset to offset 0 on
+	// every batch.
+	t.Run("tinywal", func(t *testing.T) { storetest.Run(t, boltFactory(BoltOptions{WALSize: 1})) })
 }
 
 // openSwept opens a store on a fake clock whose sweep runs only when a

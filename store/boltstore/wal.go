@@ -1,0 +1,509 @@
+package boltstore
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/roomd/roomd/store"
+)
+
+// The write-ahead log. A bbolt commit costs two fdatasyncs (the pages, then
+// the meta page) and a page write for every leaf it touches; under load that
+// was the embedded store's bound (BENCHMARKS.md, "The embedded store under
+// load"). So appends — the one write on every move — do not go to bbolt at
+// once: the committer validates a batch of them against bbolt and what is
+// pending, writes them as one record at the end of WALFile, fdatasyncs it
+// once and answers. They are pending until a checkpoint: a bbolt transaction
+// that writes every pending entry (and the log's position, walApplied) into
+// the file. Every other write (create, open, snapshot, end, claims, boards,
+// the outbox, ping, the sweep) checkpoints first, in its own transaction, so
+// bbolt and the log never disagree about a room: the log holds only appends
+// made after the last checkpoint, in the order the committer accepted them.
+//
+// After a checkpoint the next record goes at offset 0 again, over the
+// records bbolt now holds: the file is rewritten in place rather than grown,
+// so that an fdatasync need not commit a new size. Opening the store replays
+// the records that follow the checkpoint — from offset 0, each with the
+// sequence number one above the last, up to the first that is torn, stale or
+// fails its checksum — in one transaction, and starts the log afresh.
+//
+// A record is
+//
+//	crc32c(payload) (4) | len(payload) (4) | payload
+//	payload: seq (8) | appends (4) | appends × (len(code) (1) | code | token (8) | entries (4) | entries × (rev (8) | len(data) (4) | data))
+//
+// all integers big-endian.
+
+// WALFile is the name of the write-ahead log inside a Bolt store's
+// directory.
+const WALFile = "roomd.wal"
+
+// Defaults of the checkpoint's bounds (BoltOptions).
+const (
+	DefaultCheckpointInterval = time.Second
+	DefaultWALSize            = 8 << 20
+)
+
+// bWAL holds the log's position: walApplied → the sequence number of the
+// last record bbolt holds.
+var (
+	bWAL       = []byte("wal")
+	walApplied = []byte("applied")
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+const walHeader = 8 // crc32c, length
+
+// wal is the committer's: no lock.
+type wal struct {
+	f      *os.File
+	noSync bool
+	off    int64  // where the next record goes
+	seq    uint64 // the last sequence number handed out
+	// broken is the error of a failed write or sync: what the file holds
+	// past off is then unknown, and nothing is logged until a checkpoint
+	// has moved past every sequence number handed out.
+	broken error
+	buf    []byte
+
+	// pending is what the log holds that bbolt does not: per room, the
+	// meta after the pending appends and their entries.
+	pending  map[string]*pendingRoom
+	entries  int       // pending entries
+	bytes    int64     // their data
+	since    time.Time // when the first pending append was logged
+	replayed int       // records replayed at open
+	skipped  int       // appends the replay found refused (see replay)
+}
+
+type pendingRoom struct {
+	meta    roomMeta
+	entries []store.Entry // contiguous, after what bbolt holds
+}
+
+// get returns the pending entry at rev.
+func (p *pendingRoom) get(rev uint64) ([]byte, bool) {
+	if p == nil || len(p.entries) == 0 || rev < p.entries[0].Rev || rev > p.entries[len(p.entries)-1].Rev {
+		return nil, false
+	}
+	return p.entries[rev-p.entries[0].Rev].Data, true
+}
+
+// openWAL opens (creating it if needed) the log in dir and replays what it
+// holds past bbolt's checkpoint into the database.
+func (b *Bolt) openWAL(dir string) error {
+	path := filepath.Join(dir, WALFile)
+	_, statErr := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	w := &wal{f: f, noSync: b.opts.NoSync, pending: map[string]*pendingRoom{}}
+	if errors.Is(statErr, os.ErrNotExist) && !b.opts.NoSync {
+		// The new file's name must survive a power loss too.
+		if err := syncDir(dir); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := b.replay(w); err != nil {
+		f.Close()
+		return fmt.Errorf("replay %s: %w", WALFile, err)
+	}
+	b.wal = w
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// replay applies the records past the checkpoint, in one transaction that
+// also moves the checkpoint past them. An append the replay finds refused
+// (the room expired meanwhile, or — which the committer's order rules out —
+// fenced or not following) is skipped and counted.
+func (b *Bolt) replay(w *wal) error {
+	var applied uint64
+	if err := b.db.View(func(tx *bbolt.Tx) error {
+		if bk := tx.Bucket(bWAL); bk != nil {
+			applied = u64(bk.Get(walApplied))
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	data, err := io.ReadAll(w.f)
+	if err != nil {
+		return err
+	}
+	var recs [][]walAppend
+	seq := applied
+	for off := 0; ; {
+		payload, n, ok := nextRecord(data[off:], seq+1)
+		if !ok {
+			break
+		}
+		apps, ok := decodeAppends(payload[8:])
+		if !ok {
+			break
+		}
+		recs = append(recs, apps)
+		seq++
+		off += n
+	}
+	w.seq = seq
+	w.replayed = len(recs)
+	if len(recs) == 0 {
+		return nil
+	}
+	return b.db.Update(func(tx *bbolt.Tx) error {
+		for _, apps := range recs {
+			for _, a := range apps {
+				if _, err := b.appendTx(tx, a.lease, a.entries); err != nil {
+					if !soft(err) {
+						return err
+					}
+					w.skipped++
+				}
+			}
+		}
+		return tx.Bucket(bWAL).Put(walApplied, be64(seq))
+	})
+}
+
+// walAppend is one logged append.
+type walAppend struct {
+	lease   store.Lease
+	entries []store.Entry
+}
+
+// nextRecord returns the payload of the record at the start of data when it
+// is whole, its checksum holds and its sequence number is seq; n is the
+// record's length.
+func nextRecord(data []byte, seq uint64) (payload []byte, n int, ok bool) {
+	if len(data) < walHeader+12 {
+		return nil, 0, false
+	}
+	size := binary.BigEndian.Uint32(data[4:])
+	if size < 12 || uint64(size) > uint64(len(data)-walHeader) {
+		return nil, 0, false
+	}
+	payload = data[walHeader : walHeader+int(size)]
+	if crc32.Checksum(payload, castagnoli) != binary.BigEndian.Uint32(data) || u64(payload) != seq {
+		return nil, 0, false
+	}
+	return payload, walHeader + int(size), true
+}
+
+// decodeAppends reads a record's appends (after its sequence number); ok is
+// false when they do not fill it exactly. The entries alias p.
+func decodeAppends(p []byte) (apps []walAppend, ok bool) {
+	if len(p) < 4 {
+		return nil, false
+	}
+	n := binary.BigEndian.Uint32(p)
+	p = p[4:]
+	for range n {
+		if len(p) < 1 || len(p) < 1+int(p[0])+12 {
+			return nil, false
+		}
+		code := string(p[1 : 1+int(p[0])])
+		p = p[1+int(p[0]):]
+		a := walAppend{lease: store.Lease{Room: code, Token: u64(p)}}
+		count := binary.BigEndian.Uint32(p[8:])
+		p = p[12:]
+		for range count {
+			if len(p) < 12 {
+				return nil, false
+			}
+			size := binary.BigEndian.Uint32(p[8:])
+			if uint64(size) > uint64(len(p)-12) {
+				return nil, false
+			}
+			a.entries = append(a.entries, store.Entry{Rev: u64(p), Data: p[12 : 12+size]})
+			p = p[12+size:]
+		}
+		apps = append(apps, a)
+	}
+	return apps, len(p) == 0
+}
+
+// appendRecord encodes appends as the record seq at the end of buf.
+func appendRecord(buf []byte, seq uint64, apps []walAppend) []byte {
+	start := len(buf)
+	buf = append(buf, make([]byte, walHeader)...)
+	buf = binary.BigEndian.AppendUint64(buf, seq)
+	buf = binary.BigEndian.AppendUint32(buf, uint32(len(apps)))
+	for _, a := range apps {
+		buf = append(buf, byte(len(a.lease.Room)))
+		buf = append(buf, a.lease.Room...)
+		buf = binary.BigEndian.AppendUint64(buf, a.lease.Token)
+		buf = binary.BigEndian.AppendUint32(buf, uint32(len(a.entries)))
+		for _, e := range a.entries {
+			buf = binary.BigEndian.AppendUint64(buf, e.Rev)
+			buf = binary.BigEndian.AppendUint32(buf, uint32(len(e.Data)))
+			buf = append(buf, e.Data...)
+		}
+	}
+	payload := buf[start+walHeader:]
+	binary.BigEndian.PutUint32(buf[start:], crc32.Checksum(payload, castagnoli))
+	binary.BigEndian.PutUint32(buf[start+4:], uint32(len(payload)))
+	return buf
+}
+
+// loggable reports whether ops can go to the log: all appends, and the log
+// usable — not broken, and not full (a checkpoint that failed, on a full
+// disk say, leaves it full: appends then go to bbolt with the checkpoint).
+func (b *Bolt) loggable(ops []*boltOp) bool {
+	if w := b.wal; w == nil || w.broken != nil || w.off >= b.opts.WALSize || w.bytes >= b.opts.WALSize {
+		return false
+	}
+	for _, o := range ops {
+		if o.app == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// undo restores one room's pending state when a log write fails.
+type undo struct {
+	room string
+	prev *pendingRoom // nil: the room had nothing pending
+	meta roomMeta
+	n    int // its pending entries before
+}
+
+// logAppends is the committer's path for a batch of appends: validate each
+// against bbolt and the pending appends, write the accepted ones as one
+// record, sync it, answer.
+func (b *Bolt) logAppends(ops []*boltOp) {
+	w := b.wal
+	errs := make([]error, len(ops))
+	var (
+		accepted []walAppend
+		undos    []undo
+		size     int
+	)
+	for _, o := range ops {
+		for _, e := range o.app.entries {
+			size += len(e.Data)
+		}
+	}
+	// The entries are kept until the checkpoint: one copy of their data for
+	// the batch, not the callers' slices.
+	arena := make([]byte, 0, size)
+	now := b.opts.Now().UnixMilli()
+	viewErr := b.db.View(func(tx *bbolt.Tx) error {
+		for i, o := range ops {
+			if err := o.ctx.Err(); err != nil {
+				errs[i] = err // its caller has gone: leave it out
+				continue
+			}
+			a := o.app
+			p := w.pending[a.lease.Room]
+			m, err := b.heldPending(tx, p, a.lease, now)
+			if err == nil {
+				err = checkFollows(tx, p, a.lease.Room, m, a.entries)
+			}
+			if err != nil {
+				if errors.Is(err, errDup) {
+					err = nil
+				}
+				errs[i] = err
+				continue
+			}
+			u := undo{room: a.lease.Room, prev: p}
+			if p == nil {
+				p = &pendingRoom{meta: m}
+				w.pending[a.lease.Room] = p
+			} else {
+				u.meta, u.n = p.meta, len(p.entries)
+			}
+			undos = append(undos, u)
+			for _, e := range a.entries {
+				start := len(arena)
+				arena = append(arena, e.Data...)
+				p.entries = append(p.entries, store.Entry{Rev: e.Rev, Data: arena[start:len(arena):len(arena)]})
+			}
+			p.meta.last = a.entries[len(a.entries)-1].Rev
+			accepted = append(accepted, walAppend{lease: a.lease, entries: p.entries[len(p.entries)-len(a.entries):]})
+		}
+		return nil
+	})
+	if viewErr != nil {
+		for i := range errs {
+			errs[i] = viewErr
+		}
+		accepted = nil
+		b.rollback(undos)
+	}
+	if len(accepted) > 0 {
+		if err := w.write(accepted); err != nil {
+			b.rollback(undos)
+			for i := range errs {
+				if errs[i] == nil {
+					errs[i] = err
+				}
+			}
+		} else {
+			if w.entries == 0 {
+				w.since = time.Now()
+			}
+			for _, a := range accepted {
+				w.entries += len(a.entries)
+			}
+			w.bytes += int64(size)
+			b.txs.Add(1)
+			b.logged.Add(1)
+		}
+	}
+	b.ops.Add(uint64(len(ops)))
+	for i, o := range ops {
+		o.done <- errs[i]
+	}
+}
+
+func (b *Bolt) rollback(undos []undo) {
+	w := b.wal
+	for i := len(undos) - 1; i >= 0; i-- {
+		u := undos[i]
+		if u.prev == nil {
+			delete(w.pending, u.room)
+			continue
+		}
+		u.prev.meta = u.meta
+		u.prev.entries = u.prev.entries[:u.n]
+	}
+}
+
+// write logs one record and syncs it. A failure breaks the log until the
+// next checkpoint.
+func (w *wal) write(apps []walAppend) error {
+	seq := w.seq + 1
+	w.seq = seq // handed out even when the write fails: never reused
+	w.buf = appendRecord(w.buf[:0], seq, apps)
+	if _, err := w.f.WriteAt(w.buf, w.off); err != nil {
+		w.broken = err
+		return fmt.Errorf("write-ahead log: %w", err)
+	}
+	if !w.noSync {
+		if err := fdatasync(w.f); err != nil {
+			w.broken = err
+			return fmt.Errorf("write-ahead log: sync: %w", err)
+		}
+	}
+	w.off += int64(len(w.buf))
+	if cap(w.buf) > 1<<20 {
+		w.buf = nil // a rare large batch: do not keep its buffer
+	}
+	return nil
+}
+
+// checkpointDue reports whether the pending appends should be checkpointed now.
+func (b *Bolt) checkpointDue() bool {
+	w := b.wal
+	return w != nil && w.entries > 0 &&
+		(w.off >= b.opts.WALSize || w.bytes >= b.opts.WALSize || time.Since(w.since) >= b.opts.CheckpointInterval)
+}
+
+// applyPending writes every pending append into tx and moves the
+// checkpoint past every record handed out. The committer calls it at the
+// start of each transaction, and settles when the transaction commits.
+func (b *Bolt) applyPending(tx *bbolt.Tx) error {
+	w := b.wal
+	if w == nil {
+		return nil
+	}
+	log := tx.Bucket(bLog)
+	for code, p := range w.pending {
+		for _, e := range p.entries {
+			if err := log.Put(logKey(code, e.Rev), nonNil(e.Data)); err != nil {
+				return err
+			}
+		}
+		if err := putMeta(tx, code, p.meta); err != nil {
+			return err
+		}
+	}
+	return tx.Bucket(bWAL).Put(walApplied, be64(w.seq))
+}
+
+// checkpointed is called after a transaction that ran applyPending
+// committed: bbolt holds everything, and the log starts over at offset 0.
+func (b *Bolt) checkpointed() {
+	w := b.wal
+	if w == nil {
+		return
+	}
+	if w.entries > 0 {
+		b.checkpoints.Add(1)
+	}
+	clear(w.pending)
+	w.entries, w.bytes, w.off, w.broken = 0, 0, 0, nil
+}
+
+// errDup is checkFollows' answer for a retry of an append that landed.
+var errDup = errors.New("already stored")
+
+// heldPending is held for the log's path: the room's meta as the pending
+// appends left it (p) or as bbolt holds it, read in a read-only
+// transaction (an expired room is left for the next write to delete).
+func (b *Bolt) heldPending(tx *bbolt.Tx, p *pendingRoom, lease store.Lease, now int64) (roomMeta, error) {
+	var m roomMeta
+	if p != nil {
+		m = p.meta
+	} else {
+		v := tx.Bucket(bRooms).Get([]byte(lease.Room))
+		if v == nil {
+			return m, store.ErrNotFound
+		}
+		m = decodeMeta(v)
+	}
+	if m.ended != 0 && now >= int64(m.ended) {
+		return m, store.ErrNotFound
+	}
+	if m.fence != lease.Token {
+		return m, fmt.Errorf("token %d, current %d: %w", lease.Token, m.fence, store.ErrFenced)
+	}
+	return m, nil
+}
+
+// checkFollows is appendTx's check for the log's path: nil when entries
+// follow m.last, errDup when they are all stored already with the same
+// bytes (pending or in bbolt), else ErrGap.
+func checkFollows(tx *bbolt.Tx, p *pendingRoom, code string, m roomMeta, entries []store.Entry) error {
+	first := entries[0].Rev
+	if first <= m.last {
+		log := tx.Bucket(bLog)
+		for _, e := range entries {
+			v, ok := p.get(e.Rev)
+			if !ok {
+				v = log.Get(logKey(code, e.Rev))
+			}
+			if v == nil || !bytes.Equal(v, e.Data) {
+				return fmt.Errorf("rev %d after %d: %w", first, m.last, store.ErrGap)
+			}
+		}
+		return errDup
+	}
+	if first != m.last+1 {
+		return fmt.Errorf("rev %d after %d: %w", first, m.last, store.ErrGap)
+	}
+	return nil
+}

@@ -1,0 +1,273 @@
+package boltstore
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/store/storetest"
+)
+
+// crash stops b as a killed process would: the committer and the sweep
+// stop, the files close, and nothing is checkpointed.
+func crash(t *testing.T, b *Bolt) {
+	t.Helper()
+	b.closed.Store(true)
+	for _, o := range b.queue.Close() {
+		o.done <- store.ErrClosed
+	}
+	close(b.quit)
+	b.wg.Wait()
+	if b.wal != nil {
+		b.wal.f.Close()
+	}
+	if err := b.db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func openBolt(t *testing.T, dir string, opts BoltOptions) *Bolt {
+	t.Helper()
+	b, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// onCommitter runs fn on the committer, between two batches.
+func onCommitter(t *testing.T, b *Bolt, fn func()) {
+	t.Helper()
+	if err := b.do(context.Background(), "test", func(*bbolt.Tx) error { fn(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWALAppendsLogged: appends are logged, one record per batch, and
+// stay out of bbolt until a checkpoint; a crash then loses none of them, and
+// the next open replays them once.
+func TestWALAppendsLogged(t *testing.T) {
+	dir := t.TempDir()
+	b := openBolt(t, dir, BoltOptions{CheckpointInterval: 1 << 40})
+	l := storetest.MustCreate(t, b, "WALONE", store.Snapshot{Rev: 0, Data: []byte("s0")})
+	for rev := uint64(1); rev <= 5; rev++ {
+		storetest.MustAppend(t, b, l, []store.Entry{storetest.Entry("WALONE", rev)})
+	}
+	storetest.MustAppend(t, b, l, storetest.Entries("WALONE", 4, 5)) // a retry of a landed append
+	if st := b.Stats(); st.Logged != 5 || st.Checkpoints != 0 {
+		t.Fatalf("stats %+v: want 5 appends logged, none checkpointed", st)
+	}
+	inBolt := 0
+	if err := b.db.View(func(tx *bbolt.Tx) error {
+		inBolt = tx.Bucket(bLog).Stats().KeyN
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if inBolt != 0 {
+		t.Fatalf("%d entries in bbolt before a checkpoint, want 0 (they are in the log)", inBolt)
+	}
+	crash(t, b)
+
+	b = openBolt(t, dir, BoltOptions{})
+	if st := b.Stats(); st.Replayed != 5 || st.ReplaySkipped != 0 {
+		t.Fatalf("reopened: %+v, want 5 records replayed, none skipped", st)
+	}
+	_, rec := storetest.MustOpen(t, b, "WALONE")
+	storetest.CheckRecord(t, rec, store.Snapshot{Rev: 0, Data: []byte("s0")}, storetest.Entries("WALONE", 1, 5))
+	crash(t, b)
+	// Replayed records are not replayed again: the open checkpointed them.
+	b = openBolt(t, dir, BoltOptions{})
+	if st := b.Stats(); st.Replayed != 0 {
+		t.Fatalf("second reopen replayed %d records", st.Replayed)
+	}
+	_, rec = storetest.MustOpen(t, b, "WALONE")
+	storetest.CheckRecord(t, rec, store.Snapshot{Rev: 0, Data: []byte("s0")}, storetest.Entries("WALONE", 1, 5))
+}
+
+// TestWALStaleRecordsAfterReset: after a checkpoint the log starts over at
+// offset 0, over records bbolt holds already; a crash then replays the new
+// records only, never the old ones behind them.
+func TestWALStaleRecordsAfterReset(t *testing.T) {
+	dir := t.TempDir()
+	b := openBolt(t, dir, BoltOptions{CheckpointInterval: 1 << 40})
+	l := storetest.MustCreate(t, b, "RESETS", store.Snapshot{})
+	big := func(rev uint64) store.Entry { return store.Entry{Rev: rev, Data: bytes.Repeat([]byte{byte(rev)}, 300)} }
+	for rev := uint64(1); rev <= 4; rev++ {
+		storetest.MustAppend(t, b, l, []store.Entry{big(rev)})
+	}
+	if err := b.Ping(storetest.Ctx(t)); err != nil { // a checkpoint
+		t.Fatal(err)
+	}
+	storetest.MustAppend(t, b, l, []store.Entry{{Rev: 5, Data: []byte("five")}})
+	if st := b.Stats(); st.Checkpoints != 1 || st.Logged != 5 {
+		t.Fatalf("stats %+v: want 5 logged, 1 checkpoint", st)
+	}
+	crash(t, b)
+	b = openBolt(t, dir, BoltOptions{})
+	if st := b.Stats(); st.Replayed != 1 || st.ReplaySkipped != 0 {
+		t.Fatalf("reopened: %+v, want the one record after the checkpoint replayed", st)
+	}
+	_, rec := storetest.MustOpen(t, b, "RESETS")
+	want := []store.Entry{big(1), big(2), big(3), big(4), {Rev: 5, Data: []byte("five")}}
+	storetest.CheckRecord(t, rec, store.Snapshot{}, want)
+}
+
+// TestWALTornTail: a record cut short or changed by a crash is not
+// replayed, nor is anything after it; what precedes it is.
+func TestWALTornTail(t *testing.T) {
+	for _, damage := range []string{"cut", "flip"} {
+		t.Run(damage, func(t *testing.T) {
+			dir := t.TempDir()
+			b := openBolt(t, dir, BoltOptions{CheckpointInterval: 1 << 40})
+			l := storetest.MustCreate(t, b, "TORNTL", store.Snapshot{})
+			for rev := uint64(1); rev <= 4; rev++ {
+				storetest.MustAppend(t, b, l, []store.Entry{storetest.Entry("TORNTL", rev)})
+			}
+			crash(t, b)
+			path := filepath.Join(dir, WALFile)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ends []int // of the records
+			for off := 0; off+walHeader+8 <= len(data); {
+				_, n, ok := nextRecord(data[off:], u64(data[off+walHeader:]))
+				if !ok {
+					break
+				}
+				off += n
+				ends = append(ends, off)
+			}
+			if len(ends) != 4 {
+				t.Fatalf("%d records in the log, want 4", len(ends))
+			}
+			ends = ends[2:]
+			switch damage {
+			case "cut": // the last record half written
+				data = data[:(ends[0]+ends[1])/2]
+			case "flip": // a byte of its entry changed
+				data[ends[1]-2] ^= 0xff
+			}
+			if err := os.WriteFile(path, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			b = openBolt(t, dir, BoltOptions{})
+			if st := b.Stats(); st.Replayed != 3 {
+				t.Fatalf("replayed %d records, want the 3 before the damaged one", st.Replayed)
+			}
+			l, rec := storetest.MustOpen(t, b, "TORNTL")
+			storetest.CheckRecord(t, rec, store.Snapshot{}, storetest.Entries("TORNTL", 1, 3))
+			storetest.MustAppend(t, b, l, []store.Entry{{Rev: 4, Data: []byte("again")}})
+		})
+	}
+}
+
+// TestWALWriteFails: when the log cannot be written the append's outcome is
+// an error (not acknowledged, and not kept), later appends go to bbolt until
+// a checkpoint has passed the failed record, and then to the log again.
+func TestWALWriteFails(t *testing.T) {
+	dir := t.TempDir()
+	b := openBolt(t, dir, BoltOptions{CheckpointInterval: 1 << 40})
+	l := storetest.MustCreate(t, b, "WFAILS", store.Snapshot{})
+	storetest.MustAppend(t, b, l, storetest.Entries("WFAILS", 1, 1))
+	readOnly, err := os.Open(filepath.Join(dir, WALFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var good *os.File
+	onCommitter(t, b, func() { good, b.wal.f = b.wal.f, readOnly })
+	if err := b.Append(storetest.Ctx(t), l, storetest.Entries("WFAILS", 2, 2)); err == nil {
+		t.Fatal("an append the log could not write was acknowledged")
+	}
+	onCommitter(t, b, func() { b.wal.f = good; readOnly.Close() }) // a transaction: the checkpoint
+	before := b.Stats()
+	// The failed append was not kept: rev 2 may be written anew.
+	storetest.MustAppend(t, b, l, []store.Entry{{Rev: 2, Data: []byte("retried")}})
+	storetest.MustAppend(t, b, l, storetest.Entries("WFAILS", 3, 3))
+	if st := b.Stats(); st.Logged != before.Logged+2 {
+		t.Fatalf("after the checkpoint: %d appends logged, want 2 (the log usable again)", st.Logged-before.Logged)
+	}
+	crash(t, b)
+	b = openBolt(t, dir, BoltOptions{})
+	if st := b.Stats(); st.ReplaySkipped != 0 {
+		t.Fatalf("replay skipped %d appends", st.ReplaySkipped)
+	}
+	_, rec := storetest.MustOpen(t, b, "WFAILS")
+	want := []store.Entry{storetest.Entry("WFAILS", 1), {Rev: 2, Data: []byte("retried")}, storetest.Entry("WFAILS", 3)}
+	storetest.CheckRecord(t, rec, store.Snapshot{}, want)
+}
+
+// TestWALCheckpointBounds: the log is carried into bbolt when it holds
+// WALSize bytes, and its file stays near that size.
+func TestWALCheckpointBounds(t *testing.T) {
+	dir := t.TempDir()
+	const size = 4 << 10
+	b := openBolt(t, dir, BoltOptions{CheckpointInterval: 1 << 40, WALSize: size, NoSync: true})
+	l := storetest.MustCreate(t, b, "BOUNDS", store.Snapshot{})
+	for rev := uint64(1); rev <= 200; rev++ {
+		storetest.MustAppend(t, b, l, []store.Entry{{Rev: rev, Data: bytes.Repeat([]byte("x"), 100)}})
+	}
+	st := b.Stats()
+	if st.Checkpoints < 3 || st.Logged != 200 {
+		t.Fatalf("stats %+v: want every append logged and a checkpoint every ~%d bytes", st, size)
+	}
+	fi, err := os.Stat(filepath.Join(dir, WALFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > size+200 {
+		t.Fatalf("the log's file grew to %d bytes, bound %d", fi.Size(), size)
+	}
+	_, rec := storetest.MustOpen(t, b, "BOUNDS")
+	if len(rec.Entries) != 200 {
+		t.Fatalf("%d entries, want 200", len(rec.Entries))
+	}
+}
+
+// FuzzWALRecord: whatever bytes the log's file holds, reading it never
+// panics, and a record read back is the one written.
+func FuzzWALRecord(f *testing.F) {
+	apps := []walAppend{{lease: store.Lease{Room: "FUZZED", Token: 7}, entries: storetest.Entries("FUZZED", 3, 4)}}
+	f.Add(appendRecord(nil, 1, apps))
+	f.Add(appendRecord(appendRecord(nil, 1, apps), 2, nil))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for off, seq := 0, uint64(1); ; seq++ {
+			payload, n, ok := nextRecord(data[off:], seq)
+			if !ok {
+				break
+			}
+			got, ok := decodeAppends(payload[8:])
+			if ok {
+				again := appendRecord(nil, seq, got)
+				if !bytes.Equal(again, data[off:off+n]) {
+					t.Fatalf("record %d read back as %x, written %x", seq, again, data[off:off+n])
+				}
+			}
+			off += n
+		}
+	})
+}
+
+// BenchmarkWALRecord: encoding one batch of 6 one-entry appends (the size
+// of a commit at 1,000 rooms × 2 players × 1 move/s).
+func BenchmarkWALRecord(b *testing.B) {
+	var apps []walAppend
+	for i := range 6 {
+		code := fmt.Sprintf("B%05d", i)
+		apps = append(apps, walAppend{lease: store.Lease{Room: code, Token: 1}, entries: []store.Entry{{Rev: 9, Data: bytes.Repeat([]byte("x"), 100)}}})
+	}
+	var buf []byte
+	b.ReportAllocs()
+	for i := range b.N {
+		buf = appendRecord(buf[:0], uint64(i), apps)
+	}
+}
