@@ -189,9 +189,9 @@ type boltOp struct {
 	ctx  context.Context
 	fn   func(tx *bbolt.Tx) error
 	done chan error
-	// app is set for a plain append, which the committer may log instead
-	// of running fn.
-	app *walAppend
+	// log is set for an append or a snapshot, which the committer may log
+	// instead of running fn.
+	log *walOp
 }
 
 // BoltStats counts the committer's work.
@@ -344,7 +344,7 @@ func soft(err error) bool {
 // them, else runs them in one transaction; either way it answers each.
 func (b *Bolt) commit(ops []*boltOp) {
 	if b.loggable(ops) {
-		b.logAppends(ops)
+		b.logOps(ops)
 		if b.checkpointDue() {
 			b.commitTx(nil)
 		}
@@ -356,7 +356,7 @@ func (b *Bolt) commit(ops []*boltOp) {
 // commitTx runs ops in one transaction, after the pending appends of the
 // write-ahead log (a checkpoint), and answers each.
 func (b *Bolt) commitTx(ops []*boltOp) {
-	for len(ops) > 0 || (b.wal != nil && b.wal.entries > 0) {
+	for len(ops) > 0 || (b.wal != nil && b.wal.writes > 0) {
 		errs := make([]error, len(ops))
 		bad := -1
 		err := b.db.Update(func(tx *bbolt.Tx) error {
@@ -629,7 +629,7 @@ func (b *Bolt) Append(ctx context.Context, lease store.Lease, entries []store.En
 	if err := checkBatch(op, entries); err != nil {
 		return err
 	}
-	return b.run(ctx, op, &boltOp{ctx: ctx, app: &walAppend{lease: lease, entries: entries}, fn: func(tx *bbolt.Tx) error {
+	return b.run(ctx, op, &boltOp{ctx: ctx, log: &walOp{lease: lease, entries: entries}, fn: func(tx *bbolt.Tx) error {
 		_, err := b.appendTx(tx, lease, entries)
 		return err
 	}})
@@ -676,27 +676,33 @@ func (b *Bolt) appendTx(tx *bbolt.Tx, lease store.Lease, entries []store.Entry) 
 }
 
 func (b *Bolt) WriteSnapshot(ctx context.Context, lease store.Lease, snap store.Snapshot) error {
-	return b.do(ctx, "snapshot "+lease.Room, func(tx *bbolt.Tx) error {
-		m, err := b.held(tx, lease)
-		if err != nil {
-			return err
-		}
-		if snap.Rev < m.snapRev {
-			return nil // an older snapshot never replaces a newer one
-		}
-		if err := tx.Bucket(bSnaps).Put([]byte(lease.Room), nonNil(snap.Data)); err != nil {
-			return err
-		}
-		upTo := snap.FirstKept() - 1
-		if snap.Rev > m.last {
-			upTo = math.MaxUint64 // ahead of the log: nothing stored can lead up to it
-		}
-		m.snapRev, m.last = snap.Rev, max(m.last, snap.Rev)
-		if err := putMeta(tx, lease.Room, m); err != nil {
-			return err
-		}
-		return deleteLog(tx, lease.Room, upTo)
-	})
+	return b.run(ctx, "snapshot "+lease.Room, &boltOp{ctx: ctx, log: &walOp{lease: lease, snap: &snap}, fn: func(tx *bbolt.Tx) error {
+		return b.snapshotTx(tx, lease, snap)
+	}})
+}
+
+// snapshotTx is WriteSnapshot inside tx (pendingRoom.snapshot is the same
+// for the write-ahead log's pending state).
+func (b *Bolt) snapshotTx(tx *bbolt.Tx, lease store.Lease, snap store.Snapshot) error {
+	m, err := b.held(tx, lease)
+	if err != nil {
+		return err
+	}
+	if snap.Rev < m.snapRev {
+		return nil // an older snapshot never replaces a newer one
+	}
+	if err := tx.Bucket(bSnaps).Put([]byte(lease.Room), nonNil(snap.Data)); err != nil {
+		return err
+	}
+	upTo := snap.FirstKept() - 1
+	if snap.Rev > m.last {
+		upTo = math.MaxUint64 // ahead of the log: nothing stored can lead up to it
+	}
+	m.snapRev, m.last = snap.Rev, max(m.last, snap.Rev)
+	if err := putMeta(tx, lease.Room, m); err != nil {
+		return err
+	}
+	return deleteLog(tx, lease.Room, upTo)
 }
 
 func (b *Bolt) End(ctx context.Context, lease store.Lease, ttl time.Duration) error {

@@ -27,7 +27,10 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func boltFactory(base BoltOptions) storetest.Factory {
+// boltFactory opens stores with base's options. With crashReopen the
+// suite's reopen is a crash (crash): what the store holds is then what the
+// write-ahead log's replay rebuilds.
+func boltFactory(base BoltOptions, crashReopen bool) storetest.Factory {
 	noSync := base.NoSync
 	return func(t *testing.T) *storetest.Subject {
 		clock := storetest.NewClock()
@@ -74,7 +77,9 @@ func boltFactory(base BoltOptions) storetest.Factory {
 			return n
 		}
 		sub.Reopen = func(t *testing.T) store.Backend {
-			if err := sub.S.Close(); err != nil {
+			if crashReopen {
+				crash(t, sub.S.(*Bolt))
+			} else if err := sub.S.Close(); err != nil {
 				t.Fatal(err)
 			}
 			sub.S = open(t)
@@ -85,12 +90,17 @@ func boltFactory(base BoltOptions) storetest.Factory {
 }
 
 func TestBoltConformance(t *testing.T) {
-	t.Run("fsync", func(t *testing.T) { storetest.Run(t, boltFactory(BoltOptions{})) })
-	t.Run("nosync", func(t *testing.T) { storetest.Run(t, boltFactory(BoltOptions{NoSync: true})) })
-	t.Run("nowal", func(t *testing.T) { storetest.Run(t, boltFactory(BoltOptions{NoWAL: true})) })
-	// Every append checkpointed at once: the log's reset to offset 0 on
-	// every batch.
-	t.Run("tinywal", func(t *testing.T) { storetest.Run(t, boltFactory(BoltOptions{WALSize: 1})) })
+	t.Run("fsync", func(t *testing.T) { storetest.Run(t, boltFactory(BoltOptions{}, false)) })
+	t.Run("nosync", func(t *testing.T) { storetest.Run(t, boltFactory(BoltOptions{NoSync: true}, false)) })
+	t.Run("nowal", func(t *testing.T) { storetest.Run(t, boltFactory(BoltOptions{NoWAL: true}, false)) })
+	// Every write checkpointed at once: the log starts over at offset 0
+	// after every batch.
+	t.Run("tinywal", func(t *testing.T) { storetest.Run(t, boltFactory(BoltOptions{WALSize: 1}, false)) })
+	// Reopened after a crash, with nothing checkpointed but by other
+	// writes: the log's replay.
+	t.Run("crash", func(t *testing.T) {
+		storetest.Run(t, boltFactory(BoltOptions{NoSync: true, CheckpointInterval: 1 << 40}, true))
+	})
 }
 
 // openSwept opens a store on a fake clock whose sweep runs only when a

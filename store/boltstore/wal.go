@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -79,7 +80,7 @@ type wal struct {
 	// pending is what the log holds that bbolt does not: per room, the
 	// meta after the pending appends and their entries.
 	pending  map[string]*pendingRoom
-	entries  int       // pending entries
+	writes   int       // pending appends and snapshots
 	bytes    int64     // their data
 	since    time.Time // when the first pending append was logged
 	replayed int       // records replayed at open
@@ -87,16 +88,26 @@ type wal struct {
 }
 
 type pendingRoom struct {
-	meta    roomMeta
-	entries []store.Entry // contiguous, after what bbolt holds
+	meta roomMeta
+	// snap is the newest pending snapshot, and dropUpTo the revision up to
+	// which it drops bbolt's log entries (0: none).
+	snap     *store.Snapshot
+	dropUpTo uint64
+	entries  []store.Entry // contiguous, all after dropUpTo
 }
 
-// get returns the pending entry at rev.
-func (p *pendingRoom) get(rev uint64) ([]byte, bool) {
-	if p == nil || len(p.entries) == 0 || rev < p.entries[0].Rev || rev > p.entries[len(p.entries)-1].Rev {
-		return nil, false
+// lookup returns the entry at rev that the room holds: pending, or in bbolt
+// unless a pending snapshot dropped it; nil when there is none.
+func (p *pendingRoom) lookup(log *bbolt.Bucket, code string, rev uint64) []byte {
+	if p != nil {
+		if n := len(p.entries); n > 0 && rev >= p.entries[0].Rev && rev <= p.entries[n-1].Rev {
+			return p.entries[rev-p.entries[0].Rev].Data
+		}
+		if rev <= p.dropUpTo {
+			return nil
+		}
 	}
-	return p.entries[rev-p.entries[0].Rev].Data, true
+	return log.Get(logKey(code, rev))
 }
 
 // openWAL opens (creating it if needed) the log in dir and replays what it
@@ -134,7 +145,7 @@ func syncDir(dir string) error {
 }
 
 // replay applies the records past the checkpoint, in one transaction that
-// also moves the checkpoint past them. An append the replay finds refused
+// also moves the checkpoint past them. A write the replay finds refused
 // (the room expired meanwhile, or — which the committer's order rules out —
 // fenced or not following) is skipped and counted.
 func (b *Bolt) replay(w *wal) error {
@@ -151,18 +162,18 @@ func (b *Bolt) replay(w *wal) error {
 	if err != nil {
 		return err
 	}
-	var recs [][]walAppend
+	var recs [][]walOp
 	seq := applied
 	for off := 0; ; {
 		payload, n, ok := nextRecord(data[off:], seq+1)
 		if !ok {
 			break
 		}
-		apps, ok := decodeAppends(payload[8:])
+		ops, ok := decodeOps(payload[8:])
 		if !ok {
 			break
 		}
-		recs = append(recs, apps)
+		recs = append(recs, ops)
 		seq++
 		off += n
 	}
@@ -172,9 +183,15 @@ func (b *Bolt) replay(w *wal) error {
 		return nil
 	}
 	return b.db.Update(func(tx *bbolt.Tx) error {
-		for _, apps := range recs {
-			for _, a := range apps {
-				if _, err := b.appendTx(tx, a.lease, a.entries); err != nil {
+		for _, ops := range recs {
+			for _, o := range ops {
+				var err error
+				if o.snap != nil {
+					err = b.snapshotTx(tx, o.lease, *o.snap)
+				} else {
+					_, err = b.appendTx(tx, o.lease, o.entries)
+				}
+				if err != nil {
 					if !soft(err) {
 						return err
 					}
@@ -186,11 +203,18 @@ func (b *Bolt) replay(w *wal) error {
 	})
 }
 
-// walAppend is one logged append.
-type walAppend struct {
+// walOp is one logged write: an append (entries) or a snapshot.
+type walOp struct {
 	lease   store.Lease
 	entries []store.Entry
+	snap    *store.Snapshot
 }
+
+// The kinds of logged writes.
+const (
+	kindAppend   = 'a'
+	kindSnapshot = 's'
+)
 
 // nextRecord returns the payload of the record at the start of data when it
 // is whole, its checksum holds and its sequence number is seq; n is the
@@ -210,51 +234,88 @@ func nextRecord(data []byte, seq uint64) (payload []byte, n int, ok bool) {
 	return payload, walHeader + int(size), true
 }
 
-// decodeAppends reads a record's appends (after its sequence number); ok is
-// false when they do not fill it exactly. The entries alias p.
-func decodeAppends(p []byte) (apps []walAppend, ok bool) {
+// decodeOps reads a record's writes (after its sequence number); ok is
+// false when they do not fill it exactly. The data aliases p.
+func decodeOps(p []byte) (ops []walOp, ok bool) {
 	if len(p) < 4 {
 		return nil, false
 	}
 	n := binary.BigEndian.Uint32(p)
 	p = p[4:]
-	for range n {
-		if len(p) < 1 || len(p) < 1+int(p[0])+12 {
+	// blob reads a length-prefixed byte string.
+	blob := func() ([]byte, bool) {
+		if len(p) < 4 || uint64(binary.BigEndian.Uint32(p)) > uint64(len(p)-4) {
 			return nil, false
 		}
-		code := string(p[1 : 1+int(p[0])])
-		p = p[1+int(p[0]):]
-		a := walAppend{lease: store.Lease{Room: code, Token: u64(p)}}
-		count := binary.BigEndian.Uint32(p[8:])
-		p = p[12:]
-		for range count {
-			if len(p) < 12 {
-				return nil, false
-			}
-			size := binary.BigEndian.Uint32(p[8:])
-			if uint64(size) > uint64(len(p)-12) {
-				return nil, false
-			}
-			a.entries = append(a.entries, store.Entry{Rev: u64(p), Data: p[12 : 12+size]})
-			p = p[12+size:]
-		}
-		apps = append(apps, a)
+		size := binary.BigEndian.Uint32(p)
+		v := p[4 : 4+size]
+		p = p[4+size:]
+		return v, true
 	}
-	return apps, len(p) == 0
+	for range n {
+		if len(p) < 2 || len(p) < 2+int(p[1])+12 {
+			return nil, false
+		}
+		kind, code := p[0], string(p[2:2+int(p[1])])
+		p = p[2+int(p[1]):]
+		o := walOp{lease: store.Lease{Room: code, Token: u64(p)}}
+		switch kind {
+		case kindAppend:
+			count := binary.BigEndian.Uint32(p[8:])
+			p = p[12:]
+			for range count {
+				if len(p) < 8 {
+					return nil, false
+				}
+				rev := u64(p)
+				p = p[8:]
+				data, ok := blob()
+				if !ok {
+					return nil, false
+				}
+				o.entries = append(o.entries, store.Entry{Rev: rev, Data: data})
+			}
+		case kindSnapshot:
+			if len(p) < 24 {
+				return nil, false
+			}
+			snap := &store.Snapshot{Rev: u64(p[8:]), Keep: u64(p[16:])}
+			p = p[24:]
+			if snap.Data, ok = blob(); !ok {
+				return nil, false
+			}
+			o.snap = snap
+		default:
+			return nil, false
+		}
+		ops = append(ops, o)
+	}
+	return ops, len(p) == 0
 }
 
-// appendRecord encodes appends as the record seq at the end of buf.
-func appendRecord(buf []byte, seq uint64, apps []walAppend) []byte {
+// appendRecord encodes ops as the record seq at the end of buf.
+func appendRecord(buf []byte, seq uint64, ops []walOp) []byte {
 	start := len(buf)
 	buf = append(buf, make([]byte, walHeader)...)
 	buf = binary.BigEndian.AppendUint64(buf, seq)
-	buf = binary.BigEndian.AppendUint32(buf, uint32(len(apps)))
-	for _, a := range apps {
-		buf = append(buf, byte(len(a.lease.Room)))
-		buf = append(buf, a.lease.Room...)
-		buf = binary.BigEndian.AppendUint64(buf, a.lease.Token)
-		buf = binary.BigEndian.AppendUint32(buf, uint32(len(a.entries)))
-		for _, e := range a.entries {
+	buf = binary.BigEndian.AppendUint32(buf, uint32(len(ops)))
+	for _, o := range ops {
+		kind := byte(kindAppend)
+		if o.snap != nil {
+			kind = kindSnapshot
+		}
+		buf = append(buf, kind, byte(len(o.lease.Room)))
+		buf = append(buf, o.lease.Room...)
+		buf = binary.BigEndian.AppendUint64(buf, o.lease.Token)
+		if o.snap != nil {
+			buf = binary.BigEndian.AppendUint64(buf, o.snap.Rev)
+			buf = binary.BigEndian.AppendUint64(buf, o.snap.Keep)
+			buf = binary.BigEndian.AppendUint32(buf, uint32(len(o.snap.Data)))
+			buf = append(buf, o.snap.Data...)
+			continue
+		}
+		buf = binary.BigEndian.AppendUint32(buf, uint32(len(o.entries)))
+		for _, e := range o.entries {
 			buf = binary.BigEndian.AppendUint64(buf, e.Rev)
 			buf = binary.BigEndian.AppendUint32(buf, uint32(len(e.Data)))
 			buf = append(buf, e.Data...)
@@ -266,15 +327,16 @@ func appendRecord(buf []byte, seq uint64, apps []walAppend) []byte {
 	return buf
 }
 
-// loggable reports whether ops can go to the log: all appends, and the log
-// usable — not broken, and not full (a checkpoint that failed, on a full
-// disk say, leaves it full: appends then go to bbolt with the checkpoint).
+// loggable reports whether ops can go to the log: all appends and
+// snapshots, and the log usable — not broken, and not full (a checkpoint
+// that failed, on a full disk say, leaves it full: the writes then go to
+// bbolt with the checkpoint).
 func (b *Bolt) loggable(ops []*boltOp) bool {
 	if w := b.wal; w == nil || w.broken != nil || w.off >= b.opts.WALSize || w.bytes >= b.opts.WALSize {
 		return false
 	}
 	for _, o := range ops {
-		if o.app == nil {
+		if o.log == nil {
 			return false
 		}
 	}
@@ -283,31 +345,33 @@ func (b *Bolt) loggable(ops []*boltOp) bool {
 
 // undo restores one room's pending state when a log write fails.
 type undo struct {
-	room string
-	prev *pendingRoom // nil: the room had nothing pending
-	meta roomMeta
-	n    int // its pending entries before
+	room  string
+	prev  *pendingRoom // nil: the room had nothing pending
+	saved pendingRoom
 }
 
-// logAppends is the committer's path for a batch of appends: validate each
-// against bbolt and the pending appends, write the accepted ones as one
-// record, sync it, answer.
-func (b *Bolt) logAppends(ops []*boltOp) {
+// logOps is the committer's path for a batch of appends and snapshots:
+// check each against bbolt and what is pending, as appendTx and snapshotTx
+// would, write the accepted ones as one record, sync it, answer.
+func (b *Bolt) logOps(ops []*boltOp) {
 	w := b.wal
 	errs := make([]error, len(ops))
 	var (
-		accepted []walAppend
+		accepted []walOp
 		undos    []undo
 		size     int
 	)
 	for _, o := range ops {
-		for _, e := range o.app.entries {
-			size += len(e.Data)
-		}
+		size += o.log.size()
 	}
-	// The entries are kept until the checkpoint: one copy of their data for
-	// the batch, not the callers' slices.
+	// What is kept until the checkpoint: one copy of the data for the
+	// batch, not the callers' slices.
 	arena := make([]byte, 0, size)
+	keep := func(v []byte) []byte {
+		start := len(arena)
+		arena = append(arena, v...)
+		return arena[start:len(arena):len(arena)]
+	}
 	now := b.opts.Now().UnixMilli()
 	viewErr := b.db.View(func(tx *bbolt.Tx) error {
 		for i, o := range ops {
@@ -315,34 +379,39 @@ func (b *Bolt) logAppends(ops []*boltOp) {
 				errs[i] = err // its caller has gone: leave it out
 				continue
 			}
-			a := o.app
-			p := w.pending[a.lease.Room]
-			m, err := b.heldPending(tx, p, a.lease, now)
-			if err == nil {
-				err = checkFollows(tx, p, a.lease.Room, m, a.entries)
+			l := o.log
+			p := w.pending[l.lease.Room]
+			m, err := b.heldPending(tx, p, l.lease, now)
+			if err == nil && l.snap == nil {
+				err = checkFollows(tx, p, l.lease.Room, m, l.entries)
+			}
+			if errors.Is(err, errDup) || err == nil && l.snap != nil && l.snap.Rev < m.snapRev {
+				continue // a retry that landed, an older snapshot: nothing to write
 			}
 			if err != nil {
-				if errors.Is(err, errDup) {
-					err = nil
-				}
 				errs[i] = err
 				continue
 			}
-			u := undo{room: a.lease.Room, prev: p}
+			u := undo{room: l.lease.Room, prev: p}
 			if p == nil {
 				p = &pendingRoom{meta: m}
-				w.pending[a.lease.Room] = p
+				w.pending[l.lease.Room] = p
 			} else {
-				u.meta, u.n = p.meta, len(p.entries)
+				u.saved = *p
 			}
 			undos = append(undos, u)
-			for _, e := range a.entries {
-				start := len(arena)
-				arena = append(arena, e.Data...)
-				p.entries = append(p.entries, store.Entry{Rev: e.Rev, Data: arena[start:len(arena):len(arena)]})
+			if l.snap != nil {
+				snap := *l.snap
+				snap.Data = keep(snap.Data)
+				p.snapshot(snap)
+				accepted = append(accepted, walOp{lease: l.lease, snap: &snap})
+				continue
 			}
-			p.meta.last = a.entries[len(a.entries)-1].Rev
-			accepted = append(accepted, walAppend{lease: a.lease, entries: p.entries[len(p.entries)-len(a.entries):]})
+			for _, e := range l.entries {
+				p.entries = append(p.entries, store.Entry{Rev: e.Rev, Data: keep(e.Data)})
+			}
+			p.meta.last = l.entries[len(l.entries)-1].Rev
+			accepted = append(accepted, walOp{lease: l.lease, entries: p.entries[len(p.entries)-len(l.entries):]})
 		}
 		return nil
 	})
@@ -350,8 +419,8 @@ func (b *Bolt) logAppends(ops []*boltOp) {
 		for i := range errs {
 			errs[i] = viewErr
 		}
-		accepted = nil
 		b.rollback(undos)
+		accepted = nil
 	}
 	if len(accepted) > 0 {
 		if err := w.write(accepted); err != nil {
@@ -362,12 +431,10 @@ func (b *Bolt) logAppends(ops []*boltOp) {
 				}
 			}
 		} else {
-			if w.entries == 0 {
+			if w.writes == 0 {
 				w.since = time.Now()
 			}
-			for _, a := range accepted {
-				w.entries += len(a.entries)
-			}
+			w.writes += len(accepted)
 			w.bytes += int64(size)
 			b.txs.Add(1)
 			b.logged.Add(1)
@@ -379,6 +446,36 @@ func (b *Bolt) logAppends(ops []*boltOp) {
 	}
 }
 
+// size is the data the write carries.
+func (o *walOp) size() int {
+	if o.snap != nil {
+		return len(o.snap.Data)
+	}
+	n := 0
+	for _, e := range o.entries {
+		n += len(e.Data)
+	}
+	return n
+}
+
+// snapshot applies a snapshot to a room's pending state as snapshotTx
+// applies it to bbolt (the caller has checked that it is not older than
+// the room's).
+func (p *pendingRoom) snapshot(snap store.Snapshot) {
+	upTo := snap.FirstKept() - 1
+	if snap.Rev > p.meta.last {
+		upTo = math.MaxUint64 // ahead of the log: nothing stored can lead up to it
+	}
+	p.snap = &snap
+	p.dropUpTo = max(p.dropUpTo, upTo)
+	i := 0
+	for i < len(p.entries) && p.entries[i].Rev <= upTo {
+		i++
+	}
+	p.entries = p.entries[i:]
+	p.meta.snapRev, p.meta.last = snap.Rev, max(p.meta.last, snap.Rev)
+}
+
 func (b *Bolt) rollback(undos []undo) {
 	w := b.wal
 	for i := len(undos) - 1; i >= 0; i-- {
@@ -387,17 +484,16 @@ func (b *Bolt) rollback(undos []undo) {
 			delete(w.pending, u.room)
 			continue
 		}
-		u.prev.meta = u.meta
-		u.prev.entries = u.prev.entries[:u.n]
+		*u.prev = u.saved
 	}
 }
 
 // write logs one record and syncs it. A failure breaks the log until the
 // next checkpoint.
-func (w *wal) write(apps []walAppend) error {
+func (w *wal) write(ops []walOp) error {
 	seq := w.seq + 1
 	w.seq = seq // handed out even when the write fails: never reused
-	w.buf = appendRecord(w.buf[:0], seq, apps)
+	w.buf = appendRecord(w.buf[:0], seq, ops)
 	if _, err := w.f.WriteAt(w.buf, w.off); err != nil {
 		w.broken = err
 		return fmt.Errorf("write-ahead log: %w", err)
@@ -418,7 +514,7 @@ func (w *wal) write(apps []walAppend) error {
 // checkpointDue reports whether the pending appends should be checkpointed now.
 func (b *Bolt) checkpointDue() bool {
 	w := b.wal
-	return w != nil && w.entries > 0 &&
+	return w != nil && w.writes > 0 &&
 		(w.off >= b.opts.WALSize || w.bytes >= b.opts.WALSize || time.Since(w.since) >= b.opts.CheckpointInterval)
 }
 
@@ -432,6 +528,16 @@ func (b *Bolt) applyPending(tx *bbolt.Tx) error {
 	}
 	log := tx.Bucket(bLog)
 	for code, p := range w.pending {
+		if p.dropUpTo > 0 {
+			if err := deleteLog(tx, code, p.dropUpTo); err != nil {
+				return err
+			}
+		}
+		if p.snap != nil {
+			if err := tx.Bucket(bSnaps).Put([]byte(code), nonNil(p.snap.Data)); err != nil {
+				return err
+			}
+		}
 		for _, e := range p.entries {
 			if err := log.Put(logKey(code, e.Rev), nonNil(e.Data)); err != nil {
 				return err
@@ -451,11 +557,11 @@ func (b *Bolt) checkpointed() {
 	if w == nil {
 		return
 	}
-	if w.entries > 0 {
+	if w.writes > 0 {
 		b.checkpoints.Add(1)
 	}
 	clear(w.pending)
-	w.entries, w.bytes, w.off, w.broken = 0, 0, 0, nil
+	w.writes, w.bytes, w.off, w.broken = 0, 0, 0, nil
 }
 
 // errDup is checkFollows' answer for a retry of an append that landed.
@@ -492,11 +598,7 @@ func checkFollows(tx *bbolt.Tx, p *pendingRoom, code string, m roomMeta, entries
 	if first <= m.last {
 		log := tx.Bucket(bLog)
 		for _, e := range entries {
-			v, ok := p.get(e.Rev)
-			if !ok {
-				v = log.Get(logKey(code, e.Rev))
-			}
-			if v == nil || !bytes.Equal(v, e.Data) {
+			if v := p.lookup(log, code, e.Rev); v == nil || !bytes.Equal(v, e.Data) {
 				return fmt.Errorf("rev %d after %d: %w", first, m.last, store.ErrGap)
 			}
 		}

@@ -3,12 +3,14 @@ package boltstore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"go.etcd.io/bbolt"
+	"pgregory.net/rapid"
 
 	"github.com/roomd/roomd/store"
 	"github.com/roomd/roomd/store/storetest"
@@ -235,7 +237,7 @@ func TestWALCheckpointBounds(t *testing.T) {
 // FuzzWALRecord: whatever bytes the log's file holds, reading it never
 // panics, and a record read back is the one written.
 func FuzzWALRecord(f *testing.F) {
-	apps := []walAppend{{lease: store.Lease{Room: "FUZZED", Token: 7}, entries: storetest.Entries("FUZZED", 3, 4)}}
+	apps := []walOp{{lease: store.Lease{Room: "FUZZED", Token: 7}, entries: storetest.Entries("FUZZED", 3, 4)}}
 	f.Add(appendRecord(nil, 1, apps))
 	f.Add(appendRecord(appendRecord(nil, 1, apps), 2, nil))
 	f.Add([]byte{})
@@ -245,7 +247,7 @@ func FuzzWALRecord(f *testing.F) {
 			if !ok {
 				break
 			}
-			got, ok := decodeAppends(payload[8:])
+			got, ok := decodeOps(payload[8:])
 			if ok {
 				again := appendRecord(nil, seq, got)
 				if !bytes.Equal(again, data[off:off+n]) {
@@ -260,14 +262,122 @@ func FuzzWALRecord(f *testing.F) {
 // BenchmarkWALRecord: encoding one batch of 6 one-entry appends (the size
 // of a commit at 1,000 rooms × 2 players × 1 move/s).
 func BenchmarkWALRecord(b *testing.B) {
-	var apps []walAppend
+	var apps []walOp
 	for i := range 6 {
 		code := fmt.Sprintf("B%05d", i)
-		apps = append(apps, walAppend{lease: store.Lease{Room: code, Token: 1}, entries: []store.Entry{{Rev: 9, Data: bytes.Repeat([]byte("x"), 100)}}})
+		apps = append(apps, walOp{lease: store.Lease{Room: code, Token: 1}, entries: []store.Entry{{Rev: 9, Data: bytes.Repeat([]byte("x"), 100)}}})
 	}
 	var buf []byte
 	b.ReportAllocs()
 	for i := range b.N {
 		buf = appendRecord(buf[:0], uint64(i), apps)
 	}
+}
+
+// TestWALModel: any sequence of appends (new, retried, out of order) and
+// snapshots (older, covering, keeping, ahead of the log) of two rooms, with
+// checkpoints and crashes in between, leaves the store with the write-ahead
+// log answering and holding exactly what the store without it does.
+func TestWALModel(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		dirs := [2]string{t.TempDir(), t.TempDir()}
+		opts := [2]BoltOptions{{NoSync: true, NoWAL: true}, {NoSync: true, CheckpointInterval: 1 << 40}}
+		var stores [2]*Bolt
+		for i := range stores {
+			var err error
+			if stores[i], err = Open(dirs[i], opts[i]); err != nil {
+				rt.Fatal(err)
+			}
+		}
+		defer func() {
+			for _, s := range stores {
+				s.Close()
+			}
+		}()
+		ctx := context.Background()
+		rooms := []string{"MODELA", "MODELB"}
+		leases := map[string][2]store.Lease{}
+		for _, code := range rooms {
+			var l [2]store.Lease
+			for i, s := range stores {
+				var err error
+				if l[i], err = s.Create(ctx, code, store.Snapshot{Data: []byte("s0")}); err != nil {
+					rt.Fatal(err)
+				}
+			}
+			leases[code] = l
+		}
+		// reopen opens each room anew in both (a new lease), comparing.
+		reopen := func(what string) {
+			for _, code := range rooms {
+				var l [2]store.Lease
+				var recs [2]store.Record
+				for i, s := range stores {
+					var err error
+					if l[i], recs[i], err = s.Open(ctx, code); err != nil {
+						rt.Fatalf("%s: open %s: %v", what, code, err)
+					}
+				}
+				if fmt.Sprint(recs[0]) != fmt.Sprint(recs[1]) {
+					rt.Fatalf("%s: %s holds\n%v with the log,\n%v without", what, code, recs[1], recs[0])
+				}
+				leases[code] = l
+			}
+		}
+		data := func(code string, rev uint64, v int) []byte { return fmt.Appendf(nil, "%s/%d/%d", code, rev, v) }
+		steps := rapid.IntRange(1, 40).Draw(rt, "steps")
+		for range steps {
+			code := rapid.SampledFrom(rooms).Draw(rt, "room")
+			l := leases[code]
+			var errs [2]error
+			switch op := rapid.IntRange(0, 9).Draw(rt, "op"); {
+			case op < 5: // an append, usually the next one
+				from := uint64(rapid.IntRange(1, 12).Draw(rt, "from"))
+				n := uint64(rapid.IntRange(1, 3).Draw(rt, "n"))
+				v := rapid.IntRange(0, 1).Draw(rt, "bytes")
+				var es []store.Entry
+				for rev := from; rev < from+n; rev++ {
+					es = append(es, store.Entry{Rev: rev, Data: data(code, rev, v)})
+				}
+				for i, s := range stores {
+					errs[i] = s.Append(ctx, l[i], es)
+				}
+			case op < 8:
+				snap := store.Snapshot{Rev: uint64(rapid.IntRange(0, 14).Draw(rt, "rev")), Keep: uint64(rapid.IntRange(0, 15).Draw(rt, "keep"))}
+				snap.Data = fmt.Appendf(nil, "snap %d", snap.Rev)
+				for i, s := range stores {
+					errs[i] = s.WriteSnapshot(ctx, l[i], snap)
+				}
+			case op == 8: // a checkpoint in the store with the log
+				errs[1] = stores[1].Ping(ctx)
+			default: // a crash of the store with the log
+				crash(t, stores[1])
+				var err error
+				if stores[1], err = Open(dirs[1], opts[1]); err != nil {
+					rt.Fatal(err)
+				}
+				if st := stores[1].Stats(); st.ReplaySkipped != 0 {
+					rt.Fatalf("the replay skipped %d writes", st.ReplaySkipped)
+				}
+				reopen("after a crash")
+			}
+			if sentinel(errs[0]) != sentinel(errs[1]) {
+				rt.Fatalf("answers differ: %v without the log, %v with it", errs[0], errs[1])
+			}
+		}
+		reopen("at the end")
+	})
+}
+
+// sentinel names the store's sentinel err wraps ("" for nil).
+func sentinel(err error) string {
+	for _, s := range []error{store.ErrGap, store.ErrFenced, store.ErrNotFound, store.ErrExists, store.ErrClosed} {
+		if errors.Is(err, s) {
+			return s.Error()
+		}
+	}
+	if err != nil {
+		return "other: " + err.Error()
+	}
+	return ""
 }
