@@ -8,16 +8,20 @@ import (
 )
 
 // BenchmarkAppend: see storetest.BenchAppend. tx/append is the number of
-// transactions (commits, fsyncs) per append.
+// commits (log records or transactions) per append; fsync-nowal is the
+// store without its write-ahead log.
 func BenchmarkAppend(b *testing.B) {
-	for _, noSync := range []bool{false, true} {
-		name := "fsync"
-		if noSync {
-			name = "nosync"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		opts BoltOptions
+	}{
+		{"fsync", BoltOptions{}},
+		{"fsync-nowal", BoltOptions{NoWAL: true}},
+		{"nosync", BoltOptions{NoSync: true}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
 			open := func(b *testing.B) store.Store {
-				s, err := Open(b.TempDir(), BoltOptions{NoSync: noSync})
+				s, err := Open(b.TempDir(), c.opts)
 				if err != nil {
 					b.Fatal(err)
 				}

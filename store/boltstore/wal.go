@@ -20,27 +20,36 @@ import (
 // The write-ahead log. A bbolt commit costs two fdatasyncs (the pages, then
 // the meta page) and a page write for every leaf it touches; under load that
 // was the embedded store's bound (BENCHMARKS.md, "The embedded store under
-// load"). So appends — the one write on every move — do not go to bbolt at
-// once: the committer validates a batch of them against bbolt and what is
-// pending, writes them as one record at the end of WALFile, fdatasyncs it
-// once and answers. They are pending until a checkpoint: a bbolt transaction
-// that writes every pending entry (and the log's position, walApplied) into
-// the file. Every other write (create, open, snapshot, end, claims, boards,
-// the outbox, ping, the sweep) checkpoints first, in its own transaction, so
-// bbolt and the log never disagree about a room: the log holds only appends
-// made after the last checkpoint, in the order the committer accepted them.
+// load"). So the writes every room makes as it plays — appends, on every
+// move, and snapshots — do not go to bbolt at once: the committer checks a
+// batch of them against bbolt and what is pending, as appendTx and
+// snapshotTx would, writes the accepted ones as one record at the log's
+// end, fdatasyncs it once and answers. They are pending until a checkpoint:
+// a bbolt transaction that carries every pending entry, snapshot, log
+// trimming and room meta (and the log's position, walApplied) into the
+// file. A checkpoint runs when the pending writes are CheckpointInterval
+// old or WALSize large, and before every other write (create, open, end,
+// claims, boards, the outbox, ping, the sweep), in that write's
+// transaction; so bbolt and the log never disagree about a room: the log
+// holds only appends and snapshots made after the last checkpoint, in the
+// order the committer accepted them.
 //
-// After a checkpoint the next record goes at offset 0 again, over the
-// records bbolt now holds: the file is rewritten in place rather than grown,
-// so that an fdatasync need not commit a new size. Opening the store replays
+// After a checkpoint the next record goes at offset 0 again, over records
+// bbolt now holds: the file is rewritten in place rather than grown, so
+// that its fdatasync need not commit a new size. Opening the store replays
 // the records that follow the checkpoint — from offset 0, each with the
-// sequence number one above the last, up to the first that is torn, stale or
-// fails its checksum — in one transaction, and starts the log afresh.
+// sequence number one above the last, up to the first that is torn, stale
+// or fails its checksum — in one transaction, which moves the checkpoint
+// past them. Sequence numbers are never reused (a failed write's included),
+// so a stale record behind the end never passes for the next one.
 //
 // A record is
 //
 //	crc32c(payload) (4) | len(payload) (4) | payload
-//	payload: seq (8) | appends (4) | appends × (len(code) (1) | code | token (8) | entries (4) | entries × (rev (8) | len(data) (4) | data))
+//	payload: seq (8) | writes (4) | writes × write
+//	write:   kind (1) | len(code) (1) | code | token (8) | body
+//	append ('a'):   entries (4) | entries × (rev (8) | len(data) (4) | data)
+//	snapshot ('s'): rev (8) | keep (8) | len(data) (4) | data
 //
 // all integers big-endian.
 
@@ -77,14 +86,14 @@ type wal struct {
 	broken error
 	buf    []byte
 
-	// pending is what the log holds that bbolt does not: per room, the
-	// meta after the pending appends and their entries.
+	// pending is what the log holds that bbolt does not: per room, its
+	// meta after the pending writes, its entries and its newest snapshot.
 	pending  map[string]*pendingRoom
 	writes   int       // pending appends and snapshots
 	bytes    int64     // their data
-	since    time.Time // when the first pending append was logged
+	since    time.Time // when the first pending write was logged
 	replayed int       // records replayed at open
-	skipped  int       // appends the replay found refused (see replay)
+	skipped  int       // writes the replay found refused (see replay)
 }
 
 type pendingRoom struct {
