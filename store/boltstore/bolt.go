@@ -192,6 +192,9 @@ type boltOp struct {
 	// log is set for an append or a snapshot, which the committer may log
 	// instead of running fn.
 	log *walOp
+	// apart is set for a write that touches no room (claims, boards, the
+	// outbox, a ping): its transaction need not checkpoint the log first.
+	apart bool
 }
 
 // BoltStats counts the committer's work.
@@ -279,6 +282,13 @@ func (b *Bolt) do(ctx context.Context, op string, fn func(tx *bbolt.Tx) error) e
 	return b.run(ctx, op, &boltOp{ctx: ctx, fn: fn})
 }
 
+// doApart is do for a write that touches no room's buckets (rooms, snaps,
+// log, expiry), which therefore need not wait for the write-ahead log's
+// pending writes to be carried into bbolt.
+func (b *Bolt) doApart(ctx context.Context, op string, fn func(tx *bbolt.Tx) error) error {
+	return b.run(ctx, op, &boltOp{ctx: ctx, fn: fn, apart: true})
+}
+
 // run queues o for the committer and waits for its result.
 func (b *Bolt) run(ctx context.Context, op string, o *boltOp) error {
 	if err := ctx.Err(); err != nil {
@@ -353,15 +363,22 @@ func (b *Bolt) commit(ops []*boltOp) {
 	b.commitTx(ops)
 }
 
-// commitTx runs ops in one transaction, after the pending appends of the
-// write-ahead log (a checkpoint), and answers each.
+// commitTx runs ops in one transaction and answers each. A transaction
+// with a write that touches rooms — or with none, a checkpoint — first
+// carries the write-ahead log's pending writes into bbolt.
 func (b *Bolt) commitTx(ops []*boltOp) {
-	for len(ops) > 0 || (b.wal != nil && b.wal.writes > 0) {
+	rooms := len(ops) == 0
+	for _, o := range ops {
+		rooms = rooms || !o.apart
+	}
+	for len(ops) > 0 || (rooms && b.wal != nil && b.wal.writes > 0) {
 		errs := make([]error, len(ops))
 		bad := -1
 		err := b.db.Update(func(tx *bbolt.Tx) error {
-			if err := b.applyPending(tx); err != nil {
-				return err
+			if rooms {
+				if err := b.applyPending(tx); err != nil {
+					return err
+				}
 			}
 			for i, o := range ops {
 				if err := o.ctx.Err(); err != nil {
@@ -382,7 +399,7 @@ func (b *Bolt) commitTx(ops []*boltOp) {
 			ops = slices.Delete(ops, bad, bad+1)
 			continue
 		}
-		if err == nil {
+		if err == nil && rooms {
 			b.checkpointed()
 		}
 		b.txs.Add(1)
@@ -748,7 +765,13 @@ func (b *Bolt) List(ctx context.Context) ([]string, error) {
 // committer like any write (and costs one commit when nothing else is
 // waiting).
 func (b *Bolt) Ping(ctx context.Context) error {
-	return b.do(ctx, "ping", func(tx *bbolt.Tx) error { return nil })
+	return b.doApart(ctx, "ping", func(tx *bbolt.Tx) error { return nil })
+}
+
+// checkpoint carries what the write-ahead log holds pending into bbolt
+// (through the committer, as any write touching rooms does).
+func (b *Bolt) checkpoint(ctx context.Context) error {
+	return b.do(ctx, "checkpoint", func(tx *bbolt.Tx) error { return nil })
 }
 
 // Close stops the committer and the sweep and closes the file. Writes not

@@ -44,7 +44,7 @@ func (b *Bolt) Claim(ctx context.Context, key string, value []byte, ttl time.Dur
 	if found {
 		return held, false, nil
 	}
-	err := b.do(ctx, "claim", func(tx *bbolt.Tx) error {
+	err := b.doApart(ctx, "claim", func(tx *bbolt.Tx) error {
 		// The committer may run this again when another op of its
 		// transaction fails: set the results afresh each time.
 		if held, found = b.holds(tx, key); found {
@@ -87,7 +87,7 @@ func (b *Bolt) Mark(ctx context.Context, key string, value []byte) error {
 	if err := store.CheckClaim(key, value, 0); err != nil {
 		return err
 	}
-	return b.do(ctx, "mark", func(tx *bbolt.Tx) error {
+	return b.doApart(ctx, "mark", func(tx *bbolt.Tx) error {
 		claims, due := tx.Bucket(bClaims), tx.Bucket(bClaimD)
 		if old := claims.Get([]byte(key)); len(old) >= 8 && u64(old) != 0 {
 			if err := due.Delete(append(slices.Clone(old[:8]), key...)); err != nil {

@@ -45,7 +45,7 @@ func (b *Bolt) Record(ctx context.Context, board store.Board, s store.Score) err
 	}
 	name := boardName(board)
 	who := nameKey(data)
-	return b.do(ctx, op, func(tx *bbolt.Tx) error {
+	return b.doApart(ctx, op, func(tx *bbolt.Tx) error {
 		now := b.opts.Now().UnixMilli()
 		if at := tx.Bucket(bBoardX).Get(name); at != nil && expired(at, now) {
 			if err := deleteBoard(tx, name); err != nil {

@@ -65,7 +65,7 @@ func (b *Bolt) Enqueue(ctx context.Context, events []store.Event) (int, error) {
 		return 0, err
 	}
 	var dropped int
-	err := b.do(ctx, "enqueue", func(tx *bbolt.Tx) error {
+	err := b.doApart(ctx, "enqueue", func(tx *bbolt.Tx) error {
 		var err error
 		dropped, err = b.enqueue(tx, events)
 		return err
@@ -126,7 +126,7 @@ func (b *Bolt) Due(ctx context.Context, now int64, limit int) ([]store.Event, er
 }
 
 func (b *Bolt) Retry(ctx context.Context, id string, attempts int, due int64) error {
-	return b.do(ctx, "retry event", func(tx *bbolt.Tx) error {
+	return b.doApart(ctx, "retry event", func(tx *bbolt.Tx) error {
 		box, ids := tx.Bucket(bOutbox), tx.Bucket(bOutboxID)
 		old := ids.Get([]byte(id))
 		if old == nil {
@@ -151,7 +151,7 @@ func (b *Bolt) Retry(ctx context.Context, id string, attempts int, due int64) er
 }
 
 func (b *Bolt) Ack(ctx context.Context, ids []string) error {
-	return b.do(ctx, "ack events", func(tx *bbolt.Tx) error {
+	return b.doApart(ctx, "ack events", func(tx *bbolt.Tx) error {
 		box, idx, counts := tx.Bucket(bOutbox), tx.Bucket(bOutboxID), tx.Bucket(bOutboxN)
 		n := u64(counts.Get(keyN))
 		for _, id := range ids {

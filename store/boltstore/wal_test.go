@@ -105,7 +105,7 @@ func TestWALStaleRecordsAfterReset(t *testing.T) {
 	for rev := uint64(1); rev <= 4; rev++ {
 		storetest.MustAppend(t, b, l, []store.Entry{big(rev)})
 	}
-	if err := b.Ping(storetest.Ctx(t)); err != nil { // a checkpoint
+	if err := b.checkpoint(storetest.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 	storetest.MustAppend(t, b, l, []store.Entry{{Rev: 5, Data: []byte("five")}})
@@ -349,7 +349,7 @@ func TestWALModel(t *testing.T) {
 					errs[i] = s.WriteSnapshot(ctx, l[i], snap)
 				}
 			case op == 8: // a checkpoint in the store with the log
-				errs[1] = stores[1].Ping(ctx)
+				errs[1] = stores[1].checkpoint(ctx)
 			default: // a crash of the store with the log
 				crash(t, stores[1])
 				var err error
