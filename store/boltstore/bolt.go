@@ -169,6 +169,11 @@ type Bolt struct {
 
 	// wal is the write-ahead log: nil with NoWAL. The committer's own.
 	wal *wal
+	// ckwg counts the log's checkpoint goroutine.
+	ckwg sync.WaitGroup
+	// testCheckpoint, when set, runs in each checkpoint goroutine's
+	// transaction first: a test's way to fail one.
+	testCheckpoint func() error
 
 	txs         atomic.Uint64
 	ops         atomic.Uint64
@@ -259,7 +264,7 @@ func Open(dir string, opts BoltOptions) (*Bolt, error) {
 	}
 	b.replayed, b.skipped = b.wal.replayed, b.wal.skipped
 	if opts.NoWAL {
-		b.wal.f.Close()
+		b.wal.close()
 		b.wal = nil
 	}
 	b.wg.Add(1)
@@ -353,13 +358,13 @@ func soft(err error) bool {
 // commit logs ops when they are all appends and the write-ahead log takes
 // them, else runs them in one transaction; either way it answers each.
 func (b *Bolt) commit(ops []*boltOp) {
+	b.checkpointDone(false)
 	if b.loggable(ops) {
 		b.logOps(ops)
-		if b.checkpointDue() {
-			b.commitTx(nil)
-		}
+		b.startCheckpoint()
 		return
 	}
+	b.checkpointDone(true) // bbolt takes one writer: let a checkpoint land first
 	b.commitTx(ops)
 }
 
@@ -371,7 +376,7 @@ func (b *Bolt) commitTx(ops []*boltOp) {
 	for _, o := range ops {
 		rooms = rooms || !o.apart
 	}
-	for len(ops) > 0 || (rooms && b.wal != nil && b.wal.writes > 0) {
+	for len(ops) > 0 || (rooms && b.wal.holds()) {
 		errs := make([]error, len(ops))
 		bad := -1
 		err := b.db.Update(func(tx *bbolt.Tx) error {
@@ -787,9 +792,10 @@ func (b *Bolt) Close() error {
 	b.wg.Wait()
 	// The last checkpoint: what the log holds goes into bbolt (were it to
 	// fail, the next open replays it).
+	b.checkpointDone(true)
 	b.commitTx(nil)
 	if b.wal != nil {
-		b.wal.f.Close()
+		b.wal.close()
 	}
 	return b.db.Close()
 }

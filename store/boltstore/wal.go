@@ -25,23 +25,27 @@ import (
 // batch of them against bbolt and what is pending, as appendTx and
 // snapshotTx would, writes the accepted ones as one record at the log's
 // end, fdatasyncs it once and answers. They are pending until a checkpoint:
-// a bbolt transaction that carries every pending entry, snapshot, log
-// trimming and room meta (and the log's position, walApplied) into the
-// file. A checkpoint runs when the pending writes are CheckpointInterval
-// old or WALSize large, and before every other write (create, open, end,
-// claims, boards, the outbox, ping, the sweep), in that write's
-// transaction; so bbolt and the log never disagree about a room: the log
-// holds only appends and snapshots made after the last checkpoint, in the
-// order the committer accepted them.
+// a bbolt transaction that carries pending entries, snapshots, log trimming
+// and room meta (and the log's position, walApplied) into the file.
 //
-// After a checkpoint the next record goes at offset 0 again, over records
-// bbolt now holds: the file is rewritten in place rather than grown, so
-// that its fdatasync need not commit a new size. Opening the store replays
-// the records that follow the checkpoint — from offset 0, each with the
-// sequence number one above the last, up to the first that is torn, stale
-// or fails its checksum — in one transaction, which moves the checkpoint
-// past them. Sequence numbers are never reused (a failed write's included),
-// so a stale record behind the end never passes for the next one.
+// The log is two files. When the pending writes are CheckpointInterval old
+// or WALSize large, they are frozen and a checkpoint goroutine carries them
+// into bbolt while the committer logs on into the other file, from its
+// offset 0, checking new writes against what is pending, then what is
+// frozen, then bbolt; the next switch waits for that checkpoint to land. Every
+// other write that touches rooms (create, open, end, the sweep, an append
+// with events) waits for a running checkpoint and checkpoints everything in
+// its own transaction, so bbolt and the log never disagree about a room;
+// writes that touch no room (claims, boards, the outbox, ping) do not.
+//
+// Records are rewritten in place over ones bbolt holds rather than grown,
+// so that an fdatasync need not commit a new size. Opening the store reads
+// each file from offset 0 as a run of records — each with the sequence
+// number one above the last, up to the first that is torn, stale or fails
+// its checksum — and replays, in one transaction, the runs that chain on
+// from the checkpoint's sequence number. Sequence numbers are never reused
+// (a failed write's included), so a stale record never passes for the next
+// one.
 //
 // A record is
 //
@@ -53,9 +57,11 @@ import (
 //
 // all integers big-endian.
 
-// WALFile is the name of the write-ahead log inside a Bolt store's
-// directory.
+// WALFile is the name of the write-ahead log's first file inside a Bolt
+// store's directory; the second is WALFile + ".1".
 const WALFile = "roomd.wal"
+
+var walFiles = [2]string{WALFile, WALFile + ".1"}
 
 // Defaults of the checkpoint's bounds (BoltOptions).
 const (
@@ -74,9 +80,11 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 const walHeader = 8 // crc32c, length
 
-// wal is the committer's: no lock.
+// wal is the committer's: no lock. The checkpoint goroutine reads frozen
+// and nothing else.
 type wal struct {
-	f      *os.File
+	files  [2]*os.File
+	cur    int // the file records go to
 	noSync bool
 	off    int64  // where the next record goes
 	seq    uint64 // the last sequence number handed out
@@ -86,29 +94,43 @@ type wal struct {
 	broken error
 	buf    []byte
 
-	// pending is what the log holds that bbolt does not: per room, its
-	// meta after the pending writes, its entries and its newest snapshot.
-	pending  map[string]*pendingRoom
-	writes   int       // pending appends and snapshots
-	bytes    int64     // their data
-	since    time.Time // when the first pending write was logged
-	replayed int       // records replayed at open
-	skipped  int       // writes the replay found refused (see replay)
+	// pending is what the current file holds that bbolt does not: per
+	// room, its meta after the pending writes, its entries and its newest
+	// snapshot.
+	pending map[string]*pendingRoom
+	writes  int       // pending appends and snapshots
+	bytes   int64     // their data
+	since   time.Time // when the first pending write was logged
+
+	// frozen is what the other file holds that bbolt may not: the writes a
+	// checkpoint goroutine carries into bbolt (inflight), or failed to
+	// (retry after retryAt). frozenSeq is its last record.
+	frozen    map[string]*pendingRoom
+	frozenSeq uint64
+	inflight  bool
+	retryAt   time.Time
+	done      chan error // the checkpoint goroutine's answer
+
+	replayed int // records replayed at open
+	skipped  int // writes the replay found refused (see replay)
 }
 
 type pendingRoom struct {
 	meta roomMeta
 	// snap is the newest pending snapshot, and dropUpTo the revision up to
-	// which it drops bbolt's log entries (0: none).
+	// which it drops older log entries (0: none).
 	snap     *store.Snapshot
 	dropUpTo uint64
 	entries  []store.Entry // contiguous, all after dropUpTo
 }
 
-// lookup returns the entry at rev that the room holds: pending, or in bbolt
-// unless a pending snapshot dropped it; nil when there is none.
-func (p *pendingRoom) lookup(log *bbolt.Bucket, code string, rev uint64) []byte {
-	if p != nil {
+// entry returns the entry at rev that the room holds: pending, frozen, or in
+// bbolt, unless a newer layer's snapshot dropped it; nil when there is none.
+func (w *wal) entry(log *bbolt.Bucket, code string, rev uint64) []byte {
+	for _, p := range [2]*pendingRoom{w.pending[code], w.frozen[code]} {
+		if p == nil {
+			continue
+		}
 		if n := len(p.entries); n > 0 && rev >= p.entries[0].Rev && rev <= p.entries[n-1].Rev {
 			return p.entries[rev-p.entries[0].Rev].Data
 		}
@@ -119,29 +141,44 @@ func (p *pendingRoom) lookup(log *bbolt.Bucket, code string, rev uint64) []byte 
 	return log.Get(logKey(code, rev))
 }
 
-// openWAL opens (creating it if needed) the log in dir and replays what it
-// holds past bbolt's checkpoint into the database.
+// openWAL opens (creating them if needed) the log's files in dir and
+// replays what they hold past bbolt's checkpoint into the database.
 func (b *Bolt) openWAL(dir string) error {
-	path := filepath.Join(dir, WALFile)
-	_, statErr := os.Stat(path)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
+	w := &wal{noSync: b.opts.NoSync, pending: map[string]*pendingRoom{}, done: make(chan error, 1)}
+	created := false
+	for i, name := range walFiles {
+		path := filepath.Join(dir, name)
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			created = true
+		}
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			w.close()
+			return err
+		}
+		w.files[i] = f
 	}
-	w := &wal{f: f, noSync: b.opts.NoSync, pending: map[string]*pendingRoom{}}
-	if errors.Is(statErr, os.ErrNotExist) && !b.opts.NoSync {
-		// The new file's name must survive a power loss too.
+	if created && !b.opts.NoSync {
+		// A new file's name must survive a power loss too.
 		if err := syncDir(dir); err != nil {
-			f.Close()
+			w.close()
 			return err
 		}
 	}
 	if err := b.replay(w); err != nil {
-		f.Close()
+		w.close()
 		return fmt.Errorf("replay %s: %w", WALFile, err)
 	}
 	b.wal = w
 	return nil
+}
+
+func (w *wal) close() {
+	for _, f := range w.files {
+		if f != nil {
+			f.Close()
+		}
+	}
 }
 
 func syncDir(dir string) error {
@@ -167,26 +204,52 @@ func (b *Bolt) replay(w *wal) error {
 	}); err != nil {
 		return err
 	}
-	data, err := io.ReadAll(w.f)
-	if err != nil {
-		return err
+	// Each file's run: its records from offset 0, each one above the last.
+	type run struct {
+		first uint64
+		recs  [][]walOp
 	}
+	var runs []run
+	w.seq = applied
+	for _, f := range w.files {
+		data, err := io.ReadAll(f)
+		if err != nil {
+			return err
+		}
+		var r run
+		for off, seq := 0, uint64(0); ; {
+			if seq == 0 && len(data) >= walHeader+8 {
+				seq = u64(data[walHeader:]) // the first record names its own
+			}
+			payload, n, ok := nextRecord(data[off:], seq)
+			if !ok {
+				break
+			}
+			ops, ok := decodeOps(payload[8:])
+			if !ok {
+				break
+			}
+			if len(r.recs) == 0 {
+				r.first = seq
+			}
+			r.recs = append(r.recs, ops)
+			w.seq = max(w.seq, seq) // never hand out a number a file holds
+			seq++
+			off += n
+		}
+		runs = append(runs, r)
+	}
+	// Chain the runs on from the checkpoint.
 	var recs [][]walOp
-	seq := applied
-	for off := 0; ; {
-		payload, n, ok := nextRecord(data[off:], seq+1)
-		if !ok {
-			break
+	next := applied + 1
+	for range runs {
+		for _, r := range runs {
+			if len(r.recs) > 0 && r.first == next {
+				recs = append(recs, r.recs...)
+				next += uint64(len(r.recs))
+			}
 		}
-		ops, ok := decodeOps(payload[8:])
-		if !ok {
-			break
-		}
-		recs = append(recs, ops)
-		seq++
-		off += n
 	}
-	w.seq = seq
 	w.replayed = len(recs)
 	if len(recs) == 0 {
 		return nil
@@ -208,7 +271,7 @@ func (b *Bolt) replay(w *wal) error {
 				}
 			}
 		}
-		return tx.Bucket(bWAL).Put(walApplied, be64(seq))
+		return tx.Bucket(bWAL).Put(walApplied, be64(w.seq))
 	})
 }
 
@@ -338,8 +401,8 @@ func appendRecord(buf []byte, seq uint64, ops []walOp) []byte {
 
 // loggable reports whether ops can go to the log: all appends and
 // snapshots, and the log usable — not broken, and not full (a checkpoint
-// that failed, on a full disk say, leaves it full: the writes then go to
-// bbolt with the checkpoint).
+// that is slow, or failed on a full disk say, leaves it full: the writes
+// then go to bbolt with a checkpoint of everything).
 func (b *Bolt) loggable(ops []*boltOp) bool {
 	if w := b.wal; w == nil || w.broken != nil || w.off >= b.opts.WALSize || w.bytes >= b.opts.WALSize {
 		return false
@@ -390,9 +453,9 @@ func (b *Bolt) logOps(ops []*boltOp) {
 			}
 			l := o.log
 			p := w.pending[l.lease.Room]
-			m, err := b.heldPending(tx, p, l.lease, now)
+			m, err := b.heldPending(tx, l.lease, now)
 			if err == nil && l.snap == nil {
-				err = checkFollows(tx, p, l.lease.Room, m, l.entries)
+				err = w.checkFollows(tx, l.lease.Room, m, l.entries)
 			}
 			if errors.Is(err, errDup) || err == nil && l.snap != nil && l.snap.Rev < m.snapRev {
 				continue // a retry that landed, an older snapshot: nothing to write
@@ -503,12 +566,13 @@ func (w *wal) write(ops []walOp) error {
 	seq := w.seq + 1
 	w.seq = seq // handed out even when the write fails: never reused
 	w.buf = appendRecord(w.buf[:0], seq, ops)
-	if _, err := w.f.WriteAt(w.buf, w.off); err != nil {
+	f := w.files[w.cur]
+	if _, err := f.WriteAt(w.buf, w.off); err != nil {
 		w.broken = err
 		return fmt.Errorf("write-ahead log: %w", err)
 	}
 	if !w.noSync {
-		if err := fdatasync(w.f); err != nil {
+		if err := fdatasync(f); err != nil {
 			w.broken = err
 			return fmt.Errorf("write-ahead log: sync: %w", err)
 		}
@@ -520,23 +584,94 @@ func (w *wal) write(ops []walOp) error {
 	return nil
 }
 
-// checkpointDue reports whether the pending appends should be checkpointed now.
-func (b *Bolt) checkpointDue() bool {
+// startCheckpoint starts a checkpoint goroutine when none runs and one is
+// due: the pending writes are frozen and carried into bbolt while the
+// committer logs on into the other file; or, when the last one failed, the
+// frozen writes again.
+func (b *Bolt) startCheckpoint() {
 	w := b.wal
-	return w != nil && w.writes > 0 &&
-		(w.off >= b.opts.WALSize || w.bytes >= b.opts.WALSize || time.Since(w.since) >= b.opts.CheckpointInterval)
+	if w == nil || w.inflight {
+		return
+	}
+	if w.frozen == nil {
+		if w.writes == 0 || w.off < b.opts.WALSize && w.bytes < b.opts.WALSize && time.Since(w.since) < b.opts.CheckpointInterval {
+			return
+		}
+		w.frozen, w.frozenSeq = w.pending, w.seq
+		w.pending = map[string]*pendingRoom{}
+		w.writes, w.bytes = 0, 0
+		w.cur, w.off = 1-w.cur, 0
+	} else if time.Now().Before(w.retryAt) {
+		return
+	}
+	w.inflight = true
+	frozen, seq := w.frozen, w.frozenSeq
+	b.ckwg.Add(1)
+	go func() {
+		defer b.ckwg.Done()
+		err := b.db.Update(func(tx *bbolt.Tx) error {
+			if b.testCheckpoint != nil {
+				if err := b.testCheckpoint(); err != nil {
+					return err
+				}
+			}
+			if err := applyLayer(tx, frozen); err != nil {
+				return err
+			}
+			return tx.Bucket(bWAL).Put(walApplied, be64(seq))
+		})
+		w.done <- err
+	}()
 }
 
-// applyPending writes every pending append into tx and moves the
-// checkpoint past every record handed out. The committer calls it at the
-// start of each transaction, and settles when the transaction commits.
+// checkpointDone takes a finished checkpoint goroutine's answer: wait for
+// it, or only look.
+func (b *Bolt) checkpointDone(wait bool) {
+	w := b.wal
+	if w == nil || !w.inflight {
+		return
+	}
+	var err error
+	if wait {
+		err = <-w.done
+	} else {
+		select {
+		case err = <-w.done:
+		default:
+			return
+		}
+	}
+	w.inflight = false
+	if err != nil {
+		w.retryAt = time.Now().Add(b.opts.CheckpointInterval)
+		return
+	}
+	w.frozen = nil
+	b.checkpoints.Add(1)
+}
+
+// applyPending writes everything frozen and pending into tx and moves the
+// checkpoint past every record handed out; no checkpoint goroutine runs.
+// The committer calls it at the start of a transaction that touches rooms,
+// and checkpointed when that commits.
 func (b *Bolt) applyPending(tx *bbolt.Tx) error {
 	w := b.wal
 	if w == nil {
 		return nil
 	}
+	if err := applyLayer(tx, w.frozen); err != nil {
+		return err
+	}
+	if err := applyLayer(tx, w.pending); err != nil {
+		return err
+	}
+	return tx.Bucket(bWAL).Put(walApplied, be64(w.seq))
+}
+
+// applyLayer writes a layer of pending writes into tx.
+func applyLayer(tx *bbolt.Tx, layer map[string]*pendingRoom) error {
 	log := tx.Bucket(bLog)
-	for code, p := range w.pending {
+	for code, p := range layer {
 		if p.dropUpTo > 0 {
 			if err := deleteLog(tx, code, p.dropUpTo); err != nil {
 				return err
@@ -556,7 +691,7 @@ func (b *Bolt) applyPending(tx *bbolt.Tx) error {
 			return err
 		}
 	}
-	return tx.Bucket(bWAL).Put(walApplied, be64(w.seq))
+	return nil
 }
 
 // checkpointed is called after a transaction that ran applyPending
@@ -566,22 +701,29 @@ func (b *Bolt) checkpointed() {
 	if w == nil {
 		return
 	}
-	if w.writes > 0 {
+	if w.writes > 0 || w.frozen != nil {
 		b.checkpoints.Add(1)
 	}
 	clear(w.pending)
+	w.frozen = nil
 	w.writes, w.bytes, w.off, w.broken = 0, 0, 0, nil
 }
+
+// holds reports whether the log holds writes bbolt may not.
+func (w *wal) holds() bool { return w != nil && (w.writes > 0 || w.frozen != nil) }
 
 // errDup is checkFollows' answer for a retry of an append that landed.
 var errDup = errors.New("already stored")
 
 // heldPending is held for the log's path: the room's meta as the pending
-// appends left it (p) or as bbolt holds it, read in a read-only
+// or frozen writes left it or as bbolt holds it, read in a read-only
 // transaction (an expired room is left for the next write to delete).
-func (b *Bolt) heldPending(tx *bbolt.Tx, p *pendingRoom, lease store.Lease, now int64) (roomMeta, error) {
+func (b *Bolt) heldPending(tx *bbolt.Tx, lease store.Lease, now int64) (roomMeta, error) {
 	var m roomMeta
-	if p != nil {
+	w := b.wal
+	if p := w.pending[lease.Room]; p != nil {
+		m = p.meta
+	} else if p := w.frozen[lease.Room]; p != nil {
 		m = p.meta
 	} else {
 		v := tx.Bucket(bRooms).Get([]byte(lease.Room))
@@ -602,12 +744,12 @@ func (b *Bolt) heldPending(tx *bbolt.Tx, p *pendingRoom, lease store.Lease, now 
 // checkFollows is appendTx's check for the log's path: nil when entries
 // follow m.last, errDup when they are all stored already with the same
 // bytes (pending or in bbolt), else ErrGap.
-func checkFollows(tx *bbolt.Tx, p *pendingRoom, code string, m roomMeta, entries []store.Entry) error {
+func (w *wal) checkFollows(tx *bbolt.Tx, code string, m roomMeta, entries []store.Entry) error {
 	first := entries[0].Rev
 	if first <= m.last {
 		log := tx.Bucket(bLog)
 		for _, e := range entries {
-			if v := p.lookup(log, code, e.Rev); v == nil || !bytes.Equal(v, e.Data) {
+			if v := w.entry(log, code, e.Rev); v == nil || !bytes.Equal(v, e.Data) {
 				return fmt.Errorf("rev %d after %d: %w", first, m.last, store.ErrGap)
 			}
 		}

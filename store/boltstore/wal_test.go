@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"go.etcd.io/bbolt"
 	"pgregory.net/rapid"
@@ -26,8 +27,9 @@ func crash(t *testing.T, b *Bolt) {
 	}
 	close(b.quit)
 	b.wg.Wait()
+	b.ckwg.Wait() // a checkpoint running lands or not, as it would
 	if b.wal != nil {
-		b.wal.f.Close()
+		b.wal.close()
 	}
 	if err := b.db.Close(); err != nil {
 		t.Fatal(err)
@@ -185,11 +187,11 @@ func TestWALWriteFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	var good *os.File
-	onCommitter(t, b, func() { good, b.wal.f = b.wal.f, readOnly })
+	onCommitter(t, b, func() { good, b.wal.files[b.wal.cur] = b.wal.files[b.wal.cur], readOnly })
 	if err := b.Append(storetest.Ctx(t), l, storetest.Entries("WFAILS", 2, 2)); err == nil {
 		t.Fatal("an append the log could not write was acknowledged")
 	}
-	onCommitter(t, b, func() { b.wal.f = good; readOnly.Close() }) // a transaction: the checkpoint
+	onCommitter(t, b, func() { b.wal.files[b.wal.cur] = good; readOnly.Close() }) // a transaction: the checkpoint
 	before := b.Stats()
 	// The failed append was not kept: rev 2 may be written anew.
 	storetest.MustAppend(t, b, l, []store.Entry{{Rev: 2, Data: []byte("retried")}})
@@ -207,6 +209,41 @@ func TestWALWriteFails(t *testing.T) {
 	storetest.CheckRecord(t, rec, store.Snapshot{}, want)
 }
 
+// TestWALTwoFiles: while a checkpoint runs, or after it failed, writes go
+// to the log's other file; a crash then replays both files, in order.
+func TestWALTwoFiles(t *testing.T) {
+	dir := t.TempDir()
+	b := openBolt(t, dir, BoltOptions{CheckpointInterval: time.Nanosecond})
+	b.testCheckpoint = func() error { return errors.New("refused by the test") }
+	l := storetest.MustCreate(t, b, "TWOFIL", store.Snapshot{})
+	for rev := uint64(1); rev <= 6; rev++ {
+		storetest.MustAppend(t, b, l, []store.Entry{storetest.Entry("TWOFIL", rev)})
+	}
+	storetest.MustSnapshot(t, b, l, store.Snapshot{Rev: 4, Data: []byte("s4"), Keep: 3})
+	storetest.MustAppend(t, b, l, []store.Entry{storetest.Entry("TWOFIL", 7)})
+	if st := b.Stats(); st.Checkpoints != 0 || st.Logged != 8 {
+		t.Fatalf("stats %+v: want 8 records logged, no checkpoint landed", st)
+	}
+	var sizes [2]int64
+	for i, name := range walFiles {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes[i] = fi.Size()
+	}
+	if sizes[0] == 0 || sizes[1] == 0 {
+		t.Fatalf("file sizes %v: the log should have gone on in its other file", sizes)
+	}
+	crash(t, b)
+	b = openBolt(t, dir, BoltOptions{})
+	if st := b.Stats(); st.Replayed != 8 || st.ReplaySkipped != 0 {
+		t.Fatalf("reopened: %+v, want 8 records replayed from both files", st)
+	}
+	_, rec := storetest.MustOpen(t, b, "TWOFIL")
+	storetest.CheckRecord(t, rec, store.Snapshot{Rev: 4, Data: []byte("s4")}, storetest.Entries("TWOFIL", 3, 7))
+}
+
 // TestWALCheckpointBounds: the log is carried into bbolt when it holds
 // WALSize bytes, and its file stays near that size.
 func TestWALCheckpointBounds(t *testing.T) {
@@ -221,12 +258,14 @@ func TestWALCheckpointBounds(t *testing.T) {
 	if st.Checkpoints < 3 || st.Logged != 200 {
 		t.Fatalf("stats %+v: want every append logged and a checkpoint every ~%d bytes", st, size)
 	}
-	fi, err := os.Stat(filepath.Join(dir, WALFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Size() > size+200 {
-		t.Fatalf("the log's file grew to %d bytes, bound %d", fi.Size(), size)
+	for _, name := range walFiles {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Size() > size+200 {
+			t.Fatalf("the log's file %s grew to %d bytes, bound %d", name, fi.Size(), size)
+		}
 	}
 	_, rec := storetest.MustOpen(t, b, "BOUNDS")
 	if len(rec.Entries) != 200 {
@@ -281,14 +320,25 @@ func BenchmarkWALRecord(b *testing.B) {
 func TestWALModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		dirs := [2]string{t.TempDir(), t.TempDir()}
+		// The store with the log checkpoints only when told to, or after
+		// every batch in the background, or tries to and fails.
+		mode := rapid.SampledFrom([]string{"told", "background", "failing"}).Draw(rt, "checkpoints")
 		opts := [2]BoltOptions{{NoSync: true, NoWAL: true}, {NoSync: true, CheckpointInterval: 1 << 40}}
+		if mode != "told" {
+			opts[1].CheckpointInterval = time.Nanosecond
+		}
 		var stores [2]*Bolt
-		for i := range stores {
+		open := func(i int) {
 			var err error
 			if stores[i], err = Open(dirs[i], opts[i]); err != nil {
 				rt.Fatal(err)
 			}
+			if mode == "failing" {
+				stores[i].testCheckpoint = func() error { return errors.New("checkpoint refused by the test") }
+			}
 		}
+		open(0)
+		open(1)
 		defer func() {
 			for _, s := range stores {
 				s.Close()
@@ -352,10 +402,7 @@ func TestWALModel(t *testing.T) {
 				errs[1] = stores[1].checkpoint(ctx)
 			default: // a crash of the store with the log
 				crash(t, stores[1])
-				var err error
-				if stores[1], err = Open(dirs[1], opts[1]); err != nil {
-					rt.Fatal(err)
-				}
+				open(1)
 				if st := stores[1].Stats(); st.ReplaySkipped != 0 {
 					rt.Fatalf("the replay skipped %d writes", st.ReplaySkipped)
 				}
