@@ -251,9 +251,11 @@ func (b *Bolt) replay(w *wal) error {
 		}
 	}
 	w.replayed = len(recs)
-	if len(recs) == 0 {
-		return nil
+	if w.seq == applied {
+		return nil // nothing past the checkpoint
 	}
+	// The checkpoint moves past every number the files hold, chained or
+	// not, so that the records written next are the ones a replay reads.
 	return b.db.Update(func(tx *bbolt.Tx) error {
 		for _, ops := range recs {
 			for _, o := range ops {
