@@ -199,3 +199,26 @@ func sameDefault(readme, help string) bool {
 	}
 	return readme == strings.Trim(help, `"`)
 }
+
+// TestStoreMetrics: the embedded store's commits show on /metrics — a
+// create as a bbolt transaction, a join's append as a record of the
+// write-ahead log.
+func TestStoreMetrics(t *testing.T) {
+	p := startRoomd(t, freeAddr(t))
+	code, _ := createGame(t, p.URL, "minesweeper", "Ann", `{"mode":"coop","level":"beginner"}`)
+	resp, err := http.Post(p.URL+"/api/rooms/"+code+"/join", "application/json", strings.NewReader(`{"name":"Bob"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated {
+		t.Fatalf("join: %d", resp.StatusCode)
+	}
+	_, body := httpGet(t, p.URL+"/metrics", "", "")
+	for _, re := range []string{`roomd_store_commits_total\{kind="log"\} [1-9]`, `roomd_store_commits_total\{kind="transaction"\} [1-9]`, `roomd_store_writes_total [1-9]`} {
+		if !regexp.MustCompile(re).MatchString(body) {
+			t.Errorf("/metrics lacks %s", re)
+		}
+	}
+	p.term()
+}

@@ -338,6 +338,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(storeMetrics(st)...)
 	var hooks *webhook.Dispatcher
 	var outbox store.Outbox
 	if cfg.hooks.url != "" {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/roomd/roomd/store"
 	"github.com/roomd/roomd/store/boltstore"
 	"github.com/roomd/roomd/store/memstore"
@@ -54,4 +56,26 @@ func openStore(ctx context.Context, cfg storeConfig) (store.Backend, error) {
 		dir = defaultDataDir
 	}
 	return boltstore.Open(dir, cfg.bolt)
+}
+
+// storeMetrics are the embedded store's counters, for /metrics: its commits
+// (records of the write-ahead log, bbolt transactions), the writes they
+// carried and the log's checkpoints. Other stores have none.
+func storeMetrics(st store.Backend) []prometheus.Collector {
+	b, ok := st.(*boltstore.Bolt)
+	if !ok {
+		return nil
+	}
+	counter := func(name, help string, labels prometheus.Labels, read func(boltstore.BoltStats) uint64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels},
+			func() float64 { return float64(read(b.Stats())) })
+	}
+	const commits = "roomd_store_commits_total"
+	const commitsHelp = "group commits of the embedded store: records of its write-ahead log (one fdatasync each) and bbolt transactions (two)"
+	return []prometheus.Collector{
+		counter(commits, commitsHelp, prometheus.Labels{"kind": "log"}, func(s boltstore.BoltStats) uint64 { return s.Logged }),
+		counter(commits, commitsHelp, prometheus.Labels{"kind": "transaction"}, func(s boltstore.BoltStats) uint64 { return s.Transactions - s.Logged }),
+		counter("roomd_store_writes_total", "writes the embedded store's commits carried", nil, func(s boltstore.BoltStats) uint64 { return s.Ops }),
+		counter("roomd_store_checkpoints_total", "checkpoints of the embedded store's write-ahead log into bbolt", nil, func(s boltstore.BoltStats) uint64 { return s.Checkpoints }),
+	}
 }
