@@ -46,10 +46,10 @@ func (w *smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if n > socketReadBuf || brw.Writer.Buffered() > 0 {
 		return conn, brw, nil
 	}
-	var src io.Reader = nc
+	var src io.Reader = conn
 	if n > 0 {
 		early, _ := brw.Reader.Peek(n)
-		src = io.MultiReader(bytes.NewReader(bytes.Clone(early)), nc)
+		src = io.MultiReader(bytes.NewReader(bytes.Clone(early)), conn)
 	}
 	r := bufio.NewReaderSize(src, socketReadBuf)
 	if n > 0 {

@@ -2,7 +2,7 @@ package transport
 
 import (
 	"encoding/binary"
-	"errors"
+	"io"
 	"net"
 	"sync"
 	"syscall"
@@ -21,20 +21,25 @@ type sock struct {
 	err  error  // a non-blocking write's failure, for the writer to act on
 
 	// raw is nil when the connection has no file descriptor of its own
-	// (TLS, a wrapped listener): its frames all go through the writer.
+	// (TLS, a wrapped listener) or the system is not Linux (sock_other.go):
+	// its frames all go through the writer, its reads through net.Conn.
 	raw   syscall.RawConn
 	wbuf  []byte // tryWrite's argument and results, for wfn
 	wn    int
 	werr  error
 	wfunc func(fd uintptr) bool
+	rbuf  []byte // Read's, for rfunc (the reader's alone)
+	rn    int
+	rerr  error
+	rfunc func(fd uintptr) bool
 }
 
 func newSock(nc net.Conn) *sock {
 	s := &sock{Conn: nc}
-	if tc, ok := nc.(*net.TCPConn); ok {
+	if tc, ok := nc.(*net.TCPConn); ok && rawSyscalls {
 		if raw, err := tc.SyscallConn(); err == nil {
 			s.raw = raw
-			s.wfunc = s.writeOnce
+			s.wfunc, s.rfunc = s.writeOnce, s.readOnce
 		}
 	}
 	return s
@@ -49,6 +54,44 @@ func (s *sock) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return s.Conn.Write(p)
+}
+
+// Read implements io.Reader for coder/websocket: the read itself is a raw
+// system call (see writeOnce), and waiting for data is the runtime's
+// network poller's, as net.Conn's.
+func (s *sock) Read(p []byte) (int, error) {
+	if s.raw == nil || len(p) == 0 {
+		return s.Conn.Read(p)
+	}
+	s.rbuf = p
+	err := s.raw.Read(s.rfunc)
+	n := s.rn
+	if err == nil {
+		err = s.rerr
+	}
+	s.rbuf, s.rn, s.rerr = nil, 0, nil
+	return n, err
+}
+
+// readOnce is Read's callback: false (wait for data) on EAGAIN.
+func (s *sock) readOnce(fd uintptr) bool {
+	for {
+		n, errno := rawRead(fd, s.rbuf)
+		switch errno {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		case 0:
+			s.rn, s.rerr = n, nil
+			if n == 0 {
+				s.rerr = io.EOF
+			}
+		default:
+			s.rn, s.rerr = 0, errno
+		}
+		return true
+	}
 }
 
 // flushRest writes, blocking, what a non-blocking write left.
@@ -122,19 +165,27 @@ func (s *sock) tryWrite(p []byte) (left bool) {
 }
 
 // writeOnce is tryWrite's callback: one write, never a wait for the socket
-// (it returns true whatever happened; EAGAIN is 0 bytes written).
+// (it returns true whatever happened; EAGAIN is 0 bytes written). The
+// descriptor is non-blocking, so the write is a raw system call: the
+// runtime does not hand the goroutine's P to another thread for it, which
+// under load cost more (a thread woken, and the runtime's monitor kept at
+// its shortest sleep) than the write itself.
 func (s *sock) writeOnce(fd uintptr) bool {
+	if len(s.wbuf) == 0 {
+		s.wn, s.werr = 0, nil
+		return true
+	}
 	for {
-		n, err := syscall.Write(int(fd), s.wbuf)
-		switch {
-		case errors.Is(err, syscall.EINTR):
+		n, errno := rawWrite(fd, s.wbuf)
+		switch errno {
+		case syscall.EINTR:
 			continue
-		case errors.Is(err, syscall.EAGAIN):
+		case syscall.EAGAIN:
 			s.wn, s.werr = 0, nil
-		case err != nil:
-			s.wn, s.werr = 0, err
-		default:
+		case 0:
 			s.wn, s.werr = n, nil
+		default:
+			s.wn, s.werr = 0, errno
 		}
 		return true
 	}

@@ -16,6 +16,9 @@ import (
 // wrapped in a sock.
 func tcpPair(t testing.TB) (*sock, net.Conn) {
 	t.Helper()
+	if !rawSyscalls {
+		t.Skip("a sock writes directly on Linux only")
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -175,5 +178,22 @@ func BenchmarkFlush(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	}
+}
+
+// TestSockRead reads what the peer sends (waiting for it when it is not
+// there yet) and io.EOF when the peer closes.
+func TestSockRead(t *testing.T) {
+	s, peer := tcpPair(t)
+	go func() {
+		_, _ = peer.Write([]byte("hello"))
+		peer.Close()
+	}()
+	got, err := io.ReadAll(s)
+	if err != nil || string(got) != "hello" {
+		t.Fatalf("read %q, %v; want %q and EOF", got, err, "hello")
+	}
+	if n, err := s.Read(make([]byte, 8)); n != 0 || err != io.EOF {
+		t.Fatalf("after EOF: %d, %v", n, err)
 	}
 }
