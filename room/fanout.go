@@ -109,7 +109,13 @@ func (r *Room) flush() {
 	for i := range r.b.outs {
 		o := &r.b.outs[i]
 		if o.frame != nil {
-			o.to.Send(o.frame)
+			if f, ok := o.to.(Flusher); ok {
+				if f.Queue(o.frame) {
+					r.flushers = append(r.flushers, f)
+				}
+			} else {
+				o.to.Send(o.frame)
+			}
 		}
 		if o.close != 0 {
 			o.to.Close(o.close, o.reason, r.m.cfg.RetryAfter)
@@ -119,6 +125,11 @@ func (r *Room) flush() {
 			r.presence = true
 		}
 	}
+	for _, f := range r.flushers {
+		f.Flush()
+	}
+	clear(r.flushers)
+	r.flushers = r.flushers[:0]
 	if mt := r.m.cfg.Metrics; mt != nil && len(r.b.published) > 0 {
 		now := r.now()
 		for _, p := range r.b.published {

@@ -27,6 +27,16 @@ type Client interface {
 	Close(code int, reason string, retryAfter time.Duration)
 }
 
+// A Flusher is a Client whose frames a room's flush queues, then flushes
+// once per client: Queue queues as Send does but without waking the
+// client's writer, and reports whether the frame is the first since the
+// last Flush; Flush sends what was queued. Neither may block: Flush writes
+// only what the socket takes at once and leaves the rest to the writer.
+type Flusher interface {
+	Queue(frame []byte) bool
+	Flush()
+}
+
 // A Mover is a Client that can be told where its room went: 4009 with the
 // base URL of the room's new node (empty when unknown).
 type Mover interface {
@@ -227,6 +237,7 @@ type Room struct {
 	aiFailures map[int]int
 	timer      *time.Timer
 	scratch    []audienceFrame
+	flushers   []Flusher // the clients the flush queued frames for
 	// ticks runs a real-time match (tick.go); nil for other games.
 	ticks *ticker
 	// chatLog is the room's recent chat, oldest first; chatRate bounds the

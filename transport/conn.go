@@ -49,7 +49,16 @@ type conn struct {
 	finished chan struct{}
 
 	writeTimer *time.Timer // the writer's write deadline
-	batchBuf   []byte      // the writer's buffer for batched frames
+	// wmu is held by whoever takes frames from out and writes them: the
+	// writer, or a room's actor in Flush (which only tries it). batchBuf is
+	// its buffer for batched frames.
+	wmu      sync.Mutex
+	batchBuf []byte
+	// sock is the socket's connection (hijack.go), for Flush's writes that
+	// never wait; nil when the conn was made without one.
+	sock *sock
+	// queued says a room's actor queued frames (Queue) it has not flushed.
+	queued atomic.Bool
 
 	// In a cluster (relay.go): up is the socket to the room's node when
 	// this one relays; origin and host are the client's, for that socket;
@@ -103,26 +112,73 @@ func (c *conn) ID() string { return c.id }
 // client reads too slowly: it is closed with 4008 and its backlog dropped;
 // when it comes back it resyncs.
 func (c *conn) Send(frame []byte) {
-	if len(frame) == 0 {
+	if c.enqueue(frame) {
+		c.out.Wake()
+	}
+}
+
+// Queue implements room.Flusher: Send without waking the writer. It
+// reports whether the frame is the first since the last Flush.
+func (c *conn) Queue(frame []byte) bool {
+	return c.enqueue(frame) && !c.queued.Swap(true)
+}
+
+// Flush implements room.Flusher: a room's actor writes what it queued
+// itself when nothing can make it wait — nobody else is writing, nothing is
+// left of an earlier write, and the socket takes the bytes at once (one
+// non-blocking write(2)). Anything else is left to the writer, woken here.
+// This spares the writer's wake-up per update, a room's hot path.
+func (c *conn) Flush() {
+	if !c.queued.Swap(false) {
 		return
+	}
+	if c.sock == nil || !c.wmu.TryLock() {
+		c.out.Wake()
+		return
+	}
+	if !c.sock.tryLock() {
+		c.wmu.Unlock()
+		c.out.Wake()
+		return
+	}
+	frames := c.out.Drain()
+	left := false
+	if len(frames) > 0 {
+		left = c.sock.tryWrite(c.wire(frames))
+	}
+	c.sock.unlock()
+	c.wmu.Unlock()
+	if left {
+		c.out.Wake() // the writer writes the rest, or acts on the failure
+	}
+}
+
+// enqueue adds frame to the outbox, closing the client as slow when the
+// outbox is full; it reports whether the frame was queued.
+func (c *conn) enqueue(frame []byte) bool {
+	if len(frame) == 0 {
+		return false
 	}
 	select {
 	case <-c.closing:
-		return
+		return false
 	default:
 	}
 	if held := c.held.Add(int64(len(frame))); held > c.srv.cfg.OutboxBytes {
 		c.held.Add(-int64(len(frame)))
 		c.slow(fmt.Sprintf("%d bytes waiting", held))
-		return
+		return false
 	}
-	switch err := c.out.Push(frame); {
+	switch err := c.out.Add(frame); {
 	case errors.Is(err, queue.ErrFull):
 		c.held.Add(-int64(len(frame)))
 		c.slow(fmt.Sprintf("%d frames waiting", c.srv.cfg.OutboxSize))
+		return false
 	case err != nil:
 		c.held.Add(-int64(len(frame))) // closed: the writer has finished
+		return false
 	}
+	return true
 }
 
 // slow closes a client that reads too slowly: 4008, its backlog dropped.
@@ -213,7 +269,7 @@ func (c *conn) writer(ctx context.Context) {
 	for {
 		select {
 		case <-c.out.Signal():
-			if err := c.writeAll(ctx, c.out.Drain()); err != nil {
+			if err := c.writeQueued(ctx); err != nil {
 				c.logger().Debug("write failed", "err", err)
 				c.ws.CloseNow()
 				return
@@ -244,11 +300,16 @@ func (c *conn) writer(ctx context.Context) {
 // bye (for every code but a plain 1000), and the close frame.
 func (c *conn) finish(ctx context.Context) {
 	req := c.req
-	if rest := c.out.Close(); !req.dropQueue {
-		if c.writeAll(ctx, rest) != nil {
-			c.ws.CloseNow()
-			return
-		}
+	c.wmu.Lock()
+	rest := c.out.Close()
+	var err error
+	if !req.dropQueue {
+		err = c.writeAll(ctx, rest)
+	}
+	c.wmu.Unlock()
+	if err != nil {
+		c.ws.CloseNow()
+		return
 	}
 	if req.code == protocol.CloseNormal && req.reason == "" {
 		c.ws.Close(websocket.StatusNormalClosure, "")
@@ -268,6 +329,73 @@ func (c *conn) finish(ctx context.Context) {
 		_ = c.write(ctx, frame)
 	}
 	_ = c.ws.Close(websocket.StatusCode(req.code), req.reason)
+}
+
+// writeQueued writes what a non-blocking write left (Flush), then what
+// waits in the outbox.
+func (c *conn) writeQueued(ctx context.Context) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.sock != nil && c.sock.pending() {
+		c.armWriteTimer()
+		err := c.sock.flushRest()
+		c.writeTimer.Stop()
+		if err != nil {
+			return err
+		}
+	}
+	return c.writeAll(ctx, c.out.Drain())
+}
+
+// wire encodes frames taken from the outbox as writeAll writes them — the
+// same batches — but as WebSocket frames back to back in batchBuf, for one
+// write. frames is cleared, as writeAll clears it.
+func (c *conn) wire(frames [][]byte) []byte {
+	defer clear(frames)
+	var held int64
+	for _, f := range frames {
+		held += int64(len(f))
+	}
+	c.held.Add(-held)
+	b := c.batchBuf[:0]
+	for len(frames) > 0 {
+		if len(frames) == 1 || len(frames[0]) >= protocol.MaxBatch/2 || frames[0][0] == '[' {
+			b = appendFrame(b, frames[0])
+			frames = frames[1:]
+			continue
+		}
+		n, size := 1, len(frames[0])+1
+		for n < len(frames) && size+len(frames[n])+2 <= protocol.MaxBatch && frames[n][0] != '[' {
+			size += len(frames[n]) + 1
+			n++
+		}
+		if n == 1 {
+			b = appendFrame(b, frames[0]) // alone: no brackets (seal)
+		} else {
+			b = appendBatchFrame(b, frames[:n], size+1) // and the closing bracket
+		}
+		frames = frames[n:]
+	}
+	if cap(b) <= 2<<10 {
+		c.batchBuf = b[:0] // keep a small buffer; let a big one go
+	} else {
+		c.batchBuf = nil
+	}
+	return b
+}
+
+// appendBatchFrame appends one text frame holding frames as a batch, a
+// JSON array of size bytes.
+func appendBatchFrame(b []byte, frames [][]byte, size int) []byte {
+	b = appendFrameHeader(b, size)
+	b = append(b, '[')
+	for i, f := range frames {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, f...)
+	}
+	return append(b, ']')
 }
 
 // writeAll writes frames taken from the outbox, joining those that wait
@@ -325,20 +453,25 @@ func (c *conn) seal(buf []byte, n int) []byte {
 // the connection: one reusable timer per connection, armed around each write,
 // rather than a context per frame (the writer is the hot path).
 func (c *conn) write(ctx context.Context, frame []byte) error {
-	if c.writeTimer == nil {
-		c.writeTimer = time.AfterFunc(c.srv.cfg.WriteTimeout, func() {
-			c.logger().Info("write timed out; closing", "timeout", c.srv.cfg.WriteTimeout)
-			c.ws.CloseNow()
-		})
-	} else {
-		c.writeTimer.Reset(c.srv.cfg.WriteTimeout)
-	}
+	c.armWriteTimer()
 	err := c.ws.Write(context.Background(), websocket.MessageText, frame)
 	c.writeTimer.Stop()
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
 	return err
+}
+
+// armWriteTimer starts the write deadline: stop it when the write is done.
+func (c *conn) armWriteTimer() {
+	if c.writeTimer == nil {
+		c.writeTimer = time.AfterFunc(c.srv.cfg.WriteTimeout, func() {
+			c.logger().Info("write timed out; closing", "timeout", c.srv.cfg.WriteTimeout)
+			c.ws.CloseNow()
+		})
+		return
+	}
+	c.writeTimer.Reset(c.srv.cfg.WriteTimeout)
 }
 
 // helloLate closes a connection that has sent no hello within

@@ -21,20 +21,27 @@ const (
 )
 
 // smallBuffers is the ResponseWriter given to websocket.Accept: its Hijack
-// hands over the connection with socketReadBuf and socketWriteBuf buffers.
+// hands over the connection with socketReadBuf and socketWriteBuf buffers,
+// wrapped in a sock (kept in sock) so that a room's actor may write frames
+// to it without waiting.
 type smallBuffers struct {
 	http.ResponseWriter
+	sock *sock
 }
 
 // Hijack implements http.Hijacker. Bytes the HTTP server read past the
 // upgrade request (a client may send its first frame at once) are moved
 // into the new reader's buffer; when they do not fit, the server's own
 // buffers are kept.
-func (w smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	conn, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+func (w *smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	nc, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
 	if err != nil {
-		return conn, brw, err
+		return nc, brw, err
 	}
+	// coder/websocket writes through brw.Writer reset onto the connection
+	// returned here, and reads through brw.Reader: both reach the sock.
+	w.sock = newSock(nc)
+	conn := net.Conn(w.sock)
 	n := brw.Reader.Buffered()
 	if n > socketReadBuf || brw.Writer.Buffered() > 0 {
 		return conn, brw, nil
@@ -56,4 +63,4 @@ func (w smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 }
 
 // Unwrap lets http.ResponseController reach the server's ResponseWriter.
-func (w smallBuffers) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *smallBuffers) Unwrap() http.ResponseWriter { return w.ResponseWriter }

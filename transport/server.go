@@ -284,12 +284,14 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		s.cfg.Logger.Debug("cannot clear the connection's deadlines", "err", err)
 	}
 	// checkOrigin has checked the Origin, scheme included.
-	ws, err := websocket.Accept(smallBuffers{w}, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	sb := &smallBuffers{ResponseWriter: w}
+	ws, err := websocket.Accept(sb, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		s.cfg.Logger.Info("websocket accept refused", "err", err, "origin", r.Header.Get("Origin"))
 		return // Accept has written the response
 	}
 	c := newConn(s, ws)
+	c.sock = sb.sock
 	c.addr = addr
 	c.origin, c.host, c.fromPeer = r.Header.Get("Origin"), r.Host, isRelayed(r)
 	s.mu.Lock()

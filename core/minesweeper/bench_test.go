@@ -186,3 +186,23 @@ func BenchmarkReducer(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeMove: a client's move through session.DecodeMove, in its
+// canonical form (ParseCanonical) and in another spacing (the strict
+// decoder through encoding/json).
+func BenchmarkDecodeMove(b *testing.B) {
+	for _, tc := range []struct{ name, raw string }{
+		{"canonical", `{"type":"flag","r":12,"c":27}`},
+		{"spaced", `{"type": "flag", "r": 12, "c": 27}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			raw := json.RawMessage(tc.raw)
+			for b.Loop() {
+				if _, err := session.DecodeMove[Move](raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -27,6 +27,7 @@ func FuzzDecodeMove(f *testing.F) {
 		`{"type":"reveal","r":0,"r":1,"c":0}`,
 		`null`,
 		`{"type":"reveal","r":99999999999,"c":0}`,
+		`{"type":"flag","r":999999999,"c":05}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -34,6 +35,10 @@ func FuzzDecodeMove(f *testing.F) {
 		var direct Move
 		derr := direct.UnmarshalJSON(data)
 		m, err := session.DecodeMove[Move](data)
+		var fast Move
+		if fast.ParseCanonical(data) && (derr != nil || fast != direct) {
+			t.Fatalf("ParseCanonical(%q) = %+v; UnmarshalJSON %+v, %v", data, fast, direct, derr)
+		}
 		if derr != nil {
 			var rej *session.Rejection
 			if !errors.As(derr, &rej) || !rej.Malformed {

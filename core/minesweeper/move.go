@@ -1,6 +1,7 @@
 package minesweeper
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 
@@ -49,6 +50,62 @@ func (m Move) AppendJSON(b []byte) []byte {
 	b = append(b, `,"c":`...)
 	b = strconv.AppendInt(b, int64(m.C), 10)
 	return append(b, '}')
+}
+
+// ParseCanonical recognises a move in its canonical form (AppendJSON)
+// without the strict decoder (session.CanonicalParser): the form clients
+// send and rooms store. Coordinates are read only as canonical
+// non-negative integers of up to nine digits; anything else — other
+// spacing, order or number forms, a negative or huge coordinate — is left
+// to UnmarshalJSON.
+func (m *Move) ParseCanonical(data []byte) bool {
+	rest, ok := bytes.CutPrefix(data, []byte(`{"type":"`))
+	if !ok {
+		return false
+	}
+	var t MoveType
+	for mt := Reveal; mt <= Chord; mt++ {
+		if r, ok := bytes.CutPrefix(rest, []byte(moveNames[mt])); ok {
+			t, rest = mt, r
+			break
+		}
+	}
+	if t == 0 {
+		return false
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`","r":`)); !ok {
+		return false
+	}
+	r, rest, ok := cutCoord(rest)
+	if !ok {
+		return false
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`,"c":`)); !ok {
+		return false
+	}
+	c, rest, ok := cutCoord(rest)
+	if !ok || string(rest) != "}" {
+		return false
+	}
+	*m = Move{Type: t, R: r, C: c}
+	return true
+}
+
+// cutCoord reads a canonical non-negative integer of one to nine digits
+// (no leading zero) at the start of b.
+func cutCoord(b []byte) (int, []byte, bool) {
+	n, i := 0, 0
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		if i == 9 || (i == 1 && b[0] == '0') {
+			return 0, nil, false
+		}
+		n = n*10 + int(b[i]-'0')
+		i++
+	}
+	if i == 0 {
+		return 0, nil, false
+	}
+	return n, b[i:], true
 }
 
 // UnmarshalJSON decodes a move strictly. Errors are *session.Rejection,

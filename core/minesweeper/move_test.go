@@ -81,6 +81,30 @@ func TestDecodeMove(t *testing.T) {
 	}
 }
 
+// ParseCanonical takes exactly the canonical form of a move (AppendJSON),
+// reading it as the strict decoder does, and leaves anything else to it.
+func TestParseCanonical(t *testing.T) {
+	for _, m := range []Move{{Reveal, 0, 0}, {Flag, 15, 29}, {Chord, 7, 3}, {Reveal, 999999999, 10}} {
+		data := m.AppendJSON(nil)
+		var got Move
+		if !got.ParseCanonical(data) || got != m {
+			t.Errorf("ParseCanonical(%s) = %+v, want %+v", data, got, m)
+		}
+	}
+	for _, raw := range []string{
+		`{"type":"flag","r":05,"c":1}`, `{"type":"flag","r":-1,"c":1}`, `{"type":"flag","r":1000000000,"c":1}`,
+		`{"type":"flag","r":1.0,"c":1}`, `{"type": "flag","r":1,"c":1}`, `{"type":"flag","c":1,"r":1}`,
+		`{"type":"flag","r":1,"c":1}x`, `{"type":"flag","r":1,"c":1} `, `{"type":"flagx","r":1,"c":1}`,
+		`{"type":"dig","r":1,"c":1}`, `{"type":"flag","r":,"c":1}`, `{"type":"flag","r":1,"c":1,"x":2}`,
+		`{"type":"flag","r":1}`, `{"type":"re\u0076eal","r":1,"c":2}`, `{"type":"flag","r":1,"c":`,
+	} {
+		var got Move
+		if got.ParseCanonical([]byte(raw)) {
+			t.Errorf("ParseCanonical took %s: %+v", raw, got)
+		}
+	}
+}
+
 func TestMoveMarshal(t *testing.T) {
 	tests := []struct {
 		m    Move

@@ -34,6 +34,17 @@ func New[T any](max int) *Queue[T] {
 // Push appends v without blocking. It fails with ErrFull when the queue
 // holds max items and with ErrClosed after Close.
 func (q *Queue[T]) Push(v T) error {
+	if err := q.Add(v); err != nil {
+		return err
+	}
+	q.Wake()
+	return nil
+}
+
+// Add appends v as Push does but leaves the consumer asleep: a producer
+// that adds several items and then either takes them itself or calls Wake
+// saves a wake-up per item.
+func (q *Queue[T]) Add(v T) error {
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
@@ -45,11 +56,15 @@ func (q *Queue[T]) Push(v T) error {
 	}
 	q.items = append(q.items, v)
 	q.mu.Unlock()
+	return nil
+}
+
+// Wake signals the consumer without adding anything.
+func (q *Queue[T]) Wake() {
 	select {
 	case q.signal <- struct{}{}:
 	default:
 	}
-	return nil
 }
 
 // Signal has a value after a Push; the consumer waits on it, then drains.

@@ -1,0 +1,213 @@
+package transport
+
+import (
+	"encoding/binary"
+	"io"
+	"net"
+	"sync"
+	"syscall"
+)
+
+// sock is a socket's connection as coder/websocket writes to it, so that a
+// room's actor may also write frames to it without waiting (conn.Flush).
+// Every write holds mu: coder/websocket's (blocking, as net.Conn's) and the
+// actor's (one non-blocking write(2), never waiting for the socket). What a
+// non-blocking write could not take is kept in rest, and goes out before
+// anything else: the next write writes it first.
+type sock struct {
+	net.Conn
+	mu   sync.Mutex
+	rest []byte // written by a non-blocking write's owner before anything else
+	err  error  // a non-blocking write's failure, for the writer to act on
+
+	// raw is nil when the connection has no file descriptor of its own
+	// (TLS, a wrapped listener) or the system is not Linux (sock_other.go):
+	// its frames all go through the writer, its reads through net.Conn.
+	raw   syscall.RawConn
+	wbuf  []byte // tryWrite's argument and results, for wfn
+	wn    int
+	werr  error
+	wfunc func(fd uintptr) bool
+	rbuf  []byte // Read's, for rfunc (the reader's alone)
+	rn    int
+	rerr  error
+	rfunc func(fd uintptr) bool
+}
+
+func newSock(nc net.Conn) *sock {
+	s := &sock{Conn: nc}
+	if tc, ok := nc.(*net.TCPConn); ok && rawSyscalls {
+		if raw, err := tc.SyscallConn(); err == nil {
+			s.raw = raw
+			s.wfunc, s.rfunc = s.writeOnce, s.readOnce
+		}
+	}
+	return s
+}
+
+// Write implements io.Writer for coder/websocket: what a non-blocking write
+// left comes first, then p, both written whole (blocking).
+func (s *sock) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.flushRestLocked(); err != nil {
+		return 0, err
+	}
+	return s.Conn.Write(p)
+}
+
+// Read implements io.Reader for coder/websocket: the read itself is a raw
+// system call (see writeOnce), and waiting for data is the runtime's
+// network poller's, as net.Conn's.
+func (s *sock) Read(p []byte) (int, error) {
+	if s.raw == nil || len(p) == 0 {
+		return s.Conn.Read(p)
+	}
+	s.rbuf = p
+	err := s.raw.Read(s.rfunc)
+	n := s.rn
+	if err == nil {
+		err = s.rerr
+	}
+	s.rbuf, s.rn, s.rerr = nil, 0, nil
+	return n, err
+}
+
+// readOnce is Read's callback: false (wait for data) on EAGAIN.
+func (s *sock) readOnce(fd uintptr) bool {
+	for {
+		n, errno := rawRead(fd, s.rbuf)
+		switch errno {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		case 0:
+			s.rn, s.rerr = n, nil
+			if n == 0 {
+				s.rerr = io.EOF
+			}
+		default:
+			s.rn, s.rerr = 0, errno
+		}
+		return true
+	}
+}
+
+// flushRest writes, blocking, what a non-blocking write left.
+func (s *sock) flushRest() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.flushRestLocked()
+}
+
+func (s *sock) flushRestLocked() error {
+	if s.err != nil {
+		return s.err
+	}
+	if len(s.rest) == 0 {
+		return nil
+	}
+	_, err := s.Conn.Write(s.rest)
+	s.rest = nil
+	if err != nil {
+		s.err = err
+	}
+	return err
+}
+
+// pending reports whether a non-blocking write left something (or failed):
+// the writer has work to do.
+func (s *sock) pending() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.rest) > 0 || s.err != nil
+}
+
+// tryLock takes the socket for a non-blocking write: it fails when the
+// connection cannot write directly, when another write holds it (a pong,
+// say, which may be waiting on the socket), or when a previous write left
+// bytes that must go first.
+func (s *sock) tryLock() bool {
+	if s.raw == nil || !s.mu.TryLock() {
+		return false
+	}
+	if len(s.rest) > 0 || s.err != nil {
+		s.mu.Unlock()
+		return false
+	}
+	return true
+}
+
+func (s *sock) unlock() { s.mu.Unlock() }
+
+// tryWrite writes p with one non-blocking write(2) (its caller holds the
+// socket, by tryLock) and keeps in rest what the socket did not take, a copy
+// that p's owner may reuse p. It reports whether anything is left (the
+// writer then writes it, blocking as its writes may).
+func (s *sock) tryWrite(p []byte) (left bool) {
+	s.wbuf = p
+	err := s.raw.Write(s.wfunc)
+	n := s.wn
+	if err == nil {
+		err = s.werr
+	}
+	s.wbuf, s.werr = nil, nil
+	if err != nil {
+		s.err = err
+		return true
+	}
+	if n < len(p) {
+		s.rest = append([]byte(nil), p[n:]...)
+		return true
+	}
+	return false
+}
+
+// writeOnce is tryWrite's callback: one write, never a wait for the socket
+// (it returns true whatever happened; EAGAIN is 0 bytes written). The
+// descriptor is non-blocking, so the write is a raw system call: the
+// runtime does not hand the goroutine's P to another thread for it, which
+// under load cost more (a thread woken, and the runtime's monitor kept at
+// its shortest sleep) than the write itself.
+func (s *sock) writeOnce(fd uintptr) bool {
+	if len(s.wbuf) == 0 {
+		s.wn, s.werr = 0, nil
+		return true
+	}
+	for {
+		n, errno := rawWrite(fd, s.wbuf)
+		switch errno {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			s.wn, s.werr = 0, nil
+		case 0:
+			s.wn, s.werr = n, nil
+		default:
+			s.wn, s.werr = 0, errno
+		}
+		return true
+	}
+}
+
+// appendFrame appends a server's (unmasked) text frame holding p, as
+// coder/websocket writes one for Write(ctx, MessageText, p).
+func appendFrame(b, p []byte) []byte {
+	return append(appendFrameHeader(b, len(p)), p...)
+}
+
+// appendFrameHeader appends the header of a server's final text frame of
+// n bytes: no mask, no compression (roomd's sockets negotiate none).
+func appendFrameHeader(b []byte, n int) []byte {
+	switch {
+	case n < 126:
+		return append(b, 0x81, byte(n))
+	case n <= 0xffff:
+		b = append(b, 0x81, 126)
+		return binary.BigEndian.AppendUint16(b, uint16(n))
+	default:
+		b = append(b, 0x81, 127)
+		return binary.BigEndian.AppendUint64(b, uint64(n))
+	}
+}

@@ -1,0 +1,13 @@
+//go:build !linux
+
+package transport
+
+import "syscall"
+
+// rawSyscalls is false: outside Linux a sock neither writes directly nor
+// reads but through net.Conn.
+const rawSyscalls = false
+
+func rawWrite(uintptr, []byte) (int, syscall.Errno) { return 0, syscall.EINVAL }
+
+func rawRead(uintptr, []byte) (int, syscall.Errno) { return 0, syscall.EINVAL }
