@@ -161,6 +161,9 @@ type Bolt struct {
 	opts BoltOptions
 
 	queue  *queue.Queue[*boltOp]
+	// apart is the queue of writes that touch no room, which their own
+	// committer runs beside the one of rooms' writes.
+	apart  *queue.Queue[*boltOp]
 	closed atomic.Bool
 	quit   chan struct{}
 	wg     sync.WaitGroup
@@ -198,7 +201,8 @@ type boltOp struct {
 	// instead of running fn.
 	log *walOp
 	// apart is set for a write that touches no room (claims, boards, the
-	// outbox, a ping): its transaction need not checkpoint the log first.
+	// outbox, a ping): it goes to its own committer (Bolt.apart), whose
+	// transactions leave the write-ahead log alone.
 	apart bool
 }
 
@@ -257,7 +261,7 @@ func Open(dir string, opts BoltOptions) (*Bolt, error) {
 		db.Close()
 		return nil, fmt.Errorf("boltstore: open %s: %w", dir, err)
 	}
-	b := &Bolt{db: db, opts: opts, queue: queue.New[*boltOp](0), quit: make(chan struct{})}
+	b := &Bolt{db: db, opts: opts, queue: queue.New[*boltOp](0), apart: queue.New[*boltOp](0), quit: make(chan struct{})}
 	if err := b.openWAL(dir); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("boltstore: open %s: %w", dir, err)
@@ -267,8 +271,9 @@ func Open(dir string, opts BoltOptions) (*Bolt, error) {
 		b.wal.close()
 		b.wal = nil
 	}
-	b.wg.Add(1)
-	go b.commitLoop()
+	b.wg.Add(2)
+	go b.commitLoop(b.queue, b.opts.CommitInterval, b.commit)
+	go b.commitLoop(b.apart, 0, b.commitTx)
 	if opts.SweepInterval > 0 {
 		b.wg.Add(1)
 		go b.sweepLoop()
@@ -300,7 +305,11 @@ func (b *Bolt) run(ctx context.Context, op string, o *boltOp) error {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	o.done = make(chan error, 1)
-	if err := b.queue.Push(o); err != nil {
+	q := b.queue
+	if o.apart {
+		q = b.apart
+	}
+	if err := q.Push(o); err != nil {
 		return fmt.Errorf("%s: %w", op, store.ErrClosed) // the only refusal of an unbounded queue
 	}
 	select {
@@ -314,23 +323,24 @@ func (b *Bolt) run(ctx context.Context, op string, o *boltOp) error {
 	}
 }
 
-// commitLoop is the committer: on each signal it commits what waits, in
-// transactions of up to MaxBatch operations, until the queue is empty.
-func (b *Bolt) commitLoop() {
+// commitLoop is a committer: on each signal it commits what waits in q,
+// in batches of up to MaxBatch operations, until q is empty; under load
+// the batches start at least interval apart.
+func (b *Bolt) commitLoop(q *queue.Queue[*boltOp], interval time.Duration, commit func([]*boltOp)) {
 	defer b.wg.Done()
 	var last time.Time // when the last commit started
 	gather := time.NewTimer(0)
 	<-gather.C
 	for {
 		select {
-		case <-b.queue.Signal():
+		case <-q.Signal():
 		case <-b.quit:
 			return
 		}
 		for {
-			// Back to back under load: wait out CommitInterval since the
+			// Back to back under load: wait out the interval since the
 			// last commit started, gathering what arrives meanwhile.
-			if wait := b.opts.CommitInterval - time.Since(last); wait > 0 && b.queue.Len() < b.opts.MaxBatch {
+			if wait := interval - time.Since(last); wait > 0 && q.Len() < b.opts.MaxBatch {
 				gather.Reset(wait)
 				select {
 				case <-gather.C:
@@ -338,12 +348,12 @@ func (b *Bolt) commitLoop() {
 					return
 				}
 			}
-			ops := b.queue.Take(b.opts.MaxBatch)
+			ops := q.Take(b.opts.MaxBatch)
 			if len(ops) == 0 {
 				break
 			}
 			last = time.Now()
-			b.commit(ops)
+			commit(ops)
 		}
 	}
 }
@@ -785,8 +795,10 @@ func (b *Bolt) Close() error {
 	if !b.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	for _, o := range b.queue.Close() {
-		o.done <- store.ErrClosed
+	for _, q := range []*queue.Queue[*boltOp]{b.queue, b.apart} {
+		for _, o := range q.Close() {
+			o.done <- store.ErrClosed
+		}
 	}
 	close(b.quit)
 	b.wg.Wait()

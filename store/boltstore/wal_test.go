@@ -13,6 +13,7 @@ import (
 	"go.etcd.io/bbolt"
 	"pgregory.net/rapid"
 
+	"github.com/roomd/roomd/internal/queue"
 	"github.com/roomd/roomd/store"
 	"github.com/roomd/roomd/store/storetest"
 )
@@ -22,8 +23,10 @@ import (
 func crash(t *testing.T, b *Bolt) {
 	t.Helper()
 	b.closed.Store(true)
-	for _, o := range b.queue.Close() {
-		o.done <- store.ErrClosed
+	for _, q := range []*queue.Queue[*boltOp]{b.queue, b.apart} {
+		for _, o := range q.Close() {
+			o.done <- store.ErrClosed
+		}
 	}
 	close(b.quit)
 	b.wg.Wait()
