@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -221,4 +222,27 @@ func TestStoreMetrics(t *testing.T) {
 		}
 	}
 	p.term()
+}
+
+// TestSpareProc: a second P only for a fsyncing embedded store on one P,
+// and never over a GOMAXPROCS the operator set.
+func TestSpareProc(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, tc := range []struct {
+		fsync bool
+		env   string
+		procs int
+		want  int
+	}{
+		{true, "", 1, 2},
+		{true, "1", 1, 0},
+		{false, "", 1, 0},
+		{true, "", 2, 0},
+		{true, "", 4, 0},
+	} {
+		runtime.GOMAXPROCS(tc.procs)
+		if got := spareProc(tc.fsync, tc.env); got != tc.want || runtime.GOMAXPROCS(0) != max(tc.want, tc.procs) {
+			t.Errorf("spareProc(%v, %q) at %d Ps = %d, now %d Ps; want %d", tc.fsync, tc.env, tc.procs, got, runtime.GOMAXPROCS(0), tc.want)
+		}
+	}
 }

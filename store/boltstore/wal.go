@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -617,7 +620,7 @@ func (b *Bolt) startCheckpoint() {
 					return err
 				}
 			}
-			if err := applyLayer(tx, frozen); err != nil {
+			if err := applyLayer(tx, frozen, true); err != nil {
 				return err
 			}
 			return tx.Bucket(bWAL).Put(walApplied, be64(seq))
@@ -661,19 +664,27 @@ func (b *Bolt) applyPending(tx *bbolt.Tx) error {
 	if w == nil {
 		return nil
 	}
-	if err := applyLayer(tx, w.frozen); err != nil {
+	if err := applyLayer(tx, w.frozen, false); err != nil {
 		return err
 	}
-	if err := applyLayer(tx, w.pending); err != nil {
+	if err := applyLayer(tx, w.pending, false); err != nil {
 		return err
 	}
 	return tx.Bucket(bWAL).Put(walApplied, be64(w.seq))
 }
 
-// applyLayer writes a layer of pending writes into tx.
-func applyLayer(tx *bbolt.Tx, layer map[string]*pendingRoom) error {
+// applyLayer writes a layer of pending writes into tx, room by room in key
+// order (so that the tree is walked once). A checkpoint goroutine yields
+// its thread every few rooms: with one scheduler thread (GOMAXPROCS=1)
+// the rooms and sockets it shares it with then wait for a slice of the
+// checkpoint, not for the scheduler's 10 ms preemption.
+func applyLayer(tx *bbolt.Tx, layer map[string]*pendingRoom, yield bool) error {
 	log := tx.Bucket(bLog)
-	for code, p := range layer {
+	for i, code := range slices.Sorted(maps.Keys(layer)) {
+		p := layer[code]
+		if yield && i%16 == 15 {
+			runtime.Gosched()
+		}
 		if p.dropUpTo > 0 {
 			if err := deleteLog(tx, code, p.dropUpTo); err != nil {
 				return err
