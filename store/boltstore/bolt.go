@@ -160,7 +160,7 @@ type Bolt struct {
 	db   *bbolt.DB
 	opts BoltOptions
 
-	queue  *queue.Queue[*boltOp]
+	queue *queue.Queue[*boltOp]
 	// apart is the queue of writes that touch no room, which their own
 	// committer runs beside the one of rooms' writes.
 	apart  *queue.Queue[*boltOp]
