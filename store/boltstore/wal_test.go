@@ -49,6 +49,18 @@ func openBolt(t *testing.T, dir string, opts BoltOptions) *Bolt {
 	return b
 }
 
+// reopen crashes b and opens the store in dir again, which must replay
+// want records of the log and skip none.
+func reopen(t *testing.T, b *Bolt, dir string, want int) *Bolt {
+	t.Helper()
+	crash(t, b)
+	b = openBolt(t, dir, BoltOptions{})
+	if st := b.Stats(); st.Replayed != want || st.ReplaySkipped != 0 {
+		t.Fatalf("reopened after a crash: %+v, want %d records replayed, none skipped", st, want)
+	}
+	return b
+}
+
 // onCommitter runs fn on the committer, between two batches.
 func onCommitter(t *testing.T, b *Bolt, fn func()) {
 	t.Helper()
@@ -81,20 +93,11 @@ func TestWALAppendsLogged(t *testing.T) {
 	if inBolt != 0 {
 		t.Fatalf("%d entries in bbolt before a checkpoint, want 0 (they are in the log)", inBolt)
 	}
-	crash(t, b)
-
-	b = openBolt(t, dir, BoltOptions{})
-	if st := b.Stats(); st.Replayed != 5 || st.ReplaySkipped != 0 {
-		t.Fatalf("reopened: %+v, want 5 records replayed, none skipped", st)
-	}
+	b = reopen(t, b, dir, 5)
 	_, rec := storetest.MustOpen(t, b, "WALONE")
 	storetest.CheckRecord(t, rec, store.Snapshot{Rev: 0, Data: []byte("s0")}, storetest.Entries("WALONE", 1, 5))
-	crash(t, b)
 	// Replayed records are not replayed again: the open checkpointed them.
-	b = openBolt(t, dir, BoltOptions{})
-	if st := b.Stats(); st.Replayed != 0 {
-		t.Fatalf("second reopen replayed %d records", st.Replayed)
-	}
+	b = reopen(t, b, dir, 0)
 	_, rec = storetest.MustOpen(t, b, "WALONE")
 	storetest.CheckRecord(t, rec, store.Snapshot{Rev: 0, Data: []byte("s0")}, storetest.Entries("WALONE", 1, 5))
 }
@@ -117,11 +120,7 @@ func TestWALStaleRecordsAfterReset(t *testing.T) {
 	if st := b.Stats(); st.Checkpoints != 1 || st.Logged != 5 {
 		t.Fatalf("stats %+v: want 5 logged, 1 checkpoint", st)
 	}
-	crash(t, b)
-	b = openBolt(t, dir, BoltOptions{})
-	if st := b.Stats(); st.Replayed != 1 || st.ReplaySkipped != 0 {
-		t.Fatalf("reopened: %+v, want the one record after the checkpoint replayed", st)
-	}
+	b = reopen(t, b, dir, 1)
 	_, rec := storetest.MustOpen(t, b, "RESETS")
 	want := []store.Entry{big(1), big(2), big(3), big(4), {Rev: 5, Data: []byte("five")}}
 	storetest.CheckRecord(t, rec, store.Snapshot{}, want)
@@ -238,11 +237,7 @@ func TestWALTwoFiles(t *testing.T) {
 	if sizes[0] == 0 || sizes[1] == 0 {
 		t.Fatalf("file sizes %v: the log should have gone on in its other file", sizes)
 	}
-	crash(t, b)
-	b = openBolt(t, dir, BoltOptions{})
-	if st := b.Stats(); st.Replayed != 8 || st.ReplaySkipped != 0 {
-		t.Fatalf("reopened: %+v, want 8 records replayed from both files", st)
-	}
+	b = reopen(t, b, dir, 8)
 	_, rec := storetest.MustOpen(t, b, "TWOFIL")
 	storetest.CheckRecord(t, rec, store.Snapshot{Rev: 4, Data: []byte("s4")}, storetest.Entries("TWOFIL", 3, 7))
 }
