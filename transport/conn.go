@@ -59,6 +59,12 @@ type conn struct {
 	sock *sock
 	// queued says a room's actor queued frames (Queue) it has not flushed.
 	queued atomic.Bool
+	// ep is set when a poller holds the socket (poll_linux.go): no reader
+	// or writer goroutine then, and what the writer would do is the
+	// poller's, asked by a kick.
+	ep atomic.Pointer[epState]
+	// release tells the server the socket has ended (its count, quotas).
+	release func()
 
 	// In a cluster (relay.go): up is the socket to the room's node when
 	// this one relays; origin and host are the client's, for that socket;
@@ -112,9 +118,26 @@ func (c *conn) ID() string { return c.id }
 // client reads too slowly: it is closed with 4008 and its backlog dropped;
 // when it comes back it resyncs.
 func (c *conn) Send(frame []byte) {
-	if c.enqueue(frame) {
-		c.out.Wake()
+	if !c.enqueue(frame) {
+		return
 	}
+	if c.ep.Load() != nil {
+		// No writer to wake: write it now if the socket takes it.
+		c.queued.Store(true)
+		c.Flush()
+		return
+	}
+	c.out.Wake()
+}
+
+// wake asks whoever writes the socket — its writer goroutine or its
+// poller — to write what waits, or to close it.
+func (c *conn) wake() {
+	if ep := c.ep.Load(); ep != nil {
+		ep.p.kick(c, ep)
+		return
+	}
+	c.out.Wake()
 }
 
 // Queue implements room.Flusher: Send without waking the writer. It
@@ -133,12 +156,12 @@ func (c *conn) Flush() {
 		return
 	}
 	if c.sock == nil || !c.wmu.TryLock() {
-		c.out.Wake()
+		c.wake()
 		return
 	}
 	if !c.sock.tryLock() {
 		c.wmu.Unlock()
-		c.out.Wake()
+		c.wake()
 		return
 	}
 	frames := c.out.Drain()
@@ -149,7 +172,7 @@ func (c *conn) Flush() {
 	c.sock.unlock()
 	c.wmu.Unlock()
 	if left {
-		c.out.Wake() // the writer writes the rest, or acts on the failure
+		c.wake() // the writer writes the rest, or acts on the failure
 	}
 }
 
@@ -226,11 +249,15 @@ func (c *conn) close(req closeReq) {
 	c.once.Do(func() {
 		c.req = req
 		close(c.closing)
+		if ep := c.ep.Load(); ep != nil {
+			ep.p.kick(c, ep)
+		}
 	})
 }
 
-// serve runs the connection until it ends.
-func (c *conn) serve(ctx context.Context) {
+// serve runs the connection until it ends, or until a poller holds it
+// (handedOver: the poller then ends it).
+func (c *conn) serve(ctx context.Context) (handedOver bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c.ws.SetReadLimit(c.srv.cfg.ReadLimit)
@@ -240,11 +267,22 @@ func (c *conn) serve(ctx context.Context) {
 	helloTimer := time.AfterFunc(c.srv.cfg.HelloTimeout, c.helloLate)
 	defer helloTimer.Stop()
 	writerDone := make(chan struct{})
+	hctx, handOver := context.WithCancel(ctx)
+	defer handOver()
 	go func() {
 		defer close(writerDone)
-		c.writer(ctx)
+		c.writer(ctx, hctx)
 	}()
-	c.reader(ctx)
+	if c.reader(ctx) {
+		// The hello put the socket in a room here: it passes to a poller
+		// once its writer has stopped.
+		handOver()
+		<-writerDone
+		if c.handOver() {
+			return true
+		}
+		c.ws.CloseNow()
+	}
 	if r := c.room.Load(); r != nil {
 		r.Drop(c)
 	}
@@ -261,9 +299,12 @@ func (c *conn) serve(ctx context.Context) {
 	}
 	c.ws.CloseNow()
 	close(c.finished)
+	return false
 }
 
-func (c *conn) writer(ctx context.Context) {
+// writer writes the outbox and pings until the connection closes, or
+// until hctx ends: the socket passes to a poller.
+func (c *conn) writer(ctx, hctx context.Context) {
 	ping := time.NewTicker(c.srv.heartbeat())
 	defer ping.Stop()
 	for {
@@ -278,9 +319,12 @@ func (c *conn) writer(ctx context.Context) {
 			if time.Since(time.Unix(0, c.heard.Load())) < c.srv.heartbeat() {
 				continue // it spoke within the heartbeat: alive
 			}
-			pctx, cancel := context.WithTimeout(ctx, c.srv.heartbeat())
+			pctx, cancel := context.WithTimeout(hctx, c.srv.heartbeat())
 			err := c.ws.Ping(pctx)
 			cancel()
+			if err != nil && hctx.Err() != nil {
+				return // handed over: the poller waits for the pong
+			}
 			if err != nil {
 				c.logger().Info("peer did not answer a ping; closing", "err", err)
 				c.ws.CloseNow()
@@ -289,8 +333,10 @@ func (c *conn) writer(ctx context.Context) {
 		case <-c.closing:
 			c.finish(ctx)
 			return
-		case <-ctx.Done():
-			c.ws.CloseNow()
+		case <-hctx.Done():
+			if ctx.Err() != nil {
+				c.ws.CloseNow()
+			}
 			return
 		}
 	}
@@ -319,16 +365,22 @@ func (c *conn) finish(ctx context.Context) {
 		_ = c.ws.Close(websocket.StatusCode(req.code), req.reason)
 		return
 	}
+	// A slow client gets its bye too (its backlog is dropped, not the bye):
+	// the write is bounded by WriteTimeout like any other.
+	if frame := c.byeFrame(req); frame != nil {
+		_ = c.write(ctx, frame)
+	}
+	_ = c.ws.Close(websocket.StatusCode(req.code), req.reason)
+}
+
+// byeFrame is the bye that goes before a close with req's code.
+func (c *conn) byeFrame(req closeReq) []byte {
 	bye := protocol.Bye{Type: protocol.TypeBye, Code: req.code, Reason: req.reason, Reconnect: !protocol.Terminal(req.code), URL: req.url}
 	if bye.Reconnect {
 		bye.RetryAfterMs = int(req.retryAfter / time.Millisecond)
 	}
-	// A slow client gets its bye too (its backlog is dropped, not the bye):
-	// the write is bounded by WriteTimeout like any other.
-	if frame, err := protocol.Encode(bye); err == nil {
-		_ = c.write(ctx, frame)
-	}
-	_ = c.ws.Close(websocket.StatusCode(req.code), req.reason)
+	frame, _ := protocol.Encode(bye)
+	return frame
 }
 
 // writeQueued writes what a non-blocking write left (Flush), then what
@@ -352,11 +404,7 @@ func (c *conn) writeQueued(ctx context.Context) error {
 // write. frames is cleared, as writeAll clears it.
 func (c *conn) wire(frames [][]byte) []byte {
 	defer clear(frames)
-	var held int64
-	for _, f := range frames {
-		held += int64(len(f))
-	}
-	c.held.Add(-held)
+	c.held.Add(-heldBy(frames))
 	b := c.batchBuf[:0]
 	for len(frames) > 0 {
 		if len(frames) == 1 || len(frames[0]) >= protocol.MaxBatch/2 || frames[0][0] == '[' {
@@ -384,6 +432,15 @@ func (c *conn) wire(frames [][]byte) []byte {
 	return b
 }
 
+// heldBy is the bytes frames hold, as counted in held.
+func heldBy(frames [][]byte) int64 {
+	var n int64
+	for _, f := range frames {
+		n += int64(len(f))
+	}
+	return n
+}
+
 // appendBatchFrame appends one text frame holding frames as a batch, a
 // JSON array of size bytes.
 func appendBatchFrame(b []byte, frames [][]byte, size int) []byte {
@@ -406,11 +463,7 @@ func appendBatchFrame(b []byte, frames [][]byte, size int) []byte {
 // so that the frames it held are not kept alive until the next drain.
 func (c *conn) writeAll(ctx context.Context, frames [][]byte) error {
 	defer clear(frames)
-	var held int64
-	for _, f := range frames {
-		held += int64(len(f))
-	}
-	c.held.Add(-held)
+	c.held.Add(-heldBy(frames))
 	for len(frames) > 0 {
 		// A frame that is a batch already (relayed from the room's node)
 		// goes alone: batches do not nest.
@@ -484,8 +537,10 @@ func (c *conn) helloLate() {
 	c.close(closeReq{code: protocol.CloseProtocolError, reason: "no hello"})
 }
 
-// reader reads frames until the connection ends.
-func (c *conn) reader(ctx context.Context) {
+// reader reads frames until the connection ends, or until a hello has put
+// the socket in a room that a poller may take it to (handOver true: the
+// reader stopped at the hello's end).
+func (c *conn) reader(ctx context.Context) (handOver bool) {
 	// Reads use a context that is never done (each read with a cancellable
 	// one costs a timer, and coder/websocket cuts the socket when one ends);
 	// the connection's end closes the socket instead, which ends the read.
@@ -494,34 +549,43 @@ func (c *conn) reader(ctx context.Context) {
 	for {
 		typ, data, err := c.ws.Read(context.Background())
 		if err != nil {
-			return
+			return false
 		}
 		c.heard.Store(time.Now().UnixNano())
-		select {
-		case <-c.closing:
-			continue // closing: ignore what the client still sends
-		default:
+		if c.message(ctx, typ, data) && c.canHandOver() {
+			return stop()
 		}
-		if up := c.up.Load(); up != nil {
-			c.upFrame(up, typ, data) // relayed: the room's node reads it
-			continue
-		}
-		if typ != websocket.MessageText {
-			c.bad("binary frames are not part of the protocol; send JSON text")
-			continue
-		}
-		in, err := protocol.DecodeClient(data)
-		if err != nil {
-			if in.Type != "" && !protocol.Known(in.Type) {
-				c.notice(protocol.CodeUnknownType, fmt.Sprintf("unknown message type %q", in.Type))
-				c.strike()
-				continue
-			}
-			c.bad(err.Error())
-			continue
-		}
-		c.handle(ctx, in)
 	}
+}
+
+// message handles one message from the client; it reports whether it was
+// a hello. data is the message's own.
+func (c *conn) message(ctx context.Context, typ websocket.MessageType, data []byte) (hello bool) {
+	select {
+	case <-c.closing:
+		return false // closing: ignore what the client still sends
+	default:
+	}
+	if up := c.up.Load(); up != nil {
+		c.upFrame(up, typ, data) // relayed: the room's node reads it
+		return false
+	}
+	if typ != websocket.MessageText {
+		c.bad("binary frames are not part of the protocol; send JSON text")
+		return false
+	}
+	in, err := protocol.DecodeClient(data)
+	if err != nil {
+		if in.Type != "" && !protocol.Known(in.Type) {
+			c.notice(protocol.CodeUnknownType, fmt.Sprintf("unknown message type %q", in.Type))
+			c.strike()
+			return false
+		}
+		c.bad(err.Error())
+		return false
+	}
+	c.handle(ctx, in)
+	return in.Hello != nil
 }
 
 // bad answers an invalid frame, and closes after too many of them.

@@ -59,7 +59,8 @@ func (w *smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 			return conn, brw, nil
 		}
 	}
-	return conn, bufio.NewReadWriter(r, bufio.NewWriterSize(conn, socketWriteBuf)), nil
+	w.sock.br, w.sock.bw = r, bufio.NewWriterSize(conn, socketWriteBuf)
+	return conn, bufio.NewReadWriter(r, w.sock.bw), nil
 }
 
 // Unwrap lets http.ResponseController reach the server's ResponseWriter.

@@ -93,6 +93,11 @@ type Config struct {
 	// rooms' store (cluster.go); Rooms must be a manager of the same
 	// cluster. Nil: a server alone.
 	Cluster *ClusterConfig
+	// SocketGoroutines keeps every socket on a reader and a writer
+	// goroutine of its own for its whole life, as outside Linux; by
+	// default a socket whose hello put it in a room here passes to a
+	// poller (poll_linux.go).
+	SocketGoroutines bool
 }
 
 func (c *Config) setDefaults() error {
@@ -155,6 +160,10 @@ type Server struct {
 	stop      context.CancelFunc
 
 	cl *cluster // nil for a server alone
+
+	// polls hold the sockets no goroutine of their own reads (nil: none
+	// does; see Config.SocketGoroutines).
+	polls []*poller
 }
 
 // NewServer validates cfg and builds the routes.
@@ -174,6 +183,9 @@ func NewServer(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), origins: origins, hosts: hosts,
 		conns: map[*conn]struct{}{}, ctx: ctx, stop: stop}
 	s.quotas = newQuotas(cfg.Quotas, s.now)
+	if pollSupported && !cfg.SocketGoroutines {
+		s.polls = newPollers(s)
+	}
 	s.routes()
 	s.handler = s.checkHost(s.mux)
 	if cfg.Cluster != nil {
@@ -317,16 +329,18 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	// upgrade, is not kept for the socket's life (a fresh goroutine's stack
 	// starts small and grows only as far as reading frames needs).
 	handedOff = true
+	c.release = func() {
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+		s.cfg.Metrics.connClosed()
+		s.quotas.closed(addr)
+		s.wg.Done()
+	}
 	go func() {
-		defer func() {
-			s.mu.Lock()
-			delete(s.conns, c)
-			s.mu.Unlock()
-			s.cfg.Metrics.connClosed()
-			s.quotas.closed(addr)
-			s.wg.Done()
-		}()
-		c.serve(s.ctx)
+		if !c.serve(s.ctx) {
+			c.release()
+		}
 	}()
 }
 

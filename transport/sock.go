@@ -1,11 +1,13 @@
 package transport
 
 import (
+	"bufio"
 	"encoding/binary"
 	"io"
 	"net"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // sock is a socket's connection as coder/websocket writes to it, so that a
@@ -19,6 +21,19 @@ type sock struct {
 	mu   sync.Mutex
 	rest []byte // written by a non-blocking write's owner before anything else
 	err  error  // a non-blocking write's failure, for the writer to act on
+	// restSince is when rest last went from empty to holding bytes (Unix
+	// ns): the poller's write deadline.
+	restSince int64
+
+	// fd is the socket's own descriptor once a poller holds it
+	// (poll_linux.go): writes and reads go to it, and net.Conn is closed.
+	// -1 before, and after closeFD.
+	fd int
+	// br and bw are the buffers coder/websocket reads and writes through
+	// (hijack.go), for the poller to take over what br holds; nil when the
+	// connection kept the HTTP server's.
+	br *bufio.Reader
+	bw *bufio.Writer
 
 	// raw is nil when the connection has no file descriptor of its own
 	// (TLS, a wrapped listener) or the system is not Linux (sock_other.go):
@@ -35,7 +50,7 @@ type sock struct {
 }
 
 func newSock(nc net.Conn) *sock {
-	s := &sock{Conn: nc}
+	s := &sock{Conn: nc, fd: -1}
 	if tc, ok := nc.(*net.TCPConn); ok && rawSyscalls {
 		if raw, err := tc.SyscallConn(); err == nil {
 			s.raw = raw
@@ -129,10 +144,10 @@ func (s *sock) pending() bool {
 // say, which may be waiting on the socket), or when a previous write left
 // bytes that must go first.
 func (s *sock) tryLock() bool {
-	if s.raw == nil || !s.mu.TryLock() {
+	if !s.mu.TryLock() {
 		return false
 	}
-	if len(s.rest) > 0 || s.err != nil {
+	if (s.raw == nil && s.fd < 0) || len(s.rest) > 0 || s.err != nil {
 		s.mu.Unlock()
 		return false
 	}
@@ -146,22 +161,117 @@ func (s *sock) unlock() { s.mu.Unlock() }
 // that p's owner may reuse p. It reports whether anything is left (the
 // writer then writes it, blocking as its writes may).
 func (s *sock) tryWrite(p []byte) (left bool) {
-	s.wbuf = p
-	err := s.raw.Write(s.wfunc)
-	n := s.wn
-	if err == nil {
-		err = s.werr
+	var n int
+	var err error
+	switch {
+	case s.fd >= 0:
+		n, err = writeFD(s.fd, p)
+	case s.raw != nil:
+		s.wbuf = p
+		err = s.raw.Write(s.wfunc)
+		n = s.wn
+		if err == nil {
+			err = s.werr
+		}
+		s.wbuf, s.werr = nil, nil
+	default:
+		err = net.ErrClosed
 	}
-	s.wbuf, s.werr = nil, nil
 	if err != nil {
 		s.err = err
 		return true
 	}
 	if n < len(p) {
 		s.rest = append([]byte(nil), p[n:]...)
+		s.restSince = time.Now().UnixNano()
 		return true
 	}
 	return false
+}
+
+// writeFD is one non-blocking write(2) to fd: 0 bytes when the socket takes
+// none.
+func writeFD(fd int, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		n, errno := rawWrite(uintptr(fd), p)
+		switch errno {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return 0, nil
+		case 0:
+			return n, nil
+		}
+		return 0, errno
+	}
+}
+
+// The poller's writes (s.mu held): they never wait for the socket.
+
+// writeRestLocked writes what an earlier write left; it reports whether
+// some is still left (or the socket failed).
+func (s *sock) writeRestLocked() (left bool) {
+	if s.err != nil {
+		return true
+	}
+	if len(s.rest) == 0 {
+		return false
+	}
+	if s.fd < 0 {
+		s.err = net.ErrClosed
+		return true
+	}
+	n, err := writeFD(s.fd, s.rest)
+	if err != nil {
+		s.err = err
+		return true
+	}
+	if n < len(s.rest) {
+		s.rest = s.rest[n:]
+		return true
+	}
+	s.rest = nil
+	return false
+}
+
+// queueLocked writes b after what an earlier write left.
+func (s *sock) queueLocked(b []byte) {
+	if s.err != nil {
+		return
+	}
+	if len(s.rest) > 0 {
+		s.rest = append(s.rest, b...)
+		return
+	}
+	s.tryWrite(b)
+}
+
+// stalledSince says since when the socket has not taken all that was
+// written to it (Unix ns), 0 when it has.
+func (s *sock) stalledSince() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.rest) == 0 {
+		return 0
+	}
+	return s.restSince
+}
+
+// closeFD closes the poller's descriptor; later writes fail.
+func (s *sock) closeFD() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fd >= 0 {
+		closeDescriptor(s.fd)
+		s.fd = -1
+	}
+	s.rest = nil
+	if s.err == nil {
+		s.err = net.ErrClosed
+	}
 }
 
 // writeOnce is tryWrite's callback: one write, never a wait for the socket

@@ -21,3 +21,6 @@ func rawRead(fd uintptr, p []byte) (int, syscall.Errno) {
 	n, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 	return int(n), errno
 }
+
+// closeDescriptor closes a descriptor the poller owns.
+func closeDescriptor(fd int) { _ = syscall.Close(fd) }

@@ -11,3 +11,6 @@ const rawSyscalls = false
 func rawWrite(uintptr, []byte) (int, syscall.Errno) { return 0, syscall.EINVAL }
 
 func rawRead(uintptr, []byte) (int, syscall.Errno) { return 0, syscall.EINVAL }
+
+// closeDescriptor is never called: outside Linux no poller owns a socket.
+func closeDescriptor(int) {}

@@ -1,0 +1,623 @@
+package transport
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/coder/websocket"
+	"github.com/roomd/roomd/protocol"
+)
+
+// The poller: once a socket's hello has put it in a room on this node, no
+// goroutine of its own reads or writes it. A reader and a writer goroutine
+// per socket cost their stacks — most of a connection's memory (BENCHMARKS.md,
+// "Memory per connection") — and a goroutine wake-up per frame. Instead a
+// poller's loop waits on an epoll set of many sockets, reads what each has
+// (wsReader), hands the messages to the rooms as the reader did, and writes
+// what a socket could not take at once when it can take more. The loop
+// itself waits in Go's network poller (the epoll descriptor is one more
+// descriptor there), so it parks like any goroutine — with one scheduler
+// thread as well — and a blocked system call never holds a thread.
+//
+// The hello stays with coder/websocket and the socket's two goroutines (it
+// may wait on the store, on sign-in, on another node); so does a socket
+// without a descriptor of its own (TLS), a relayed one, and every socket
+// outside Linux. The socket passes at a message boundary: what the
+// hello's reader had buffered past it is carried over.
+
+// pollSupported says this system has the poller.
+const pollSupported = true
+
+// closeWait is how long a socket the server closed waits for the peer's
+// close frame (coder/websocket's Close waits as long).
+const closeWait = 5 * time.Second
+
+// poller is one epoll loop and the sockets it holds. Its loop goroutine
+// runs while it holds sockets: the first added starts it (and its
+// descriptors), the last gone ends it.
+type poller struct {
+	s *Server
+
+	mu      sync.Mutex
+	running bool
+	ep      int // the epoll set, the kick eventfd and the sweep timerfd
+	ev, tm  int
+	adds    []*conn // added, not yet in conns (the loop takes them)
+	kicks   []*conn // asked to be serviced (kick)
+	stop    bool    // the server stopped: cut every socket
+
+	// The loop's own.
+	conns  map[int32]*conn
+	events [128]unix.EpollEvent
+	buf    []byte
+	again  []*conn // sockets that may hold more to read (edge-triggered)
+}
+
+// epState is a socket's state in its poller, the loop's alone but for p
+// and fd.
+type epState struct {
+	p      *poller
+	fd     int32
+	rd     wsReader
+	early  []byte // what the hello's reader had read past the hello
+	pingAt int64  // when a ping went unanswered so far (Unix ns); 0 none
+	byeAt  int64 // when the server's close frame was written; 0 none
+	kicked atomic.Bool
+	dead   bool
+}
+
+// pollReadBuf is the loop's read buffer: a read takes at most this much
+// from one socket before the loop turns to the others.
+const pollReadBuf = 64 << 10
+
+func newPollers(s *Server) []*poller {
+	ps := make([]*poller, max(1, runtime.GOMAXPROCS(0)))
+	for i := range ps {
+		ps[i] = &poller{s: s, ep: -1, ev: -1, tm: -1}
+	}
+	context.AfterFunc(s.ctx, func() {
+		for _, p := range ps {
+			p.mu.Lock()
+			p.stop = true
+			p.wakeLocked()
+			p.mu.Unlock()
+		}
+	})
+	return ps
+}
+
+// pick returns the poller for a socket: the sockets are spread by their
+// descriptors.
+func (s *Server) pick(fd int) *poller { return s.polls[fd%len(s.polls)] }
+
+// canHandOver says whether the socket may leave its goroutines for a
+// poller: its hello put it in a room here, it has a descriptor of its own
+// and the reader that took the hello is one the poller can take over.
+func (c *conn) canHandOver() bool {
+	if c.srv.polls == nil || c.sock == nil || c.sock.raw == nil || c.sock.br == nil ||
+		c.up.Load() != nil || c.room.Load() == nil || c.helloed.Load() != helloTaken {
+		return false
+	}
+	select {
+	case <-c.closing:
+		return false
+	default:
+		return true
+	}
+}
+
+// handOver moves the socket to a poller; its writer has stopped. It reports
+// false when it could not, and the socket is then the caller's to close.
+func (c *conn) handOver() bool {
+	s := c.sock
+	if s.bw != nil && s.bw.Buffered() > 0 {
+		return false // coder/websocket flushes every frame: never
+	}
+	var leftover []byte
+	if n := s.br.Buffered(); n > 0 {
+		b, _ := s.br.Peek(n)
+		leftover = append([]byte(nil), b...)
+	}
+	// The socket's own descriptor: a copy of the connection's, whose
+	// closing takes the original out of the runtime's poller.
+	fd, derr := -1, error(nil)
+	if err := s.raw.Control(func(sfd uintptr) { fd, derr = unix.FcntlInt(sfd, unix.F_DUPFD_CLOEXEC, 0) }); err != nil || derr != nil {
+		return false
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return false
+	}
+	p := c.srv.pick(fd)
+	ep := &epState{p: p, fd: int32(fd), early: leftover} // read by the loop's first service
+	s.mu.Lock()
+	s.fd = fd
+	s.mu.Unlock()
+	if err := p.add(c, ep); err != nil {
+		c.srv.cfg.Logger.Warn("poller refused a socket", "err", err)
+		s.mu.Lock()
+		s.fd = -1
+		s.mu.Unlock()
+		unix.Close(fd)
+		return false
+	}
+	// The poller holds it: the connection's own descriptor and
+	// coder/websocket's Conn and buffers go.
+	s.Conn.Close()
+	s.mu.Lock()
+	s.raw, s.br, s.bw, s.wfunc, s.rfunc = nil, nil, nil, nil, nil
+	s.mu.Unlock()
+	c.ws = nil
+	if c.writeTimer != nil {
+		c.writeTimer.Stop()
+		c.writeTimer = nil
+	}
+	return true
+}
+
+// add registers c's descriptor and starts the loop if it is not running.
+func (p *poller) add(c *conn, ep *epState) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stop {
+		return context.Canceled
+	}
+	if !p.running {
+		if err := p.open(); err != nil {
+			return err
+		}
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET, Fd: ep.fd}
+	if err := unix.EpollCtl(p.ep, unix.EPOLL_CTL_ADD, int(ep.fd), &ev); err != nil {
+		if !p.running {
+			p.closeFDs()
+		}
+		return err
+	}
+	c.ep.Store(ep)
+	p.adds = append(p.adds, c)
+	ep.kicked.Store(true)
+	p.kicks = append(p.kicks, c) // its first service: the carried bytes, the outbox
+	p.wakeLocked()
+	if !p.running {
+		p.running = true
+		go p.loop(p.ep)
+	}
+	return nil
+}
+
+// open makes the loop's descriptors: the epoll set, an eventfd for kicks
+// and a timerfd for the sweep.
+func (p *poller) open() error {
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return err
+	}
+	p.ep = ep
+	// Non-blocking, so that os.NewFile puts it in the runtime's poller.
+	if err = unix.SetNonblock(ep, true); err != nil {
+		p.closeFDs()
+		return err
+	}
+	if p.ev, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
+		p.closeFDs()
+		return err
+	}
+	if p.tm, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC); err != nil {
+		p.closeFDs()
+		return err
+	}
+	tick := unix.NsecToTimespec(int64(p.sweepEvery()))
+	if err = unix.TimerfdSettime(p.tm, 0, &unix.ItimerSpec{Interval: tick, Value: tick}, nil); err != nil {
+		p.closeFDs()
+		return err
+	}
+	for _, fd := range []int{p.ev, p.tm} {
+		ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLET, Fd: int32(fd)}
+		if err = unix.EpollCtl(p.ep, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+			p.closeFDs()
+			return err
+		}
+	}
+	if p.conns == nil {
+		p.conns = map[int32]*conn{}
+		p.buf = make([]byte, pollReadBuf)
+	}
+	return nil
+}
+
+// sweepEvery is the sweep's period: a quarter of the shortest deadline it
+// keeps (the heartbeat, the write timeout, the close wait), at most a
+// second.
+func (p *poller) sweepEvery() time.Duration {
+	d := min(p.s.heartbeat(), p.s.cfg.WriteTimeout, closeWait) / 4
+	return min(max(d, 5*time.Millisecond), time.Second)
+}
+
+func (p *poller) closeFDs() {
+	for _, fd := range []*int{&p.ep, &p.ev, &p.tm} {
+		if *fd >= 0 {
+			unix.Close(*fd)
+			*fd = -1
+		}
+	}
+}
+
+// wakeLocked wakes the loop (p.mu held).
+func (p *poller) wakeLocked() {
+	if p.ev >= 0 {
+		one := uint64(1)
+		_, _, _ = syscall.RawSyscall(syscall.SYS_WRITE, uintptr(p.ev), uintptr(unsafe.Pointer(&one)), 8)
+	}
+}
+
+// kick asks the loop to service c: write what waits, or close it.
+func (p *poller) kick(c *conn, ep *epState) {
+	if ep.kicked.Swap(true) {
+		return // asked already
+	}
+	p.mu.Lock()
+	p.kicks = append(p.kicks, c)
+	p.wakeLocked()
+	p.mu.Unlock()
+}
+
+// loop runs until the poller holds no socket. It waits in Go's poller on
+// the epoll descriptor and takes the ready events without blocking.
+func (p *poller) loop(ep int) {
+	f := os.NewFile(uintptr(ep), "epoll")
+	rc, err := f.SyscallConn()
+	if err == nil {
+		err = rc.Read(func(uintptr) bool { return p.cycle() })
+	}
+	if err != nil {
+		p.s.cfg.Logger.Error("poller stopped", "err", err)
+		p.mu.Lock()
+		p.stop = true
+		p.mu.Unlock()
+		p.cycle() // cuts every socket
+	}
+	// f owns ep now: closing it closes the set (p.ep was let go by cycle).
+	f.Close()
+}
+
+// cycle takes every ready event; it reports true when the loop ends.
+func (p *poller) cycle() bool {
+	for {
+		p.takeRequests()
+		n, _, errno := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(p.ep), uintptr(unsafe.Pointer(&p.events[0])), uintptr(len(p.events)), 0, 0, 0)
+		if errno == syscall.EINTR {
+			continue
+		}
+		if errno != 0 || n == 0 {
+			if len(p.again) > 0 {
+				p.readAgain()
+				continue
+			}
+			break
+		}
+		for i := range int(n) {
+			p.event(p.events[i].Fd, p.events[i].Events)
+		}
+		p.readAgain()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.conns) > 0 || len(p.adds) > 0 || len(p.kicks) > 0 {
+		return false
+	}
+	// Idle: the loop ends. The epoll set is closed by loop (it is the
+	// file it waits on); the others here.
+	p.running = false
+	p.ep = -1
+	for _, fd := range []*int{&p.ev, &p.tm} {
+		unix.Close(*fd)
+		*fd = -1
+	}
+	return true
+}
+
+// takeRequests moves the added sockets into conns and services the kicked
+// ones; after the server stopped, it cuts every socket.
+func (p *poller) takeRequests() {
+	p.mu.Lock()
+	adds, kicks, stop := p.adds, p.kicks, p.stop
+	p.adds, p.kicks = nil, nil
+	p.mu.Unlock()
+	for _, c := range adds {
+		ep := c.ep.Load()
+		p.conns[ep.fd] = c
+	}
+	for _, c := range kicks {
+		ep := c.ep.Load()
+		ep.kicked.Store(false)
+		if !ep.dead {
+			c.service(ep)
+		}
+	}
+	if stop {
+		for _, c := range p.conns {
+			c.teardown(c.ep.Load())
+		}
+	}
+}
+
+func (p *poller) event(fd int32, events uint32) {
+	switch int(fd) {
+	case p.ev, p.tm:
+		var b [8]byte
+		_, _, _ = syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), 8)
+		if int(fd) == p.tm {
+			p.sweep()
+		}
+		return
+	}
+	c := p.conns[fd]
+	if c == nil {
+		p.takeRequests() // added since the last look
+		if c = p.conns[fd]; c == nil {
+			return // a socket closed since the event
+		}
+	}
+	ep := c.ep.Load()
+	if events&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+		c.service(ep)
+	}
+	if !ep.dead && events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+		c.readable(ep)
+	}
+}
+
+// readAgain reads the sockets whose last read filled the buffer: with
+// edge-triggered events, no new one comes for what is already there.
+func (p *poller) readAgain() {
+	for len(p.again) > 0 {
+		again := p.again
+		p.again = nil
+		for _, c := range again {
+			if ep := c.ep.Load(); !ep.dead {
+				c.readable(ep)
+			}
+		}
+	}
+}
+
+// sweep keeps the deadlines: pings to silent sockets (and the close of one
+// that answers none within a heartbeat), writes that take longer than
+// WriteTimeout, and close handshakes the peer leaves unanswered.
+func (p *poller) sweep() {
+	now := time.Now().UnixNano()
+	hb := int64(p.s.heartbeat())
+	for _, c := range p.conns {
+		ep := c.ep.Load()
+		if ep.byeAt != 0 {
+			if now-ep.byeAt > int64(closeWait) {
+				c.teardown(ep)
+			}
+			continue
+		}
+		if since := c.sock.stalledSince(); since != 0 && now-since > int64(p.s.cfg.WriteTimeout) {
+			c.logger().Info("write timed out; closing", "timeout", p.s.cfg.WriteTimeout)
+			c.teardown(ep)
+			continue
+		}
+		heard := c.heard.Load()
+		switch {
+		case ep.pingAt != 0 && heard >= ep.pingAt:
+			ep.pingAt = 0 // answered
+		case ep.pingAt != 0 && now-ep.pingAt > hb:
+			c.logger().Info("peer did not answer a ping; closing")
+			c.teardown(ep)
+			continue
+		}
+		if ep.pingAt == 0 && now-heard >= hb {
+			ep.pingAt = now
+			c.writeControl(opPing, nil)
+		}
+	}
+}
+
+// readable reads what the socket holds (up to the loop's buffer) and hands
+// on its messages.
+func (c *conn) readable(ep *epState) {
+	p := ep.p
+	n, errno := rawRead(uintptr(ep.fd), p.buf)
+	switch {
+	case errno == syscall.EINTR:
+		p.again = append(p.again, c)
+		return
+	case errno == syscall.EAGAIN:
+		return
+	case errno != 0 || n == 0:
+		c.teardown(ep) // the peer went away
+		return
+	}
+	c.heard.Store(time.Now().UnixNano())
+	if !c.feed(ep, p.buf[:n]) {
+		return
+	}
+	if n == len(p.buf) {
+		p.again = append(p.again, c)
+	}
+	c.service(ep)
+}
+
+// feed reads the frames b completes; it reports false when the socket
+// has ended.
+func (c *conn) feed(ep *epState, b []byte) bool {
+	if err := ep.rd.feed(b, c.srv.cfg.ReadLimit, func(op byte, b []byte) bool { return c.frame(ep, op, b) }); err != nil {
+		c.logger().Debug("refused frame; closing", "err", err)
+		c.writeControlClose(err.code, err.reason)
+		c.teardown(ep)
+	}
+	return !ep.dead
+}
+
+// frame handles one message or control frame from the peer.
+func (c *conn) frame(ep *epState, op byte, b []byte) bool {
+	switch op {
+	case opText, opBinary:
+		typ := websocket.MessageText
+		if op == opBinary {
+			typ = websocket.MessageBinary
+		}
+		// The message outlives the read buffer (a command's raw JSON goes
+		// to the room's actor).
+		c.message(c.srv.ctx, typ, append([]byte(nil), b...))
+	case opPing:
+		c.writeControl(opPong, b)
+	case opClose:
+		if ep.byeAt == 0 {
+			// The peer closes first: its close is echoed, as
+			// coder/websocket does, and the socket closed.
+			code, reason := closeNoStatus, ""
+			if len(b) >= 2 {
+				code, reason = int(b[0])<<8|int(b[1]), string(b[2:])
+			}
+			if len(b) == 1 || (len(b) >= 2 && !validCloseCode(code)) {
+				c.writeControlClose(closeProtocolError, "received invalid close payload")
+			} else if code == closeNoStatus {
+				c.writeControl(opClose, nil)
+			} else {
+				c.writeControlClose(code, reason)
+			}
+		}
+		c.teardown(ep)
+		return false
+	}
+	return true
+}
+
+// closeNoStatus is a close frame without a code (RFC 6455 §7.4.1).
+const closeNoStatus = 1005
+
+// validCloseCode says whether a peer may send code (RFC 6455 §7.4).
+func validCloseCode(code int) bool {
+	switch {
+	case code >= 3000 && code <= 4999:
+		return true
+	case code >= 1000 && code <= 1014:
+		return code != 1004 && code != 1005 && code != 1006
+	}
+	return false
+}
+
+// service writes what waits for the socket, or closes it when asked.
+func (c *conn) service(ep *epState) {
+	if early := ep.early; early != nil {
+		// Bytes carried over from the hello's reader: read first.
+		ep.early = nil
+		if !c.feed(ep, early) {
+			return
+		}
+	}
+	select {
+	case <-c.closing:
+		if ep.byeAt == 0 {
+			c.bye(ep)
+		} else {
+			c.pump()
+		}
+		return
+	default:
+	}
+	if !c.pump() {
+		c.teardown(ep)
+	}
+}
+
+// pump writes, without waiting, what a write left and then the outbox; it
+// reports false when the socket failed.
+func (c *conn) pump() bool {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	s := c.sock
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.writeRestLocked() {
+		return s.err == nil // the socket takes no more for now
+	}
+	if frames := c.out.Drain(); len(frames) > 0 {
+		s.tryWrite(c.wire(frames))
+	}
+	return s.err == nil
+}
+
+// writeControl writes a ping or a pong, without waiting — and not at all
+// while the socket has not taken what was written before it: a peer that
+// does not read gets no answers to pile up (its writes time out instead).
+// Control frames may go before data frames waiting in the outbox.
+func (c *conn) writeControl(op byte, payload []byte) {
+	var b [2 + maxControl]byte
+	s := c.sock
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.rest) == 0 {
+		s.tryWrite(appendControl(b[:0], op, payload))
+	}
+}
+
+// writeControlClose writes a close frame after what the socket has not
+// taken yet; the socket is then closed.
+func (c *conn) writeControlClose(code int, reason string) {
+	s := c.sock
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queueLocked(appendClose(nil, code, reason))
+}
+
+// bye closes the socket as the writer's finish does: what waits (unless
+// the client was too slow), the bye (for every code but a plain 1000) and
+// the close frame; the peer's close frame, its going away or closeWait then
+// ends it.
+func (c *conn) bye(ep *epState) {
+	req := c.req
+	c.wmu.Lock()
+	rest := c.out.Close()
+	var b []byte
+	if req.dropQueue {
+		c.held.Add(-heldBy(rest))
+		clear(rest)
+	} else {
+		b = c.wire(rest)
+	}
+	if !(req.code == protocol.CloseNormal && req.reason == "") && !req.quiet {
+		b = appendFrame(b, c.byeFrame(req))
+	}
+	b = appendClose(b, req.code, req.reason)
+	s := c.sock
+	s.mu.Lock()
+	s.queueLocked(b)
+	s.mu.Unlock()
+	c.wmu.Unlock()
+	ep.byeAt = time.Now().UnixNano()
+}
+
+// teardown ends a socket the poller holds: the descriptor is closed, the
+// room told, and the server's count of it released.
+func (c *conn) teardown(ep *epState) {
+	if ep.dead {
+		return
+	}
+	ep.dead = true
+	delete(ep.p.conns, ep.fd)
+	c.sock.closeFD()
+	if r := c.room.Load(); r != nil {
+		r.Drop(c)
+	}
+	c.close(closeReq{code: protocol.CloseNormal, dropQueue: true})
+	rest := c.out.Close()
+	c.held.Add(-heldBy(rest))
+	clear(rest)
+	ep.rd = wsReader{}
+	c.release()
+	close(c.finished)
+}
