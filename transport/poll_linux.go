@@ -69,7 +69,7 @@ type epState struct {
 	rd     wsReader
 	early  []byte // what the hello's reader had read past the hello
 	pingAt int64  // when a ping went unanswered so far (Unix ns); 0 none
-	byeAt  int64 // when the server's close frame was written; 0 none
+	byeAt  int64  // when the server's close frame was written; 0 none
 	kicked atomic.Bool
 	dead   bool
 }
