@@ -150,8 +150,10 @@ func (c *conn) handOver() bool {
 		return false
 	}
 	// The poller holds it: the connection's own descriptor and
-	// coder/websocket's Conn and buffers go.
-	s.Conn.Close()
+	// coder/websocket's Conn and buffers go. (Its Conn must be closed to
+	// be collected: it keeps a finalizer on a structure that points to
+	// itself. Closing it closes the sock's net.Conn, not the poller's copy.)
+	c.ws.CloseNow()
 	s.mu.Lock()
 	s.raw, s.br, s.bw, s.wfunc, s.rfunc = nil, nil, nil, nil, nil
 	s.mu.Unlock()
