@@ -453,14 +453,24 @@ func (c *conn) readable(ep *epState) {
 }
 
 // feed reads the frames b completes; it reports false when the socket
-// has ended.
+// has ended or is closing for a frame it refused.
 func (c *conn) feed(ep *epState, b []byte) bool {
-	if err := ep.rd.feed(b, c.srv.cfg.ReadLimit, func(op byte, b []byte) bool { return c.frame(ep, op, b) }); err != nil {
-		c.logger().Debug("refused frame; closing", "err", err)
-		c.writeControlClose(err.code, err.reason)
-		c.teardown(ep)
+	err := ep.rd.feed(b, c.srv.cfg.ReadLimit, func(op byte, b []byte) bool { return c.frame(ep, op, b) })
+	if err == nil || ep.dead {
+		return !ep.dead
 	}
-	return !ep.dead
+	c.logger().Debug("refused frame; closing", "err", err)
+	c.close(closeReq{code: err.code, reason: err.reason, dropQueue: true, quiet: true})
+	c.writeControlClose(err.code, err.reason)
+	if err.code != closeTooBig {
+		c.teardown(ep) // the stream is broken: nothing more is read
+		return false
+	}
+	// A frame too big is skipped and the client's close awaited (it may
+	// still be sending the frame), as coder/websocket does; what it sends
+	// meanwhile is dropped.
+	ep.byeAt = time.Now().UnixNano()
+	return false
 }
 
 // frame handles one message or control frame from the peer.

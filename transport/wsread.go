@@ -46,6 +46,13 @@ type wsReader struct {
 	carry []byte // a frame begun but not yet whole
 	msg   []byte // a fragmented message's payload so far
 	op    byte   // its opcode; 0 when no message is open
+	// skip is what is left of a frame refused for its size: dropped
+	// before the next frame, so that a closing socket still finds the
+	// client's close frame. After that refusal (refused), data messages
+	// are dropped too: only control frames are handed on.
+	skip    uint64
+	refused bool
+	rest    []byte // feedFrames' input past a frame refused for its size
 }
 
 // frameOut is what feed hands on: a whole data message (opText, opBinary)
@@ -54,8 +61,30 @@ type frameOut func(op byte, payload []byte) (more bool)
 
 // feed reads the frames p completes, handing each message and control
 // frame to on, which stops the reading by returning false. A refused frame
-// ends the reading with its error.
+// ends the reading with its error — but one refused for its size (1009),
+// which is skipped: the frames after it are read on, and the error
+// returned at the end.
 func (r *wsReader) feed(p []byte, limit int64, on frameOut) *wsError {
+	var tooBig *wsError
+	for {
+		if err := r.feedFrames(p, limit, on); err == nil || err.code != closeTooBig {
+			if err == nil {
+				err = tooBig
+			}
+			return err
+		} else {
+			tooBig, p = err, r.rest
+			r.rest = nil
+		}
+	}
+}
+
+func (r *wsReader) feedFrames(p []byte, limit int64, on frameOut) *wsError {
+	if r.skip > 0 {
+		n := min(r.skip, uint64(len(p)))
+		r.skip -= n
+		p = p[n:]
+	}
 	for {
 		var frame []byte
 		if len(r.carry) > 0 {
@@ -64,7 +93,7 @@ func (r *wsReader) feed(p []byte, limit int64, on frameOut) *wsError {
 			for {
 				size, err := r.frameSize(r.carry, limit)
 				if err != nil {
-					return err
+					return r.refuse(err, r.carry, p)
 				}
 				want := size
 				if size < 0 {
@@ -87,7 +116,7 @@ func (r *wsReader) feed(p []byte, limit int64, on frameOut) *wsError {
 			}
 			size, err := r.frameSize(p, limit)
 			if err != nil {
-				return err
+				return r.refuse(err, p, nil)
 			}
 			if size < 0 || size > len(p) {
 				r.carry = append(r.carry[:0], p...)
@@ -103,6 +132,37 @@ func (r *wsReader) feed(p []byte, limit int64, on frameOut) *wsError {
 			return err
 		}
 	}
+}
+
+// refuse ends the reading with err. A frame refused for its size is
+// skipped whole, what b and then p hold of it first; what p holds past it
+// is kept in rest, for feed to read on.
+func (r *wsReader) refuse(err *wsError, b, p []byte) *wsError {
+	if err.code == closeTooBig {
+		size := r.frameLen(b)
+		if uint64(len(b)) >= size {
+			r.rest = b[size:] // p is empty: b is the input
+		} else {
+			r.skip = size - uint64(len(b))
+			n := min(r.skip, uint64(len(p)))
+			r.skip -= n
+			r.rest = p[n:]
+		}
+		r.refused = true
+	}
+	r.carry, r.msg, r.op = nil, nil, 0
+	return err
+}
+
+// frameLen is the whole size of the frame whose whole header b holds.
+func (r *wsReader) frameLen(b []byte) uint64 {
+	switch b[1] & 0x7f {
+	case 126:
+		return 2 + 2 + 4 + uint64(binary.BigEndian.Uint16(b[2:]))
+	case 127:
+		return 2 + 8 + 4 + min(binary.BigEndian.Uint64(b[2:]), 1<<62)
+	}
+	return 2 + 4 + uint64(b[1]&0x7f)
 }
 
 // release empties a buffer, keeping a small one for the next use.
@@ -189,6 +249,8 @@ func (r *wsReader) frame(b []byte, on frameOut) (bool, *wsError) {
 	switch {
 	case op >= opClose:
 		return on(op, payload), nil
+	case r.refused:
+		return true, nil // closing: data is dropped
 	case op != opContinuation && fin:
 		return on(op, payload), nil
 	case op != opContinuation:

@@ -59,6 +59,7 @@ type serveConfig struct {
 	restoreAll      bool
 	endedTTL        time.Duration
 	sndbuf          int
+	poller          bool
 	cpuprofile      string
 	quotas          transport.Quotas
 	maxConns        int
@@ -124,6 +125,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	endedTTL := ef.Duration("ended-ttl", "", 24*time.Hour, "how long a closed room stays in the store")
 	cpuprofile := ef.String("cpuprofile", "", "", "write a pprof CPU profile of the whole run to this file (for load tests)")
 	sndbuf := ef.Int("socket-sndbuf", "", 64<<10, "kernel send buffer of each client socket in bytes, so a client that stops reading is found slow soon (0 keeps the kernel's default)")
+	poller := ef.Bool("poller", "", true, "after its hello, read and write each plain-TCP socket from an epoll loop shared by many (Linux) instead of a reader and a writer goroutine of its own")
 	quotas := ef.String("quotas", "", "on", "per-address quotas: on, or off for load tests from one machine (the global caps stay)")
 	proxies := ef.String("trusted-proxies", "", "", "comma-separated addresses or CIDR prefixes of proxies whose X-Forwarded-For names the client (quotas count that address); empty trusts none")
 	qRooms := ef.Int("quota-rooms", "", 10, "rooms one address may create per minute (bursts of half as many)")
@@ -169,7 +171,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 		http:      transport.HTTPConfig{ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *httpIdle},
 		logFormat: *logFormat, logLevel: *logLevel,
 		idleTimeout: *idle, retryAfter: *retry, shutdownTimeout: *shutdown, aiDelay: *aiDelay, adminToken: *adminToken,
-		dataDir: *dataDir, redisURL: *redisURL, memory: *memory, fsync: *fsync, commitInterval: *commitInterval, wal: *wal, checkpoint: *checkpoint, restoreAll: *restoreAll, endedTTL: *endedTTL, sndbuf: *sndbuf, cpuprofile: *cpuprofile}
+		dataDir: *dataDir, redisURL: *redisURL, memory: *memory, fsync: *fsync, commitInterval: *commitInterval, wal: *wal, checkpoint: *checkpoint, restoreAll: *restoreAll, endedTTL: *endedTTL, sndbuf: *sndbuf, poller: *poller, cpuprofile: *cpuprofile}
 	fs.Visit(func(f *flag.Flag) { cfg.adminTokenArg = cfg.adminTokenArg || f.Name == "admin-token" })
 	switch *quotas {
 	case "on":
@@ -414,7 +416,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	front, err := transport.NewServer(transport.Config{Rooms: rooms, Logger: log, Web: web.Handler(),
 		Origins: splitList(cfg.origins), PublicHosts: splitList(cfg.publicHosts),
 		Metrics: transport.NewMetrics(reg), Routes: routes, Quotas: cfg.quotas, MaxConns: cfg.maxConns,
-		Auth: verifier, RequireAuth: cfg.auth.require, Cluster: cluster})
+		Auth: verifier, RequireAuth: cfg.auth.require, Cluster: cluster, SocketGoroutines: !cfg.poller})
 	if err != nil {
 		ln.Close()
 		return err

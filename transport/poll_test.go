@@ -1,0 +1,362 @@
+//go:build linux
+
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/roomd/roomd/protocol"
+	"github.com/roomd/roomd/room"
+	"github.com/roomd/roomd/transport/client"
+)
+
+// polled counts the server's sockets a poller holds, and all of them.
+func (s *testServer) polled() (held, all int) {
+	s.front.mu.Lock()
+	defer s.front.mu.Unlock()
+	for c := range s.front.conns {
+		if c.ep.Load() != nil {
+			held++
+		}
+	}
+	return held, len(s.front.conns)
+}
+
+// TestPollerHoldsSockets: once their hello put them in a room, sockets have
+// no goroutines of their own — a poller holds them — and they play on;
+// with SocketGoroutines each keeps its reader and writer.
+func TestPollerHoldsSockets(t *testing.T) {
+	for _, goroutines := range []bool{false, true} {
+		t.Run(fmt.Sprintf("SocketGoroutines=%v", goroutines), func(t *testing.T) {
+			s := startServer(t, func(_ *room.Config, c *Config) { c.SocketGoroutines = goroutines })
+			created := s.create("minesweeper", `{"mode":"coop","level":"beginner"}`, "Ann")
+			p := s.dial("ann", client.Config{Room: created.Room, Token: created.Token, Game: msPin})
+			p.waitOnline()
+			before := runtime.NumGoroutine()
+			const n = 40
+			var specs []*tclient
+			for range n {
+				c := s.dial("spec", client.Config{Room: created.Room, Watch: true, Game: msPin})
+				c.waitOnline()
+				specs = append(specs, c)
+			}
+			// Each test client has goroutines of its own (about 2).
+			if !goroutines {
+				waitFor(t, "every socket polled", func() bool { held, all := s.polled(); return held == all })
+			}
+			perClient := float64(runtime.NumGoroutine()-before) / n
+			t.Logf("%.1f goroutines per socket, client's and server's", perClient)
+			held, all := s.polled()
+			if goroutines {
+				if held != 0 || perClient < 3.5 {
+					t.Fatalf("%d of %d sockets polled, %.1f goroutines per socket: want none polled, a reader and a writer each", held, all, perClient)
+				}
+			} else if held != all || perClient > 3 {
+				t.Fatalf("%d of %d sockets polled, %.1f goroutines per socket (client's and server's): want every socket polled", held, all, perClient)
+			}
+			p.control(protocol.Control{Op: protocol.ControlStart})
+			rc := p.command(`{"type":"flag","r":0,"c":0}`)
+			if !rc.OK {
+				t.Fatalf("move: %+v", rc)
+			}
+			for _, c := range specs {
+				c.waitFor("the move", func(evs []client.Event) bool {
+					for _, e := range evs {
+						if e.Update != nil && e.Update.To >= rc.Rev {
+							return true
+						}
+					}
+					return false
+				})
+			}
+		})
+	}
+}
+
+// wsPeer is a client on a bare TCP socket, for the frames no WebSocket
+// library sends.
+type wsPeer struct {
+	t    *testing.T
+	conn net.Conn
+	br   *bufio.Reader
+}
+
+// dialPeer upgrades a bare TCP socket and sends first (in the same packet
+// as the upgrade request, when given).
+func (s *testServer) dialPeer(t *testing.T, first []byte) *wsPeer {
+	t.Helper()
+	addr := strings.TrimPrefix(s.URL, "http://")
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	req := "GET " + protocol.SocketPath + " HTTP/1.1\r\nHost: " + addr + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+	if _, err := conn.Write(append([]byte(req), first...)); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("upgrade answered %s", resp.Status)
+	}
+	return &wsPeer{t: t, conn: conn, br: br}
+}
+
+var peerKey = [4]byte{0x37, 0xfa, 0x21, 0x3d}
+
+func (p *wsPeer) write(frames ...[]byte) {
+	p.t.Helper()
+	if _, err := p.conn.Write(bytes.Join(frames, nil)); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+func text(s string) []byte { return maskedFrame(opText, true, []byte(s), peerKey, false) }
+
+// frame reads one server frame: its first byte (FIN and opcode) and
+// payload; io.EOF once the server has closed the socket.
+func (p *wsPeer) frame() (byte, []byte, error) {
+	var h [2]byte
+	if _, err := io.ReadFull(p.br, h[:]); err != nil {
+		return 0, nil, err
+	}
+	if h[1]&0x80 != 0 {
+		p.t.Fatalf("a masked server frame: %x", h)
+	}
+	n := uint64(h[1] & 0x7f)
+	switch n {
+	case 126:
+		var b [2]byte
+		io.ReadFull(p.br, b[:])
+		n = uint64(binary.BigEndian.Uint16(b[:]))
+	case 127:
+		var b [8]byte
+		io.ReadFull(p.br, b[:])
+		n = binary.BigEndian.Uint64(b[:])
+	}
+	b := make([]byte, n)
+	_, err := io.ReadFull(p.br, b)
+	return h[0], b, err
+}
+
+// expect reads frames until a message of type typ (whose JSON holds
+// has), answering nothing, and returns the control frames read before it.
+func (p *wsPeer) expect(typ, has string) (controls [][]byte) {
+	p.t.Helper()
+	for {
+		b0, b, err := p.frame()
+		if err != nil {
+			p.t.Fatalf("waiting for %s: %v", typ, err)
+		}
+		if b0&0x0f >= opClose {
+			controls = append(controls, append([]byte{b0}, b...))
+			if b0&0x0f == opClose {
+				p.t.Fatalf("closed (%x) waiting for %s", b, typ)
+			}
+			continue
+		}
+		msgs, err := protocol.SplitServerFrame(b)
+		if err != nil {
+			p.t.Fatalf("undecodable %s", b)
+		}
+		for _, m := range msgs {
+			sm, err := protocol.DecodeServer(m)
+			if err == nil && sm.Type == typ && bytes.Contains(m, []byte(has)) {
+				return controls
+			}
+		}
+	}
+}
+
+// expectClose reads until the server's close frame and returns its code;
+// when answer, the peer answers with its own close, as a client does, and
+// the server then closes the socket.
+func (p *wsPeer) expectClose(answer bool) int {
+	p.t.Helper()
+	for {
+		b0, b, err := p.frame()
+		if err != nil {
+			p.t.Fatalf("waiting for a close frame: %v", err)
+		}
+		if b0 != 0x80|opClose {
+			continue
+		}
+		if answer {
+			p.write(maskedFrame(opClose, true, b, peerKey, false))
+		}
+		if _, _, err := p.frame(); err != io.EOF {
+			p.t.Fatalf("after the close frame: %v, want the socket closed", err)
+		}
+		if len(b) < 2 {
+			return closeNoStatus
+		}
+		return int(binary.BigEndian.Uint16(b))
+	}
+}
+
+func peerHello(t *testing.T, code string) []byte {
+	b, err := protocol.Encode(protocol.Hello{Type: protocol.TypeHello, Room: code, Watch: true, Game: msPin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text(string(b))
+}
+
+// TestPollerFrames: a polled socket reads what a client may send — a
+// message sent in the hello's packet, fragments with control frames
+// between them, a message a byte at a time — answers pings with pongs of
+// the same payload, and echoes the client's close.
+func TestPollerFrames(t *testing.T) {
+	s := startServer(t)
+	created := s.create("minesweeper", `{"mode":"coop","level":"beginner"}`, "Ann")
+	// The hello and a ping message in the upgrade's packet: the ping is
+	// read past the hello by coder/websocket and carried to the poller.
+	p := s.dialPeer(t, append(peerHello(t, created.Room), text(`{"type":"ping","t":7}`)...))
+	p.expect(protocol.TypeSnapshot, "")
+	p.expect(protocol.TypePong, `"t":7`)
+	if held, all := s.polled(); held != all || all != 1 {
+		t.Fatalf("%d of %d sockets polled", held, all)
+	}
+
+	msg := []byte(`{"type":"ping","t":8}`)
+	p.write(maskedFrame(opText, false, msg[:5], peerKey, false),
+		maskedFrame(opPing, true, []byte("are you there"), peerKey, false),
+		maskedFrame(opContinuation, false, msg[5:12], [4]byte{1, 2, 3, 4}, true),
+		maskedFrame(opPong, true, nil, peerKey, false),
+		maskedFrame(opContinuation, true, msg[12:], peerKey, false))
+	controls := p.expect(protocol.TypePong, `"t":8`)
+	if len(controls) != 1 || !bytes.Equal(controls[0], append([]byte{0x80 | opPong}, "are you there"...)) {
+		t.Fatalf("control frames before the pong message: %q, want one pong with the ping's payload", controls)
+	}
+
+	for _, c := range text(`{"type":"ping","t":9}`) {
+		p.write([]byte{c})
+		time.Sleep(time.Millisecond)
+	}
+	p.expect(protocol.TypePong, `"t":9`)
+
+	p.write(maskedFrame(opBinary, true, []byte{1, 2, 3}, peerKey, false))
+	p.expect(protocol.TypeNotice, protocol.CodeInvalidMessage)
+
+	p.write(maskedFrame(opClose, true, []byte{0x0f, 0xa0, 'b', 'y', 'e'}, peerKey, false)) // 4000
+	if code := p.expectClose(false); code != 4000 {
+		t.Fatalf("the client's close echoed with %d, want 4000", code)
+	}
+	waitFor(t, "the socket to be released", func() bool { _, all := s.polled(); return all == 0 })
+}
+
+// TestPollerRefusals: frames the protocol forbids close a polled socket
+// with the code coder/websocket would send, and the room carries on.
+func TestPollerRefusals(t *testing.T) {
+	s := startServer(t)
+	created := s.create("minesweeper", `{"mode":"coop","level":"beginner"}`, "Ann")
+	for _, tc := range []struct {
+		name  string
+		frame []byte
+		code  int
+	}{
+		{"unmasked", []byte{0x81, 2, '{', '}'}, closeProtocolError},
+		{"continuation first", maskedFrame(opContinuation, true, []byte("{}"), peerKey, false), closeProtocolError},
+		{"too long", maskedFrame(opText, true, bytes.Repeat([]byte("x"), 17<<10), peerKey, false), closeTooBig},
+		{"a close code nobody may send", maskedFrame(opClose, true, []byte{0x03, 0xed}, peerKey, false), closeProtocolError}, // 1005
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := s.dialPeer(t, peerHello(t, created.Room))
+			p.expect(protocol.TypeSnapshot, "")
+			waitFor(t, "the socket to be polled", func() bool { held, all := s.polled(); return held == all && all == 1 })
+			p.write(tc.frame)
+			if code := p.expectClose(true); code != tc.code {
+				t.Fatalf("closed with %d, want %d", code, tc.code)
+			}
+			waitFor(t, "the socket to be released", func() bool { _, all := s.polled(); return all == 0 })
+		})
+	}
+	ann := s.dial("ann", client.Config{Room: created.Room, Token: created.Token, Game: msPin})
+	ann.waitOnline()
+	ann.control(protocol.Control{Op: protocol.ControlStart})
+	if rc := ann.command(`{"type":"flag","r":0,"c":0}`); !rc.OK {
+		t.Fatalf("the room after the refusals: %+v", rc)
+	}
+}
+
+// TestPollerPings: a polled socket that says nothing is pinged every
+// heartbeat and stays while it answers; one that stops answering is
+// closed and leaves the room.
+func TestPollerPings(t *testing.T) {
+	s := startServer(t, func(rc *room.Config, _ *Config) { rc.Heartbeat = 60 * time.Millisecond })
+	created := s.create("minesweeper", `{"mode":"coop","level":"beginner"}`, "Ann")
+	p := s.dialPeer(t, peerHello(t, created.Room))
+	p.expect(protocol.TypeSnapshot, "")
+	pings := 0
+	deadline := time.Now().Add(600 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		_ = p.conn.SetReadDeadline(deadline)
+		b0, b, err := p.frame()
+		if err != nil {
+			break
+		}
+		if b0 == 0x80|opPing {
+			pings++
+			p.write(maskedFrame(opPong, true, b, peerKey, false))
+		}
+	}
+	_ = p.conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	if pings < 3 {
+		t.Fatalf("%d pings in 600 ms at a 60 ms heartbeat", pings)
+	}
+	if _, all := s.polled(); all != 1 {
+		t.Fatalf("a socket that answers its pings was closed")
+	}
+	// Now it answers nothing: closed within a few heartbeats.
+	waitFor(t, "the silent socket to be closed", func() bool { _, all := s.polled(); return all == 0 })
+}
+
+// TestPollerWriteTimeout: a polled socket whose client stops reading is
+// closed once a write has waited WriteTimeout, and the room goes on.
+func TestPollerWriteTimeout(t *testing.T) {
+	s := startServer(t, func(_ *room.Config, c *Config) {
+		c.WriteTimeout = 300 * time.Millisecond
+		c.RateLimit, c.RateBurst = 10_000, 10_000
+		c.OutboxSize, c.OutboxBytes = 100_000, 1<<30 // the write times out first
+	})
+	created := s.create("minesweeper", `{"mode":"coop","level":"expert"}`, "Ann")
+	p := s.dialPeer(t, peerHello(t, created.Room))
+	p.expect(protocol.TypeSnapshot, "")
+	waitFor(t, "the socket to be polled", func() bool { held, all := s.polled(); return held == all && all == 1 })
+	// Snapshots of an expert board, asked for without reading one.
+	var burst []byte
+	for i := range 2000 {
+		burst = append(burst, text(fmt.Sprintf(`{"type":"resync","id":"r%d","rev":0}`, i))...)
+	}
+	p.write(burst)
+	waitFor(t, "the stalled socket to be closed", func() bool { _, all := s.polled(); return all == 0 })
+	ann := s.dial("ann", client.Config{Room: created.Room, Token: created.Token, Game: msPin})
+	ann.waitOnline()
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

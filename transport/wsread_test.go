@@ -1,0 +1,249 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// maskedFrame is a client's frame (RFC 6455 §5.2): masked with key, the
+// payload length in the shortest form unless long forces the 64-bit one.
+func maskedFrame(op byte, fin bool, payload []byte, key [4]byte, long bool) []byte {
+	b0 := op
+	if fin {
+		b0 |= 0x80
+	}
+	f := []byte{b0}
+	switch n := len(payload); {
+	case long:
+		f = append(f, 0x80|127)
+		f = binary.BigEndian.AppendUint64(f, uint64(n))
+	case n < 126:
+		f = append(f, 0x80|byte(n))
+	case n <= 0xffff:
+		f = append(f, 0x80|126)
+		f = binary.BigEndian.AppendUint16(f, uint16(n))
+	default:
+		f = append(f, 0x80|127)
+		f = binary.BigEndian.AppendUint64(f, uint64(n))
+	}
+	f = append(f, key[:]...)
+	for i, c := range payload {
+		f = append(f, c^key[i%4])
+	}
+	return f
+}
+
+type wsOut struct {
+	op      byte
+	payload string
+}
+
+// feedChunks feeds stream to a fresh reader in the given chunk sizes and
+// returns what it handed on, and its error.
+func feedChunks(stream []byte, chunks []int, limit int64) ([]wsOut, *wsError, *wsReader) {
+	var r wsReader
+	var out []wsOut
+	on := func(op byte, p []byte) bool {
+		out = append(out, wsOut{op, string(p)})
+		return true
+	}
+	for _, n := range chunks {
+		n = min(n, len(stream))
+		if err := r.feed(stream[:n], limit, on); err != nil {
+			return out, err, &r
+		}
+		stream = stream[n:]
+	}
+	if len(stream) > 0 {
+		if err := r.feed(stream, limit, on); err != nil {
+			return out, err, &r
+		}
+	}
+	return out, nil, &r
+}
+
+// TestWSReaderReassembles: messages of any size, fragmented any way with
+// control frames between the fragments, masked with any key and read in
+// any chunks, come out whole and in order, the control frames at once.
+func TestWSReaderReassembles(t *testing.T) {
+	const limit = 4096
+	rapid.Check(t, func(t *rapid.T) {
+		var stream []byte
+		var want []wsOut
+		key := func() [4]byte {
+			var k [4]byte
+			binary.LittleEndian.PutUint32(k[:], rapid.Uint32().Draw(t, "key"))
+			return k
+		}
+		for i, n := 0, rapid.IntRange(1, 6).Draw(t, "messages"); i < n; i++ {
+			op := rapid.SampledFrom([]byte{opText, opBinary}).Draw(t, "op")
+			msg := rapid.SliceOfN(rapid.Byte(), 0, limit).Draw(t, "msg")
+			parts := rapid.IntRange(1, 4).Draw(t, "fragments")
+			var wantCtl []wsOut
+			for j := 0; j < parts; j++ {
+				lo, hi := len(msg)*j/parts, len(msg)*(j+1)/parts
+				fop := byte(opContinuation)
+				if j == 0 {
+					fop = op
+				}
+				stream = append(stream, maskedFrame(fop, j == parts-1, msg[lo:hi], key(), rapid.Bool().Draw(t, "long"))...)
+				if j < parts-1 && rapid.Bool().Draw(t, "control") {
+					cop := rapid.SampledFrom([]byte{opPing, opPong}).Draw(t, "cop")
+					cp := rapid.SliceOfN(rapid.Byte(), 0, maxControl).Draw(t, "control payload")
+					stream = append(stream, maskedFrame(cop, true, cp, key(), false)...)
+					wantCtl = append(wantCtl, wsOut{cop, string(cp)})
+				}
+			}
+			want = append(want, wantCtl...)
+			want = append(want, wsOut{op, string(msg)})
+		}
+		chunks := rapid.SliceOf(rapid.IntRange(1, 300)).Draw(t, "chunks")
+		got, err, r := feedChunks(stream, chunks, limit)
+		if err != nil {
+			t.Fatalf("refused: %v", err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("got %d messages, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("message %d: op %d, %d bytes; want op %d, %d bytes", i, got[i].op, len(got[i].payload), want[i].op, len(want[i].payload))
+			}
+		}
+		if len(r.carry) != 0 || r.op != 0 {
+			t.Fatalf("after whole frames: %d bytes carried, message %d open", len(r.carry), r.op)
+		}
+	})
+}
+
+// TestWSReaderRefuses: what coder/websocket refuses, the reader refuses
+// with the same close codes, from the header alone — a frame past the
+// limit is not buffered.
+func TestWSReaderRefuses(t *testing.T) {
+	const limit = 1000
+	k := [4]byte{9, 8, 7, 6}
+	big := bytes.Repeat([]byte("x"), limit+1)
+	for _, tc := range []struct {
+		name   string
+		stream []byte
+		code   int
+	}{
+		{"past the limit", maskedFrame(opText, true, big, k, false), closeTooBig},
+		{"past the limit in fragments", append(maskedFrame(opText, false, big[:600], k, false), maskedFrame(opContinuation, true, big[:401], k, false)...), closeTooBig},
+		{"a 64-bit length past the limit", maskedFrame(opText, true, big[:10], k, false)[:2:2], -1}, // filled in below
+		{"unmasked", []byte{0x81, 0x01, 'x'}, closeProtocolError},
+		{"rsv bits", append([]byte{0xc1}, maskedFrame(opText, true, []byte("x"), k, false)[1:]...), closeProtocolError},
+		{"unknown opcode", maskedFrame(0x3, true, nil, k, false), closeProtocolError},
+		{"continuation first", maskedFrame(opContinuation, true, []byte("x"), k, false), closeProtocolError},
+		{"a new message inside one", append(maskedFrame(opText, false, []byte("x"), k, false), maskedFrame(opText, true, []byte("y"), k, false)...), closeProtocolError},
+		{"fragmented control", maskedFrame(opPing, false, nil, k, false), closeProtocolError},
+		{"long control", maskedFrame(opPing, true, big[:maxControl+1], k, false), closeProtocolError},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stream, code := tc.stream, tc.code
+			if code == -1 {
+				// A header claiming 2^62 bytes: refused before any payload.
+				stream = binary.BigEndian.AppendUint64([]byte{0x81, 0x80 | 127}, 1<<62)
+				stream = append(stream, k[:]...)
+				code = closeTooBig
+			}
+			for _, chunk := range []int{1, 3, len(stream)} {
+				var chunks []int
+				for range len(stream) {
+					chunks = append(chunks, chunk)
+				}
+				_, err, r := feedChunks(stream, chunks, limit)
+				if err == nil || err.code != code {
+					t.Fatalf("chunks of %d: error %v, want close %d", chunk, err, code)
+				}
+				if len(r.carry) > 14+limit {
+					t.Fatalf("carried %d bytes", len(r.carry))
+				}
+			}
+		})
+	}
+}
+
+// TestUnmask: the word-at-a-time unmasking is the byte-by-byte one.
+func TestUnmask(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		b := rapid.SliceOfN(rapid.Byte(), 0, 100).Draw(t, "b")
+		var k [4]byte
+		binary.LittleEndian.PutUint32(k[:], rapid.Uint32().Draw(t, "key"))
+		want := make([]byte, len(b))
+		for i := range b {
+			want[i] = b[i] ^ k[i%4]
+		}
+		unmask(b, binary.LittleEndian.Uint32(k[:]))
+		if !bytes.Equal(b, want) {
+			t.Fatalf("unmask = %x, want %x", b, want)
+		}
+	})
+}
+
+// FuzzWSReader: whatever a client sends, in whatever chunks, the reader
+// neither panics nor keeps more than one frame (a control frame may be
+// longer than the limit) and one message.
+func FuzzWSReader(f *testing.F) {
+	k := [4]byte{1, 2, 3, 4}
+	f.Add(maskedFrame(opText, true, []byte(`{"type":"ping","t":1}`), k, false), uint8(3))
+	f.Add(append(maskedFrame(opText, false, []byte("ab"), k, false), maskedFrame(opContinuation, true, []byte("c"), k, true)...), uint8(1))
+	f.Add(maskedFrame(opClose, true, []byte{3, 232}, k, false), uint8(7))
+	f.Fuzz(func(t *testing.T, stream []byte, chunk uint8) {
+		const limit = 64
+		var r wsReader
+		on := func(op byte, p []byte) bool {
+			if (op == opText || op == opBinary) && len(p) > limit {
+				panic(fmt.Sprintf("a %d-byte message past the limit", len(p)))
+			}
+			return true
+		}
+		n := int(chunk%32) + 1
+		for len(stream) > 0 {
+			c := min(n, len(stream))
+			if err := r.feed(stream[:c], limit, on); err != nil {
+				return
+			}
+			stream = stream[c:]
+			if len(r.carry) > 14+max(limit, maxControl) || len(r.msg) > limit {
+				t.Fatalf("holds %d carried and %d message bytes", len(r.carry), len(r.msg))
+			}
+		}
+	})
+}
+
+// TestWSReaderSkipsRefusedFrame: after refusing a frame for its size, the
+// reader drops the rest of it, however it arrives, and reads the frames
+// after it — a closing socket still finds the client's close.
+func TestWSReaderSkipsRefusedFrame(t *testing.T) {
+	const limit = 100
+	k := [4]byte{5, 6, 7, 8}
+	closeFrame := maskedFrame(opClose, true, []byte{0x03, 0xe8}, k, false)
+	for _, long := range []bool{false, true} {
+		big := maskedFrame(opText, true, bytes.Repeat([]byte("z"), 300), k, long)
+		stream := append(append([]byte(nil), big...), closeFrame...)
+		for _, chunk := range []int{1, 5, 64, 1000} {
+			var r wsReader
+			var got []wsOut
+			on := func(op byte, p []byte) bool { got = append(got, wsOut{op, string(p)}); return true }
+			refused := 0
+			for s := stream; len(s) > 0; {
+				n := min(chunk, len(s))
+				if err := r.feed(s[:n], limit, on); err != nil {
+					refused++
+					if err.code != closeTooBig {
+						t.Fatalf("refused with %d", err.code)
+					}
+				}
+				s = s[n:]
+			}
+			if refused != 1 || len(got) != 1 || got[0].op != opClose {
+				t.Fatalf("long %v, chunks of %d: %d refusals, then %v; want one, then the close", long, chunk, refused, got)
+			}
+		}
+	}
+}
