@@ -268,7 +268,9 @@ func (p *poller) kick(c *conn, ep *epState) {
 	}
 	p.mu.Lock()
 	p.kicks = append(p.kicks, c)
-	p.wakeLocked()
+	if len(p.kicks) == 1 {
+		p.wakeLocked() // the loop takes the whole list at once
+	}
 	p.mu.Unlock()
 }
 
