@@ -79,7 +79,7 @@ func (r *Room) fanout(e *entry, eff effect) {
 				frames = append(frames, audienceFrame{key: key, frame: frame})
 			}
 		}
-		r.send(out{to: c, frame: frame, durable: true})
+		r.send(out{to: c, frame: frame, durable: true, soon: seat < 0 && len(r.members) > crowd})
 		mem.shown = e.Rev
 		deliveries++
 	}
@@ -93,6 +93,12 @@ func (r *Room) audience(seat int) int {
 		return 0
 	}
 	return r.st.sess.Match().Audience(seat)
+}
+
+// flushee is a client the flush queued frames for, and how they go.
+type flushee struct {
+	Flusher
+	soon bool
 }
 
 // flush sends everything the batch queued, in order, then empties the
@@ -111,7 +117,7 @@ func (r *Room) flush() {
 		if o.frame != nil {
 			if f, ok := o.to.(Flusher); ok {
 				if f.Queue(o.frame) {
-					r.flushers = append(r.flushers, f)
+					r.flushers = append(r.flushers, flushee{f, o.soon})
 				}
 			} else {
 				o.to.Send(o.frame)
@@ -126,7 +132,11 @@ func (r *Room) flush() {
 		}
 	}
 	for _, f := range r.flushers {
-		f.Flush()
+		if f.soon {
+			f.FlushSoon()
+		} else {
+			f.Flush()
+		}
 	}
 	clear(r.flushers)
 	r.flushers = r.flushers[:0]

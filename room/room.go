@@ -32,10 +32,20 @@ type Client interface {
 // client's writer, and reports whether the frame is the first since the
 // last Flush; Flush sends what was queued. Neither may block: Flush writes
 // only what the socket takes at once and leaves the rest to the writer.
+// FlushSoon leaves what was queued to the client's writer, woken now: a
+// crowded room's spectators, so that one move is not thousands of writes
+// in the room's actor — the writers (the transport's pollers) send them,
+// on other cores where there are, while the actor goes on, and a
+// spectator's frames that wait together leave in one write.
 type Flusher interface {
 	Queue(frame []byte) bool
 	Flush()
+	FlushSoon()
 }
+
+// crowd is the member count past which a room's spectators are flushed by
+// their writers (FlushSoon) rather than by the room's actor.
+const crowd = 32
 
 // A Mover is a Client that can be told where its room went: 4009 with the
 // base URL of the room's new node (empty when unknown).
@@ -122,6 +132,7 @@ type out struct {
 	reason   string
 	forget   bool // remove the member once this is sent
 	durable  bool // shows an uncommitted change: dropped if the batch fails
+	soon     bool // a crowded room's spectator: its writer sends it (FlushSoon)
 }
 
 // pending is an accepted action of the batch: if storing fails, its sender
@@ -237,7 +248,7 @@ type Room struct {
 	aiFailures map[int]int
 	timer      *time.Timer
 	scratch    []audienceFrame
-	flushers   []Flusher // the clients the flush queued frames for
+	flushers   []flushee // the clients the flush queued frames for
 	// ticks runs a real-time match (tick.go); nil for other games.
 	ticks *ticker
 	// chatLog is the room's recent chat, oldest first; chatRate bounds the
@@ -679,8 +690,18 @@ func (r *Room) sendPresence() {
 	r.presence = false
 	r.presAt = r.now()
 	frame := r.presenceFrame()
-	for c := range r.members {
-		c.Send(frame)
+	crowded := len(r.members) > crowd
+	for c, mem := range r.members {
+		f, ok := c.(Flusher)
+		switch {
+		case !ok:
+			c.Send(frame)
+		case !f.Queue(frame):
+		case crowded && r.st.seatOf(mem.player) < 0:
+			f.FlushSoon() // as the fan-out's: the writers send it
+		default:
+			f.Flush()
+		}
 	}
 }
 

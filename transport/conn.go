@@ -176,6 +176,14 @@ func (c *conn) Flush() {
 	}
 }
 
+// FlushSoon implements room.Flusher: what a room's actor queued is left
+// to the writer or the poller, woken now.
+func (c *conn) FlushSoon() {
+	if c.queued.Swap(false) {
+		c.wake()
+	}
+}
+
 // enqueue adds frame to the outbox, closing the client as slow when the
 // outbox is full; it reports whether the frame was queued.
 func (c *conn) enqueue(frame []byte) bool {
