@@ -38,6 +38,10 @@ type BoltOptions struct {
 	// of roomd but not a power loss or a kernel crash, which may also leave
 	// the file unusable. False (the default) fsyncs every commit.
 	NoSync bool
+	// BlockingSync makes the write-ahead log sync with fdatasync(2), which
+	// holds a thread of the Go runtime, even where io_uring can do it
+	// without (Linux; uring_linux.go).
+	BlockingSync bool
 	// LockTimeout bounds the wait for the database file's lock when another
 	// process holds it. Zero means 1 second.
 	LockTimeout time.Duration

@@ -89,8 +89,9 @@ type wal struct {
 	files  [2]*os.File
 	cur    int // the file records go to
 	noSync bool
-	off    int64  // where the next record goes
-	seq    uint64 // the last sequence number handed out
+	ring   *syncRing // syncs without blocking a thread (Linux); nil: fdatasync
+	off    int64     // where the next record goes
+	seq    uint64    // the last sequence number handed out
 	// broken is the error of a failed write or sync: what the file holds
 	// past off is then unknown, and nothing is logged until a checkpoint
 	// has moved past every sequence number handed out.
@@ -148,6 +149,9 @@ func (w *wal) entry(log *bbolt.Bucket, code string, rev uint64) []byte {
 // replays what they hold past bbolt's checkpoint into the database.
 func (b *Bolt) openWAL(dir string) error {
 	w := &wal{noSync: b.opts.NoSync, pending: map[string]*pendingRoom{}, done: make(chan error, 1)}
+	if !w.noSync && !b.opts.BlockingSync {
+		w.ring, _ = newSyncRing() // none: fdatasync
+	}
 	created := false
 	for i, name := range walFiles {
 		path := filepath.Join(dir, name)
@@ -177,6 +181,9 @@ func (b *Bolt) openWAL(dir string) error {
 }
 
 func (w *wal) close() {
+	if w.ring != nil {
+		w.ring.close()
+	}
 	for _, f := range w.files {
 		if f != nil {
 			f.Close()
@@ -577,7 +584,7 @@ func (w *wal) write(ops []walOp) error {
 		return fmt.Errorf("write-ahead log: %w", err)
 	}
 	if !w.noSync {
-		if err := fdatasync(f); err != nil {
+		if err := w.sync(f); err != nil {
 			w.broken = err
 			return fmt.Errorf("write-ahead log: sync: %w", err)
 		}
@@ -587,6 +594,20 @@ func (w *wal) write(ops []walOp) error {
 		w.buf = nil // a rare large batch: do not keep its buffer
 	}
 	return nil
+}
+
+// sync syncs f's data: through the ring when there is one, else (or when
+// the ring fails, for good) with fdatasync.
+func (w *wal) sync(f *os.File) error {
+	if w.ring != nil {
+		err := w.ring.fdatasync(f)
+		if !errors.Is(err, errRing) {
+			return err
+		}
+		w.ring.close()
+		w.ring = nil
+	}
+	return fdatasync(f)
 }
 
 // startCheckpoint starts a checkpoint goroutine when none runs and one is
