@@ -20,11 +20,24 @@ import (
 
 // BenchmarkCommandRoundTrip measures one command through a real socket on
 // loopback: the client sends a flag toggle and waits for both its receipt
-// and its update. It reports p50 and p99 in µs besides ns/op.
+// and its update. It reports p50 and p99 in µs besides ns/op: with the
+// socket held by a poller after its hello (the default on Linux), and
+// with a reader and a writer goroutine of its own (SocketGoroutines).
 func BenchmarkCommandRoundTrip(b *testing.B) {
-	s := startServer(b, func(_ *room.Config, c *Config) { c.RateLimit, c.RateBurst = 1e9, 1e9 })
-	created := s.create("minesweeper", `{"mode":"solo","level":"expert"}`, "bench")
-	benchRoundTrip(b, s.URL, created)
+	for _, goroutines := range []bool{false, true} {
+		name := "poller"
+		if goroutines || !pollSupported {
+			name = "goroutines"
+		}
+		b.Run(name, func(b *testing.B) {
+			s := startServer(b, func(_ *room.Config, c *Config) {
+				c.RateLimit, c.RateBurst = 1e9, 1e9
+				c.SocketGoroutines = goroutines
+			})
+			created := s.create("minesweeper", `{"mode":"solo","level":"expert"}`, "bench")
+			benchRoundTrip(b, s.URL, created)
+		})
+	}
 }
 
 // BenchmarkClusterRoundTrip is BenchmarkCommandRoundTrip on a room of node

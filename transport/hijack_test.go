@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,19 +27,52 @@ func TestHelloInTheUpgradePacket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	p := s.dialPeer(t, text(string(hello)))
+	var got []string
+	for len(got) < 2 {
+		_, msg, err := p.frame()
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts, err := protocol.SplitServerFrame(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, part := range parts {
+			m, err := protocol.DecodeServer(part)
+			if err != nil {
+				t.Fatalf("%v: %s", err, part)
+			}
+			got = append(got, m.Type)
+		}
+	}
+	if got[0] != protocol.TypeWelcome || got[1] != protocol.TypeSnapshot {
+		t.Fatalf("after a hello sent with the upgrade: %v, want welcome then snapshot", got)
+	}
+}
+
+// wsPeer is a client on a bare TCP socket, for the frames no WebSocket
+// library sends.
+type wsPeer struct {
+	t    *testing.T
+	conn net.Conn
+	br   *bufio.Reader
+}
+
+// dialPeer upgrades a bare TCP socket and sends first (in the same packet
+// as the upgrade request, when given).
+func (s *testServer) dialPeer(t *testing.T, first []byte) *wsPeer {
+	t.Helper()
 	addr := strings.TrimPrefix(s.URL, "http://")
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-
-	var pkt bytes.Buffer
-	pkt.WriteString("GET " + protocol.SocketPath + " HTTP/1.1\r\nHost: " + addr + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
-	pkt.Write(clientFrame(hello))
-	if _, err := conn.Write(pkt.Bytes()); err != nil {
+	t.Cleanup(func() { conn.Close() })
+	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	req := "GET " + protocol.SocketPath + " HTTP/1.1\r\nHost: " + addr + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+	if _, err := conn.Write(append([]byte(req), first...)); err != nil {
 		t.Fatal(err)
 	}
 	br := bufio.NewReader(conn)
@@ -48,72 +83,99 @@ func TestHelloInTheUpgradePacket(t *testing.T) {
 	if resp.StatusCode != http.StatusSwitchingProtocols {
 		t.Fatalf("upgrade answered %s", resp.Status)
 	}
-	var got []string
-	for len(got) < 2 {
-		msg := serverFrame(t, br)
-		parts, err := protocol.SplitServerFrame(msg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range parts {
-			m, err := protocol.DecodeServer(p)
-			if err != nil {
-				t.Fatalf("%v: %s", err, p)
-			}
-			got = append(got, m.Type)
-		}
-	}
-	if got[0] != protocol.TypeWelcome || got[1] != protocol.TypeSnapshot {
-		t.Fatalf("after a hello sent with the upgrade: %v, want welcome then snapshot", got)
+	return &wsPeer{t: t, conn: conn, br: br}
+}
+
+var peerKey = [4]byte{0x37, 0xfa, 0x21, 0x3d}
+
+func (p *wsPeer) write(frames ...[]byte) {
+	p.t.Helper()
+	if _, err := p.conn.Write(bytes.Join(frames, nil)); err != nil {
+		p.t.Fatal(err)
 	}
 }
 
-// clientFrame is one masked text frame (RFC 6455 §5.2).
-func clientFrame(payload []byte) []byte {
-	f := []byte{0x81}
-	switch n := len(payload); {
-	case n < 126:
-		f = append(f, 0x80|byte(n))
-	default:
-		f = append(f, 0x80|126)
-		f = binary.BigEndian.AppendUint16(f, uint16(n))
-	}
-	mask := [4]byte{1, 2, 3, 4}
-	f = append(f, mask[:]...)
-	for i, b := range payload {
-		f = append(f, b^mask[i%4])
-	}
-	return f
-}
+func text(s string) []byte { return maskedFrame(opText, true, []byte(s), peerKey, false) }
 
-// serverFrame reads one unfragmented, unmasked server frame's payload.
-func serverFrame(t *testing.T, r *bufio.Reader) []byte {
-	t.Helper()
+// frame reads one server frame: its first byte (FIN and opcode) and
+// payload; io.EOF once the server has closed the socket.
+func (p *wsPeer) frame() (byte, []byte, error) {
 	var h [2]byte
-	if _, err := io.ReadFull(r, h[:]); err != nil {
-		t.Fatal(err)
+	if _, err := io.ReadFull(p.br, h[:]); err != nil {
+		return 0, nil, err
+	}
+	if h[1]&0x80 != 0 {
+		p.t.Fatalf("a masked server frame: %x", h)
 	}
 	n := uint64(h[1] & 0x7f)
 	switch n {
 	case 126:
 		var b [2]byte
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			t.Fatal(err)
-		}
+		io.ReadFull(p.br, b[:])
 		n = uint64(binary.BigEndian.Uint16(b[:]))
 	case 127:
 		var b [8]byte
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			t.Fatal(err)
-		}
+		io.ReadFull(p.br, b[:])
 		n = binary.BigEndian.Uint64(b[:])
 	}
-	if h[0] != 0x81 || h[1]&0x80 != 0 || n > 1<<20 {
-		t.Fatalf("not a final unmasked text frame: %x, %d bytes", h, n)
+	b := make([]byte, n)
+	_, err := io.ReadFull(p.br, b)
+	return h[0], b, err
+}
+
+// expect reads frames until a message of type typ (whose JSON holds
+// has), answering nothing, and returns the control frames read before it.
+func (p *wsPeer) expect(typ, has string) (controls [][]byte) {
+	p.t.Helper()
+	for {
+		b0, b, err := p.frame()
+		if err != nil {
+			p.t.Fatalf("waiting for %s: %v", typ, err)
+		}
+		if b0&0x0f >= opClose {
+			controls = append(controls, append([]byte{b0}, b...))
+			if b0&0x0f == opClose {
+				p.t.Fatalf("closed (%x) waiting for %s", b, typ)
+			}
+			continue
+		}
+		msgs, err := protocol.SplitServerFrame(b)
+		if err != nil {
+			p.t.Fatalf("undecodable %s", b)
+		}
+		for _, m := range msgs {
+			sm, err := protocol.DecodeServer(m)
+			if err == nil && sm.Type == typ && bytes.Contains(m, []byte(has)) {
+				return controls
+			}
+		}
 	}
-	p := make([]byte, n)
-	if _, err := io.ReadFull(r, p); err != nil {
-		t.Fatal(err)
+}
+
+// expectClose reads until the server's close frame and returns its code;
+// when answer, the peer answers with its own close, as a client does, and
+// the server then closes the socket.
+func (p *wsPeer) expectClose(answer bool) int {
+	p.t.Helper()
+	for {
+		b0, b, err := p.frame()
+		if err != nil {
+			p.t.Fatalf("waiting for a close frame: %v", err)
+		}
+		if b0 != 0x80|opClose {
+			continue
+		}
+		if answer {
+			// The server may have closed already: the answer then gets
+			// a reset, which may also be what the next read finds.
+			_, _ = p.conn.Write(maskedFrame(opClose, true, b, peerKey, false))
+		}
+		if _, _, err := p.frame(); err != io.EOF && !(answer && errors.Is(err, syscall.ECONNRESET)) {
+			p.t.Fatalf("after the close frame: %v, want the socket closed", err)
+		}
+		if len(b) < 2 {
+			return closeNoStatus
+		}
+		return int(binary.BigEndian.Uint16(b))
 	}
-	return p
 }

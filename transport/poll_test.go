@@ -3,17 +3,9 @@
 package transport
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"runtime"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -82,135 +74,6 @@ func TestPollerHoldsSockets(t *testing.T) {
 				})
 			}
 		})
-	}
-}
-
-// wsPeer is a client on a bare TCP socket, for the frames no WebSocket
-// library sends.
-type wsPeer struct {
-	t    *testing.T
-	conn net.Conn
-	br   *bufio.Reader
-}
-
-// dialPeer upgrades a bare TCP socket and sends first (in the same packet
-// as the upgrade request, when given).
-func (s *testServer) dialPeer(t *testing.T, first []byte) *wsPeer {
-	t.Helper()
-	addr := strings.TrimPrefix(s.URL, "http://")
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
-	req := "GET " + protocol.SocketPath + " HTTP/1.1\r\nHost: " + addr + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-	if _, err := conn.Write(append([]byte(req), first...)); err != nil {
-		t.Fatal(err)
-	}
-	br := bufio.NewReader(conn)
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusSwitchingProtocols {
-		t.Fatalf("upgrade answered %s", resp.Status)
-	}
-	return &wsPeer{t: t, conn: conn, br: br}
-}
-
-var peerKey = [4]byte{0x37, 0xfa, 0x21, 0x3d}
-
-func (p *wsPeer) write(frames ...[]byte) {
-	p.t.Helper()
-	if _, err := p.conn.Write(bytes.Join(frames, nil)); err != nil {
-		p.t.Fatal(err)
-	}
-}
-
-func text(s string) []byte { return maskedFrame(opText, true, []byte(s), peerKey, false) }
-
-// frame reads one server frame: its first byte (FIN and opcode) and
-// payload; io.EOF once the server has closed the socket.
-func (p *wsPeer) frame() (byte, []byte, error) {
-	var h [2]byte
-	if _, err := io.ReadFull(p.br, h[:]); err != nil {
-		return 0, nil, err
-	}
-	if h[1]&0x80 != 0 {
-		p.t.Fatalf("a masked server frame: %x", h)
-	}
-	n := uint64(h[1] & 0x7f)
-	switch n {
-	case 126:
-		var b [2]byte
-		io.ReadFull(p.br, b[:])
-		n = uint64(binary.BigEndian.Uint16(b[:]))
-	case 127:
-		var b [8]byte
-		io.ReadFull(p.br, b[:])
-		n = binary.BigEndian.Uint64(b[:])
-	}
-	b := make([]byte, n)
-	_, err := io.ReadFull(p.br, b)
-	return h[0], b, err
-}
-
-// expect reads frames until a message of type typ (whose JSON holds
-// has), answering nothing, and returns the control frames read before it.
-func (p *wsPeer) expect(typ, has string) (controls [][]byte) {
-	p.t.Helper()
-	for {
-		b0, b, err := p.frame()
-		if err != nil {
-			p.t.Fatalf("waiting for %s: %v", typ, err)
-		}
-		if b0&0x0f >= opClose {
-			controls = append(controls, append([]byte{b0}, b...))
-			if b0&0x0f == opClose {
-				p.t.Fatalf("closed (%x) waiting for %s", b, typ)
-			}
-			continue
-		}
-		msgs, err := protocol.SplitServerFrame(b)
-		if err != nil {
-			p.t.Fatalf("undecodable %s", b)
-		}
-		for _, m := range msgs {
-			sm, err := protocol.DecodeServer(m)
-			if err == nil && sm.Type == typ && bytes.Contains(m, []byte(has)) {
-				return controls
-			}
-		}
-	}
-}
-
-// expectClose reads until the server's close frame and returns its code;
-// when answer, the peer answers with its own close, as a client does, and
-// the server then closes the socket.
-func (p *wsPeer) expectClose(answer bool) int {
-	p.t.Helper()
-	for {
-		b0, b, err := p.frame()
-		if err != nil {
-			p.t.Fatalf("waiting for a close frame: %v", err)
-		}
-		if b0 != 0x80|opClose {
-			continue
-		}
-		if answer {
-			// The server may have closed already: the answer then gets
-			// a reset, which may also be what the next read finds.
-			_, _ = p.conn.Write(maskedFrame(opClose, true, b, peerKey, false))
-		}
-		if _, _, err := p.frame(); err != io.EOF && !(answer && errors.Is(err, syscall.ECONNRESET)) {
-			p.t.Fatalf("after the close frame: %v, want the socket closed", err)
-		}
-		if len(b) < 2 {
-			return closeNoStatus
-		}
-		return int(binary.BigEndian.Uint16(b))
 	}
 }
 

@@ -22,6 +22,20 @@ const (
 	closeTooBig        = 1009
 )
 
+// closeNoStatus is a close frame without a code (RFC 6455 §7.4.1).
+const closeNoStatus = 1005
+
+// validCloseCode says whether a peer may send code (RFC 6455 §7.4).
+func validCloseCode(code int) bool {
+	switch {
+	case code >= 3000 && code <= 4999:
+		return true
+	case code >= 1000 && code <= 1014:
+		return code != 1004 && code != 1005 && code != 1006
+	}
+	return false
+}
+
 // maxControl is the largest control frame payload (RFC 6455 §5.5).
 const maxControl = 125
 

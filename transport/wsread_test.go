@@ -247,3 +247,30 @@ func TestWSReaderSkipsRefusedFrame(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkWSReader reads a client's command frames as the poller does,
+// arriving whole (one per read) or in one read of 16.
+func BenchmarkWSReader(b *testing.B) {
+	cmd := []byte(`{"type":"command","id":"01JDQ80A1B2C3D4E5F6G7H8J9K","rev":1234,"command":{"type":"flag","r":12,"c":7}}`)
+	frame := maskedFrame(opText, true, cmd, [4]byte{0x12, 0x34, 0x56, 0x78}, false)
+	for _, n := range []int{1, 16} {
+		b.Run(fmt.Sprintf("%d per read", n), func(b *testing.B) {
+			stream := bytes.Repeat(frame, n)
+			buf := make([]byte, len(stream))
+			var r wsReader
+			msgs := 0
+			on := func(op byte, p []byte) bool { msgs++; return true }
+			b.SetBytes(int64(len(stream)))
+			b.ReportAllocs()
+			for b.Loop() {
+				copy(buf, stream) // unmasked in place, as the loop's buffer is
+				if err := r.feed(buf, 16<<10, on); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if msgs != b.N*n {
+				b.Fatalf("%d messages of %d", msgs, b.N*n)
+			}
+		})
+	}
+}
