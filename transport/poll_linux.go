@@ -380,16 +380,16 @@ func (p *poller) event(fd int32, events uint32) {
 	}
 }
 
-// readAgain reads the sockets whose last read filled the buffer: with
-// edge-triggered events, no new one comes for what is already there.
+// readAgain reads once more the sockets whose last read filled the
+// buffer (with edge-triggered events, no new one comes for what is already
+// there): one read each, then the loop looks at the others' events again,
+// so a socket that never stops sending cannot hold the loop.
 func (p *poller) readAgain() {
-	for len(p.again) > 0 {
-		again := p.again
-		p.again = nil
-		for _, c := range again {
-			if ep := c.ep.Load(); !ep.dead {
-				c.readable(ep)
-			}
+	again := p.again
+	p.again = nil
+	for _, c := range again {
+		if ep := c.ep.Load(); !ep.dead {
+			c.readable(ep)
 		}
 	}
 }
