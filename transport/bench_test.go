@@ -96,6 +96,10 @@ func benchRoundTrip(b *testing.B, url string, created room.JoinResult) {
 			if !ok {
 				b.Fatal("transport stopped")
 			}
+			if ev.Kind == client.EventReceipt && !ev.Receipt.OK {
+				// No update follows: say why rather than wait for it.
+				b.Fatalf("move %d refused: %+v (a match takes at most 10,000 moves: use -benchtime Nx with N below that)", i, ev.Receipt.Notice)
+			}
 			gotReceipt = gotReceipt || ev.Kind == client.EventReceipt
 			gotUpdate = gotUpdate || ev.Kind == client.EventUpdate
 		}
