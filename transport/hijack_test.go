@@ -54,9 +54,10 @@ func TestHelloInTheUpgradePacket(t *testing.T) {
 // wsPeer is a client on a bare TCP socket, for the frames no WebSocket
 // library sends.
 type wsPeer struct {
-	t    *testing.T
-	conn net.Conn
-	br   *bufio.Reader
+	t       *testing.T
+	conn    net.Conn
+	br      *bufio.Reader
+	pending [][]byte // messages read but not yet looked at
 }
 
 // dialPeer upgrades a bare TCP socket and sends first (in the same packet
@@ -127,15 +128,38 @@ func (p *wsPeer) frame() (byte, []byte, error) {
 // has), answering nothing, and returns the control frames read before it.
 func (p *wsPeer) expect(typ, has string) (controls [][]byte) {
 	p.t.Helper()
-	for {
+	return p.expectAll(typ, has)
+}
+
+// expectAll reads frames until it has seen, in any order, a message for
+// each pair of type and text its JSON holds in want, and returns the
+// control frames read meanwhile. Messages of a batch after the last one
+// wanted are kept for the next call.
+func (p *wsPeer) expectAll(want ...string) (controls [][]byte) {
+	p.t.Helper()
+	for len(want) > 0 {
+		for len(p.pending) > 0 && len(want) > 0 {
+			m := p.pending[0]
+			p.pending = p.pending[1:]
+			sm, err := protocol.DecodeServer(m)
+			for i := 0; err == nil && i < len(want); i += 2 {
+				if sm.Type == want[i] && bytes.Contains(m, []byte(want[i+1])) {
+					want = append(want[:i:i], want[i+2:]...)
+					break
+				}
+			}
+		}
+		if len(want) == 0 {
+			break
+		}
 		b0, b, err := p.frame()
 		if err != nil {
-			p.t.Fatalf("waiting for %s: %v", typ, err)
+			p.t.Fatalf("waiting for %q: %v", want, err)
 		}
 		if b0&0x0f >= opClose {
 			controls = append(controls, append([]byte{b0}, b...))
 			if b0&0x0f == opClose {
-				p.t.Fatalf("closed (%x) waiting for %s", b, typ)
+				p.t.Fatalf("closed (%x) waiting for %q", b, want)
 			}
 			continue
 		}
@@ -143,13 +167,9 @@ func (p *wsPeer) expect(typ, has string) (controls [][]byte) {
 		if err != nil {
 			p.t.Fatalf("undecodable %s", b)
 		}
-		for _, m := range msgs {
-			sm, err := protocol.DecodeServer(m)
-			if err == nil && sm.Type == typ && bytes.Contains(m, []byte(has)) {
-				return controls
-			}
-		}
+		p.pending = append(p.pending, msgs...)
 	}
+	return controls
 }
 
 // expectClose reads until the server's close frame and returns its code;

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/coder/websocket"
+	"github.com/roomd/roomd/internal/rawsock"
 	"github.com/roomd/roomd/protocol"
 )
 
@@ -433,7 +434,7 @@ func (p *poller) sweep() {
 // on its messages.
 func (c *conn) readable(ep *epState) {
 	p := ep.p
-	n, errno := rawRead(uintptr(ep.fd), p.buf)
+	n, errno := rawsock.Read(uintptr(ep.fd), p.buf)
 	switch {
 	case errno == syscall.EINTR:
 		p.again = append(p.again, c)

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/roomd/roomd/internal/rawsock"
 )
 
 // sock is a socket's connection as coder/websocket writes to it, so that a
@@ -51,7 +53,7 @@ type sock struct {
 
 func newSock(nc net.Conn) *sock {
 	s := &sock{Conn: nc, fd: -1}
-	if tc, ok := nc.(*net.TCPConn); ok && rawSyscalls {
+	if tc, ok := nc.(*net.TCPConn); ok && rawsock.Supported {
 		if raw, err := tc.SyscallConn(); err == nil {
 			s.raw = raw
 			s.wfunc, s.rfunc = s.writeOnce, s.readOnce
@@ -91,7 +93,7 @@ func (s *sock) Read(p []byte) (int, error) {
 // readOnce is Read's callback: false (wait for data) on EAGAIN.
 func (s *sock) readOnce(fd uintptr) bool {
 	for {
-		n, errno := rawRead(fd, s.rbuf)
+		n, errno := rawsock.Read(fd, s.rbuf)
 		switch errno {
 		case syscall.EINTR:
 			continue
@@ -196,7 +198,7 @@ func writeFD(fd int, p []byte) (int, error) {
 		return 0, nil
 	}
 	for {
-		n, errno := rawWrite(uintptr(fd), p)
+		n, errno := rawsock.Write(uintptr(fd), p)
 		switch errno {
 		case syscall.EINTR:
 			continue
@@ -265,7 +267,7 @@ func (s *sock) closeFD() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fd >= 0 {
-		closeDescriptor(s.fd)
+		rawsock.Close(s.fd)
 		s.fd = -1
 	}
 	s.rest = nil
@@ -286,7 +288,7 @@ func (s *sock) writeOnce(fd uintptr) bool {
 		return true
 	}
 	for {
-		n, errno := rawWrite(fd, s.wbuf)
+		n, errno := rawsock.Write(fd, s.wbuf)
 		switch errno {
 		case syscall.EINTR:
 			continue

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/roomd/roomd/internal/queue"
+	"github.com/roomd/roomd/internal/rawsock"
 	"github.com/roomd/roomd/protocol"
 )
 
@@ -16,7 +17,7 @@ import (
 // wrapped in a sock.
 func tcpPair(t testing.TB) (*sock, net.Conn) {
 	t.Helper()
-	if !rawSyscalls {
+	if !rawsock.Supported {
 		t.Skip("a sock writes directly on Linux only")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
