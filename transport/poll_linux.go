@@ -373,11 +373,11 @@ func (p *poller) event(fd int32, events uint32) {
 		}
 	}
 	ep := c.ep.Load()
-	if events&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
-		c.service(ep)
-	}
-	if !ep.dead && events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+	if events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
 		c.readable(ep)
+	}
+	if !ep.dead {
+		c.service(ep) // what the read asked for, or what waited for EPOLLOUT
 	}
 }
 
@@ -391,6 +391,9 @@ func (p *poller) readAgain() {
 	for _, c := range again {
 		if ep := c.ep.Load(); !ep.dead {
 			c.readable(ep)
+			if !ep.dead {
+				c.service(ep)
+			}
 		}
 	}
 }
@@ -431,7 +434,7 @@ func (p *poller) sweep() {
 }
 
 // readable reads what the socket holds (up to the loop's buffer) and hands
-// on its messages.
+// on its messages; its caller then services the socket.
 func (c *conn) readable(ep *epState) {
 	p := ep.p
 	n, errno := rawsock.Read(uintptr(ep.fd), p.buf)
@@ -452,7 +455,6 @@ func (c *conn) readable(ep *epState) {
 	if n == len(p.buf) {
 		p.again = append(p.again, c)
 	}
-	c.service(ep)
 }
 
 // feed reads the frames b completes; it reports false when the socket
