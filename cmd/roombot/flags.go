@@ -308,8 +308,9 @@ buckets of roomd_tick_lateness_seconds counted during the window), ticks
 skipped (roomd_ticks_skipped_total) and its CPU per room-tick run. The tick
 figures are the played game's; the CPU is the whole server's.
 
-The bots run with GOGC=400 unless GOGC is set: their own garbage collection
-would otherwise add pauses to the latencies they measure. Pin roomd and
+The bots run with Go's default GOGC=100: a larger heap (400) cost them about
+a tenth more CPU per move — fresh memory out of cache on every message — and
+bought no lower latency (BENCHMARKS.md, "roombot's own CPU"). Pin roomd and
 roombot to different CPUs (taskset) for steadier figures.
 
 Exit status: 0 when every invariant held, 3 when any was violated, 1 when the

@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
 )
@@ -60,11 +59,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "roombot: %v\n", err)
 		return 2
-	}
-	if os.Getenv("GOGC") == "" {
-		// Fewer collections of the bots' own heap: their pauses would
-		// show up in the latencies they measure.
-		debug.SetGCPercent(400)
 	}
 	level, _ := slogLevel(cfg.LogLevel)
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))

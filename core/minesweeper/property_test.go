@@ -386,11 +386,14 @@ func partialChordCells(p played, s *State) []ViewCell {
 func patch(v *View, seat session.Seat, cells []ViewCell) *View {
 	out := *v
 	set := func(list []ViewCell) []ViewCell {
-		d := out.dense(list)
-		for _, c := range cells {
-			d[c.R*out.Cols+c.C] = c
+		d, err := out.dense(list)
+		if err != nil {
+			panic(err) // the test's own views
 		}
-		return out.sparse(d, nil)
+		for _, c := range cells {
+			d[c.R*out.Cols+c.C] = cell{st: c.Status, adj: uint8(c.Adjacent), mine: c.Mine}
+		}
+		return out.sparse(d)
 	}
 	if !out.Race {
 		out.Cells = set(out.Cells)
@@ -442,6 +445,8 @@ func TestReducerExample(t *testing.T) {
 		events []Event
 	}{
 		{"off the board", []Event{{Type: EventFlag, R: 9, C: 0}}},
+		{"more adjacent mines than neighbours", []Event{{Type: EventReveal, Cells: []RevealedCell{{R: 0, C: 0, Adjacent: 9}}}}},
+		{"fewer than none", []Event{{Type: EventReveal, Cells: []RevealedCell{{R: 0, C: 0, Adjacent: -1}}}}},
 		{"progress on a single board", []Event{{Type: EventProgress, Seat: 1, Tagged: true}}},
 	}
 	for _, tc := range bad {

@@ -27,7 +27,10 @@ func (v *View) Apply(events []Event) error {
 		return err
 	}
 	if !v.Race {
-		d := v.dense(v.Cells)
+		d, err := v.dense(v.Cells)
+		if err != nil {
+			return err
+		}
 		for _, e := range events {
 			if e.Type == EventProgress || e.Type == EventEnd {
 				return fmt.Errorf("minesweeper view: %v event on a single board", e.Type)
@@ -36,7 +39,7 @@ func (v *View) Apply(events []Event) error {
 				return err
 			}
 		}
-		v.Cells = v.sparse(d, nil)
+		v.Cells = v.sparse(d)
 		return nil
 	}
 	// The events that end a race list its mines (explode, end) or a win;
@@ -63,7 +66,10 @@ func (v *View) Apply(events []Event) error {
 				return err
 			}
 		default:
-			d := v.dense(bv.Cells)
+			d, err := v.dense(bv.Cells)
+			if err != nil {
+				return err
+			}
 			opened, err := v.applyTo(d, &bv.Phase, e, e.Mines != nil || e.Type == EventWin)
 			if err != nil {
 				return err
@@ -71,11 +77,11 @@ func (v *View) Apply(events []Event) error {
 			bv.Revealed += opened
 			bv.Flags = 0
 			for _, c := range d {
-				if c.Status == Flagged {
+				if c.st == Flagged {
 					bv.Flags++
 				}
 			}
-			bv.Cells = v.sparse(d, nil)
+			bv.Cells = v.sparse(d)
 		}
 		v.Phase = raceOutcome(v.Boards)
 	}
@@ -140,9 +146,9 @@ func (v *View) board(seat int) *BoardView {
 // returns how many cells it revealed that were not revealed already.
 // disclose says the match is over, so a lost or won board shows its hidden
 // mines.
-func (v *View) applyTo(d []ViewCell, p *Phase, e Event, disclose bool) (int, error) {
+func (v *View) applyTo(d []cell, p *Phase, e Event, disclose bool) (int, error) {
 	opened := 0
-	at := func(r, c int) (*ViewCell, error) {
+	at := func(r, c int) (*cell, error) {
 		if r < 0 || r >= v.Rows || c < 0 || c >= v.Cols {
 			return nil, fmt.Errorf("minesweeper view: %v event at (%d, %d) off the board", e.Type, r, c)
 		}
@@ -155,10 +161,13 @@ func (v *View) applyTo(d []ViewCell, p *Phase, e Event, disclose bool) (int, err
 			if err != nil {
 				return 0, err
 			}
-			if cl.Status != Revealed {
+			if rc.Adjacent < 0 || rc.Adjacent > 8 {
+				return 0, fmt.Errorf("minesweeper view: reveal of (%d, %d) with %d adjacent mines", rc.R, rc.C, rc.Adjacent)
+			}
+			if cl.st != Revealed {
 				opened++
 			}
-			*cl = ViewCell{R: rc.R, C: rc.C, Status: Revealed, Adjacent: rc.Adjacent}
+			*cl = cell{st: Revealed, adj: uint8(rc.Adjacent)}
 		}
 		if *p == PhaseFresh {
 			*p = PhaseActive
@@ -168,9 +177,9 @@ func (v *View) applyTo(d []ViewCell, p *Phase, e Event, disclose bool) (int, err
 		if err != nil {
 			return 0, err
 		}
-		cl.Status, cl.Mine, cl.Adjacent = Hidden, false, 0
+		*cl = cell{}
 		if e.Flagged {
-			cl.Status = Flagged
+			cl.st = Flagged
 		}
 	case EventExplode, EventEnd:
 		if e.Type == EventExplode {
@@ -178,7 +187,7 @@ func (v *View) applyTo(d []ViewCell, p *Phase, e Event, disclose bool) (int, err
 			if err != nil {
 				return 0, err
 			}
-			*cl = ViewCell{R: e.R, C: e.C, Status: Revealed, Mine: true}
+			*cl = cell{st: Revealed, mine: true}
 		}
 		*p = PhaseLost
 		if !disclose {
@@ -189,16 +198,16 @@ func (v *View) applyTo(d []ViewCell, p *Phase, e Event, disclose bool) (int, err
 			if err != nil {
 				return 0, err
 			}
-			if cl.Status == Hidden {
-				cl.Mine = true
+			if cl.st == Hidden {
+				cl.mine = true
 			}
 		}
 	case EventWin:
 		// Every safe cell is revealed, so every hidden cell is a mine.
 		*p = PhaseWon
 		for i := range d {
-			if d[i].Status == Hidden {
-				d[i].Mine = true
+			if d[i].st == Hidden {
+				d[i].mine = true
 			}
 		}
 	default:
@@ -207,28 +216,40 @@ func (v *View) applyTo(d []ViewCell, p *Phase, e Event, disclose bool) (int, err
 	return opened, nil
 }
 
-// dense spreads a cell list over the board; absent cells are hidden.
-func (v *View) dense(cells []ViewCell) []ViewCell {
-	d := make([]ViewCell, v.Rows*v.Cols)
-	for k := range d {
-		d[k] = ViewCell{R: k / v.Cols, C: k % v.Cols}
-	}
+// dense spreads a cell list over the board, three bytes a cell (the
+// board's own form); absent cells and cells off the board are hidden. A
+// status or adjacency count no board holds is an error.
+func (v *View) dense(cells []ViewCell) ([]cell, error) {
+	d := make([]cell, v.Rows*v.Cols)
 	for _, c := range cells {
-		if c.R >= 0 && c.R < v.Rows && c.C >= 0 && c.C < v.Cols {
-			d[c.R*v.Cols+c.C] = c
+		if c.R < 0 || c.R >= v.Rows || c.C < 0 || c.C >= v.Cols {
+			continue
 		}
+		if c.Status > Revealed || c.Adjacent < 0 || c.Adjacent > 8 {
+			return nil, fmt.Errorf("minesweeper view: cell (%d, %d) is %v with %d adjacent mines", c.R, c.C, c.Status, c.Adjacent)
+		}
+		d[c.R*v.Cols+c.C] = cell{st: c.Status, adj: uint8(c.Adjacent), mine: c.Mine}
 	}
-	return d
+	return d, nil
 }
 
-// sparse appends to out, row-major, the cells a projection shows.
-func (v *View) sparse(d []ViewCell, out []ViewCell) []ViewCell {
-	if out == nil {
-		out = make([]ViewCell, 0, len(d)/2)
-	}
+// sparse lists, row-major, the cells of d a projection shows: those not
+// hidden, and hidden mines.
+func (v *View) sparse(d []cell) []ViewCell {
+	n := 0
 	for _, c := range d {
-		if c.Status != Hidden || c.Mine {
-			out = append(out, c)
+		if c.st != Hidden || c.mine {
+			n++
+		}
+	}
+	out := make([]ViewCell, n)
+	i := 0
+	for r := range v.Rows {
+		for col, c := range d[r*v.Cols : (r+1)*v.Cols] {
+			if c.st != Hidden || c.mine {
+				out[i] = ViewCell{R: r, C: col, Status: c.st, Adjacent: int(c.adj), Mine: c.mine}
+				i++
+			}
 		}
 	}
 	return out
