@@ -25,6 +25,7 @@ type loader struct {
 	ws     *http.Client // socket upgrades, kept apart from the API's pool
 	wsURLs []string     // cfg.Nodes' socket URLs
 	st     *stats
+	watch  *watchPoll // reads the spectators (--watch-poll); nil: a goroutine each
 }
 
 // stats are a run's measurements. Counters count moves sent in the window.
@@ -82,13 +83,16 @@ func load(ctx context.Context, cfg config) (*result, error) {
 	}
 	defer l.rest.CloseIdleConnections()
 	defer l.ws.CloseIdleConnections()
+	if cfg.WatchPoll && cfg.Spectators > 0 {
+		l.watch, _ = newWatchPoll() // none (not Linux): a goroutine each
+	}
 	setupStart := time.Now()
 	players, err := l.setupRooms(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("setting up: %w", err)
 	}
 	setup := time.Since(setupStart)
-	defer closeAll(players)
+	defer l.closeAll(players)
 
 	st := l.st
 	st.t0 = time.Now()
@@ -96,7 +100,13 @@ func load(ctx context.Context, cfg config) (*result, error) {
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	var senders sync.WaitGroup
+	if l.watch != nil {
+		l.watch.start()
+	}
 	for _, p := range players {
+		if p.watched {
+			continue // read by the watch poller
+		}
 		p.readDone = make(chan struct{})
 		go func() {
 			defer close(p.readDone)
@@ -131,16 +141,19 @@ func load(ctx context.Context, cfg config) (*result, error) {
 }
 
 // closeAll closes every socket and waits for its reader to stop.
-func closeAll(players []*player) {
-	if len(players) > 0 {
-		players[0].st.closing.Store(true)
+func (l *loader) closeAll(players []*player) {
+	l.st.closing.Store(true)
+	if l.watch != nil {
+		l.watch.stop()
 	}
 	var wg sync.WaitGroup
 	for _, p := range players {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.ws.Close(websocket.StatusNormalClosure, "")
+			if p.ws != nil {
+				p.ws.Close(websocket.StatusNormalClosure, "")
+			}
 			if p.readDone != nil {
 				<-p.readDone
 			}

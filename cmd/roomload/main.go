@@ -22,6 +22,12 @@
 // its own CPU from getrusage. It prints one line (and JSON with --json),
 // and exits 1 when a move was refused or went unanswered.
 //
+// Spectators (--spectators) only read: on Linux they are set up on sockets
+// of roomload's own (its own upgrade and frames, rawws.go) and read by one
+// epoll loop (--watch-poll), so that a move's delivery to thousands of them
+// costs the tool a read each rather than a goroutine each — the tool's own
+// delay is part of every delivery time it reports.
+//
 // Loopback servers only. Unlike cmd/roombot it follows no view and checks no
 // invariant: it scans frames for "type":"receipt" and "type":"update" only.
 package main
@@ -59,6 +65,7 @@ type config struct {
 	Rooms        int
 	Players      int
 	Spectators   int     // per room
+	WatchPoll    bool    // spectators read by one epoll loop (Linux)
 	Rate         float64 // moves per player per second
 	Duration     time.Duration
 	Warmup       time.Duration
@@ -76,6 +83,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.Rooms, "rooms", 100, "rooms")
 	fs.IntVar(&cfg.Players, "players", 2, "players per room, one socket each (co-op takes 1 to 4)")
 	fs.IntVar(&cfg.Spectators, "spectators", 0, "spectators per room, one socket each: they read, and their updates are timed from the move's send")
+	fs.BoolVar(&cfg.WatchPoll, "watch-poll", true, "read the spectators' sockets in one epoll loop, on sockets of roomload's own (Linux); false: coder/websocket, a goroutine each")
 	fs.Float64Var(&cfg.Rate, "rate", 1, "moves per player per second (open loop, exponential think times)")
 	fs.DurationVar(&cfg.Duration, "duration", 30*time.Second, "the measured window")
 	fs.DurationVar(&cfg.Warmup, "warmup", 5*time.Second, "moves before the window, not measured")
