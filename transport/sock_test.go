@@ -10,6 +10,7 @@ import (
 
 	"github.com/roomd/roomd/internal/queue"
 	"github.com/roomd/roomd/internal/rawsock"
+	"github.com/roomd/roomd/internal/tcppair"
 	"github.com/roomd/roomd/protocol"
 )
 
@@ -20,24 +21,7 @@ func tcpPair(t testing.TB) (*sock, net.Conn) {
 	if !rawsock.Supported {
 		t.Skip("a sock writes directly on Linux only")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, _ := ln.Accept()
-		accepted <- c
-	}()
-	peer, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc := <-accepted
-	if nc == nil {
-		t.Fatal("accept failed")
-	}
+	peer, nc := tcppair.New(t)
 	s := newSock(nc)
 	if s.raw == nil {
 		t.Fatal("a TCP connection's sock cannot write directly")

@@ -9,32 +9,16 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/roomd/roomd/internal/tcppair"
 )
 
 // pair returns a wrapped client end and the plain server end of a
 // loopback TCP connection.
 func pair(t *testing.T) (net.Conn, net.Conn) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, _ := ln.Accept()
-		accepted <- c
-	}()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := <-accepted
-	if srv == nil {
-		t.Fatal("accept failed")
-	}
+	c, srv := tcppair.New(t)
 	w := Wrap(c)
-	t.Cleanup(func() { w.Close(); srv.Close() })
+	t.Cleanup(func() { w.Close() })
 	return w, srv
 }
 
