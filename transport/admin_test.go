@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"maps"
@@ -89,6 +90,13 @@ func TestMetricsAndAdmin(t *testing.T) {
 	}
 	if code, _ := get(t, s.URL+"/api/admin/rooms", "wrong"); code != http.StatusUnauthorized {
 		t.Fatalf("admin with a wrong token: %d", code)
+	}
+	// The runtime's execution trace is the operator's too.
+	if code, _ := get(t, s.URL+"/debug/pprof/trace?seconds=0.05", ""); code != http.StatusUnauthorized {
+		t.Fatalf("trace without a token: %d", code)
+	}
+	if code, tr := get(t, s.URL+"/debug/pprof/trace?seconds=0.05", "s3cret"); code != http.StatusOK || !bytes.HasPrefix(tr, []byte("go 1.")) {
+		t.Fatalf("trace: %d, %d bytes starting %.10q", code, len(tr), tr)
 	}
 	code, body := get(t, s.URL+"/api/admin/rooms", "s3cret")
 	var list struct{ Rooms []room.Stats }

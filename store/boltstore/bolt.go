@@ -42,6 +42,11 @@ type BoltOptions struct {
 	// holds a thread of the Go runtime, even where io_uring can do it
 	// without (Linux; uring_linux.go).
 	BlockingSync bool
+	// KeepProcs stops a committer's bbolt transaction from raising
+	// GOMAXPROCS from 1 to 2 while it runs (procs.go): with it set and one
+	// P, bbolt's blocking fdatasyncs stall every socket and room until the
+	// runtime takes the P back.
+	KeepProcs bool
 	// LockTimeout bounds the wait for the database file's lock when another
 	// process holds it. Zero means 1 second.
 	LockTimeout time.Duration
@@ -393,7 +398,7 @@ func (b *Bolt) commitTx(ops []*boltOp) {
 	for len(ops) > 0 || (rooms && b.wal.holds()) {
 		errs := make([]error, len(ops))
 		bad := -1
-		err := b.db.Update(func(tx *bbolt.Tx) error {
+		err := b.update(func(tx *bbolt.Tx) error {
 			if rooms {
 				if err := b.applyPending(tx); err != nil {
 					return err

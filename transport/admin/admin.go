@@ -107,6 +107,7 @@ func (a *API) Routes() map[string]http.Handler {
 		// Go's profiler, for operators chasing CPU or memory.
 		"GET /debug/pprof/":        a.guard(pprof.Index),
 		"GET /debug/pprof/profile": a.guard(pprof.Profile),
+		"GET /debug/pprof/trace":   a.guard(pprof.Trace), // the scheduler's view: what waited, and on what
 	}
 }
 
