@@ -56,6 +56,7 @@ type serveConfig struct {
 	commitInterval  time.Duration
 	wal             bool
 	ioUring         bool
+	spareSyncProc   bool
 	checkpoint      time.Duration
 	restoreAll      bool
 	endedTTL        time.Duration
@@ -122,6 +123,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	commitInterval := ef.Duration("commit-interval", "", boltstore.DefaultCommitInterval, "the embedded store's least time between group commits under load: what arrives meanwhile shares one commit and its fsyncs (negative: back to back)")
 	wal := ef.Bool("wal", "", true, "log the embedded store's appends in its write-ahead log (one fsync per group commit) and carry them into bbolt in batches; false commits each group to bbolt (two fsyncs)")
 	ioUring := ef.Bool("io-uring", "", true, "the write-ahead log's fsyncs go through io_uring (Linux), so that none holds a thread of the Go runtime while the disk works; false calls fdatasync")
+	spareSyncProc := ef.Bool("spare-sync-proc", "", true, "with GOMAXPROCS 1 (set or chosen), the embedded store's bbolt transactions raise it to 2 while they run, so that their blocking fsyncs stall no socket or room; false keeps GOMAXPROCS as it is")
 	checkpoint := ef.Duration("checkpoint-interval", "", boltstore.DefaultCheckpointInterval, "how long the embedded store's appends and snapshots may stay in its write-ahead log only before a background checkpoint carries them into bbolt")
 	restoreAll := ef.Bool("restore-all", "", false, "restore every live room at start instead of on its first join")
 	endedTTL := ef.Duration("ended-ttl", "", 24*time.Hour, "how long a closed room stays in the store")
@@ -173,7 +175,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 		http:      transport.HTTPConfig{ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *httpIdle},
 		logFormat: *logFormat, logLevel: *logLevel,
 		idleTimeout: *idle, retryAfter: *retry, shutdownTimeout: *shutdown, aiDelay: *aiDelay, adminToken: *adminToken,
-		dataDir: *dataDir, redisURL: *redisURL, memory: *memory, fsync: *fsync, commitInterval: *commitInterval, wal: *wal, ioUring: *ioUring, checkpoint: *checkpoint, restoreAll: *restoreAll, endedTTL: *endedTTL, sndbuf: *sndbuf, poller: *poller, cpuprofile: *cpuprofile}
+		dataDir: *dataDir, redisURL: *redisURL, memory: *memory, fsync: *fsync, commitInterval: *commitInterval, wal: *wal, ioUring: *ioUring, spareSyncProc: *spareSyncProc, checkpoint: *checkpoint, restoreAll: *restoreAll, endedTTL: *endedTTL, sndbuf: *sndbuf, poller: *poller, cpuprofile: *cpuprofile}
 	fs.Visit(func(f *flag.Flag) { cfg.adminTokenArg = cfg.adminTokenArg || f.Name == "admin-token" })
 	switch *quotas {
 	case "on":
@@ -330,7 +332,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	}
 	octx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	st, err := openStore(octx, storeConfig{redisURL: cfg.redisURL, redis: redisstore.RedisOptions{Cluster: cfg.node.redisCluster}, dataDir: cfg.dataDir, memory: cfg.memory,
-		bolt: boltstore.BoltOptions{NoSync: !cfg.fsync, CommitInterval: cfg.commitInterval, NoWAL: !cfg.wal, BlockingSync: !cfg.ioUring, CheckpointInterval: cfg.checkpoint}})
+		bolt: boltstore.BoltOptions{NoSync: !cfg.fsync, CommitInterval: cfg.commitInterval, NoWAL: !cfg.wal, BlockingSync: !cfg.ioUring, KeepProcs: !cfg.spareSyncProc, CheckpointInterval: cfg.checkpoint}})
 	cancel()
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
