@@ -275,6 +275,11 @@ func (b *bot) awaitState(ctx, play context.Context, online bool, d time.Duration
 				return false // run sees the channel closed
 			}
 			b.handle(ev, time.Now())
+			if ev.Kind == client.EventState && (ev.State == client.StateOnline) == online {
+				// Reached, if only for a moment: a socket redialed for a
+				// hold may be closed as slow (4008) before the next poll.
+				return true
+			}
 		case <-poll.C:
 		case <-deadline.C:
 			return false
