@@ -85,8 +85,8 @@ func position(t *testing.T, s *testServer, code, token string, pin protocol.Game
 // HelloTimeout gets a hello-first notice, then a close with 1002.
 func TestHelloDeadline(t *testing.T) {
 	s := startServer(t, func(_ *room.Config, c *Config) { c.HelloTimeout = 150 * time.Millisecond })
+	start := time.Now() // before the dial: the server's timer starts at its accept
 	rc := s.raw(t, nil)
-	start := time.Now()
 	rc.expectNotice(protocol.CodeHelloFirst)
 	rc.expectClose(protocol.CloseProtocolError)
 	if d := time.Since(start); d < 150*time.Millisecond {
