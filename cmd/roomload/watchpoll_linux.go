@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -81,7 +82,7 @@ func (w *watchPoll) add(p *player, s *rawSocket) error {
 	}
 	fd, derr := -1, error(nil)
 	if err := raw.Control(func(sfd uintptr) { fd, derr = unix.FcntlInt(sfd, unix.F_DUPFD_CLOEXEC, 0) }); err != nil || derr != nil {
-		return fmt.Errorf("dup: %w", errorsJoin(err, derr))
+		return fmt.Errorf("dup: %w", errors.Join(err, derr))
 	}
 	s.conn.Close() // out of the runtime's poller; the copy keeps the socket
 	if err := unix.SetNonblock(fd, true); err != nil {
@@ -90,7 +91,6 @@ func (w *watchPoll) add(p *player, s *rawSocket) error {
 	}
 	ws := &watchSock{p: p, fd: fd, done: make(chan struct{})}
 	ws.msg.carry = append(ws.msg.carry, s.msg.carry...)
-	p.readDone = ws.done
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.stopped {
@@ -104,17 +104,11 @@ func (w *watchPoll) add(p *player, s *rawSocket) error {
 		unix.Close(fd)
 		return err
 	}
+	p.readDone = ws.done // closed when the loop drops it; set only once the loop holds it
 	if len(s.rest) > 0 {
 		w.feedLocked(ws, s.rest)
 	}
 	return nil
-}
-
-func errorsJoin(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // start has the loop scan messages from now on: the run's clock is set.
