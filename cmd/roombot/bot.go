@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -134,6 +135,12 @@ type bot struct {
 	tinyBuf       atomic.Bool // sockets dialed now get tiny receive buffers
 	slowWindow    time.Time   // a close before this is the hold's
 	done          chan struct{}
+
+	// mu is held by the goroutine in the bot's state (see run).
+	mu       sync.Mutex
+	finished bool        // run has returned
+	timer    *time.Timer // the next wake-up, at armed (zero: stopped)
+	armed    time.Time
 }
 
 func newBot(sc *scenario, rm *roomRun, name string, r role, seed uint64) *bot {
@@ -141,7 +148,13 @@ func newBot(sc *scenario, rm *roomRun, name string, r role, seed uint64) *bot {
 		fol: sc.play.game.newFollower(), led: newLedger(name), revs: revTrack{realtime: sc.play.game.realtime},
 		seat: -1, joined: make(chan struct{}), rtAccepted: map[uint64]int{},
 		inflight: map[string]*move{}, ctl: map[string]ctlInFlight{}, cmds: make(chan botCmd, 1),
-		holdCh: make(chan time.Duration, 1), done: make(chan struct{}), playing: true}
+		holdCh: make(chan time.Duration, 1), done: make(chan struct{}), playing: true, timer: stoppedTimer()}
+}
+
+func stoppedTimer() *time.Timer {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return t
 }
 
 // attach gives the bot its transport.
@@ -150,46 +163,78 @@ func (b *bot) attach(tr client.Transport) {
 	b.chaos, _ = tr.(client.Chaos)
 }
 
-// run reads the bot's events and plays until ctx ends; it stops making
-// moves when play ends.
-func (b *bot) run(ctx, play context.Context) {
+// run plays until b.ctx ends (set before the transport starts); it stops
+// making moves when play ends. The bot's events reach handle on the
+// transport's goroutine (onEvent, the transport's Handler) or, for a bot
+// that holds its reads (a slow spectator), through the events channel
+// read here. Either way mu keeps
+// one goroutine at a time in the bot's state: this one for the timer, the
+// runner's commands and the channel, the transport's for its events.
+func (b *bot) run(play context.Context) {
+	ctx := b.ctx
 	defer close(b.done)
-	b.ctx = ctx
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
-	var armed time.Time // when timer fires; zero: stopped
+	defer func() {
+		b.mu.Lock()
+		b.finished = true // no event is handled after this
+		b.timer.Stop()
+		b.mu.Unlock()
+	}()
 	playDone := play.Done()
 	events := b.tr.Events()
+	b.mu.Lock()
 	for {
-		// Most events leave the next wake-up where it was (the next
-		// move's time): the timer is moved only when it changes. Since Go
-		// 1.23 a stopped or reset timer delivers no stale value.
-		if wake := b.act(time.Now()); !wake.Equal(armed) {
-			timer.Stop()
-			if !wake.IsZero() {
-				timer.Reset(max(time.Until(wake), 0))
-			}
-			armed = wake
-		}
+		b.actNow(time.Now())
+		b.mu.Unlock()
 		select {
 		case ev, ok := <-events:
+			b.mu.Lock()
 			if !ok {
 				b.stopped, events = true, nil
 				continue
 			}
 			b.handle(ev, time.Now())
-		case <-timer.C:
-			armed = time.Time{}
+		case <-b.timer.C:
+			b.mu.Lock()
+			b.armed = time.Time{}
 		case <-playDone:
+			b.mu.Lock()
 			b.playing, playDone = false, nil
 		case c := <-b.cmds:
+			b.mu.Lock()
 			b.command(c, time.Now())
 		case d := <-b.holdCh:
+			b.mu.Lock()
 			b.hold(ctx, play, d)
 		case <-ctx.Done():
 			return
 		}
+	}
+}
+
+// onEvent is the transport's Handler: it handles one event on the
+// transport's goroutine and acts on it, as run does with one from the
+// channel.
+func (b *bot) onEvent(ev client.Event) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.finished {
+		return
+	}
+	now := time.Now()
+	b.handle(ev, now)
+	b.actNow(now)
+}
+
+// actNow acts and moves the timer to the next wake-up. Most events leave
+// it where it was (the next move's time): the timer is moved only when it
+// changes. Since Go 1.23 a stopped or reset timer delivers no stale value.
+func (b *bot) actNow(now time.Time) {
+	if wake := b.act(now); !wake.Equal(b.armed) {
+		b.timer.Stop()
+		if !wake.IsZero() {
+			b.timer.Reset(max(wake.Sub(time.Now()), 0))
+		}
+		b.armed = wake
 	}
 }
 

@@ -248,7 +248,7 @@ func (sc *scenario) join(ctx context.Context, rm *roomRun, r role, i int) (*bot,
 		if sc.slowLeft.Add(-1) >= 0 {
 			// A slow consumer (see bot.hold): only the socket it opens
 			// for its hold has tiny buffers.
-			ccfg.EventBuffer = 4
+			ccfg.EventBuffer = slowEventBuffer
 			ccfg.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: counted(func(ctx context.Context, network, addr string) (net.Conn, error) {
 				if b.tinyBuf.Load() {
 					return dialer(1024).DialContext(ctx, network, addr)
@@ -261,6 +261,13 @@ func (sc *scenario) join(ctx context.Context, rm *roomRun, r role, i int) (*bot,
 		}
 	}
 	ccfg.Room = rm.code
+	if ccfg.EventBuffer != slowEventBuffer {
+		// Events are handled on the transport's goroutine as they are
+		// read; a slow consumer's go through the channel that its hold
+		// stops reading.
+		ccfg.Handler = b.onEvent
+	}
+	b.ctx = sc.botCtx
 	tr, err := client.NewRemote(ccfg)
 	if err != nil {
 		return nil, err
@@ -275,7 +282,7 @@ func (sc *scenario) join(ctx context.Context, rm *roomRun, r role, i int) (*bot,
 	sc.botWG.Add(1)
 	go func() {
 		defer sc.botWG.Done()
-		b.run(sc.botCtx, sc.playCtx)
+		b.run(sc.playCtx)
 	}()
 	if err := b.tr.Start(sc.botCtx); err != nil {
 		return b, err
@@ -295,6 +302,10 @@ func (sc *scenario) join(ctx context.Context, rm *roomRun, r role, i int) (*bot,
 	sc.mu.Unlock()
 	return b, nil
 }
+
+// slowEventBuffer is a slow consumer's events channel: a few events, so
+// that its transport stops reading soon after its hold stops reading it.
+const slowEventBuffer = 4
 
 // dialFunc dials a socket.
 type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)

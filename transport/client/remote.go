@@ -58,6 +58,15 @@ type Config struct {
 	// consumer that stops reading stops the socket's reads too, as a slow
 	// client would.
 	EventBuffer int
+	// Handler, when set, receives every event in place of the events
+	// channel: called on the transport's own goroutine, in order, as soon
+	// as the message is read — no hand-off to another goroutine per
+	// message (BENCHMARKS.md, "roombot's own CPU"). While it runs the
+	// socket is not read, as with a consumer that stops reading the
+	// channel. It may call Send and the other methods, but not Close
+	// (which waits for this goroutine). The events channel then carries
+	// nothing and is closed when the transport stops, as always.
+	Handler func(Event)
 	// DialTimeout bounds one connection attempt. Zero means 5 seconds.
 	DialTimeout time.Duration
 	// WriteTimeout bounds a write: one still blocked after it (the server
@@ -370,6 +379,10 @@ func (s *sock) close() {
 }
 
 func (t *Remote) emit(ev Event) bool {
+	if h := t.cfg.Handler; h != nil {
+		h(ev)
+		return t.ctx.Err() == nil
+	}
 	select {
 	case t.events <- ev:
 		return true

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -505,4 +506,56 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// With a Handler the events reach it in order, on the transport's own
+// goroutine (it may send from there), and the events channel carries
+// nothing: it is closed when the transport stops.
+func TestHandlerTakesTheEvents(t *testing.T) {
+	nd := newNode(t, func(ctx context.Context, c *nodeConn, n int) {
+		c.online(ctx, 7)
+		c.wait(ctx)
+	})
+	var mu sync.Mutex
+	var kinds []string
+	var r *Remote
+	sent := make(chan string, 1)
+	cfg := Config{URL: nd.URL, Room: "ROOM01", Token: "tok-1", Backoff: never,
+		Game: protocol.GamePin{ID: "minesweeper", RulesVersion: "minesweeper/1"},
+		Handler: func(ev Event) {
+			mu.Lock()
+			kinds = append(kinds, string(ev.Kind)+" "+string(ev.State))
+			mu.Unlock()
+			if ev.Kind == EventSnapshot {
+				id, err := r.Send(context.Background(), protocol.Action{Type: protocol.TypeCommand, Command: json.RawMessage(`{"type":"reveal","r":0,"c":0}`)})
+				if err != nil {
+					t.Errorf("send from the handler: %v", err)
+				}
+				sent <- id
+			}
+		}}
+	r, err := NewRemote(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	select {
+	case id = <-sent:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no snapshot reached the handler")
+	}
+	nd.waitFrame(func(f json.RawMessage) bool { return strings.Contains(string(f), id) })
+	r.Close()
+	for ev := range r.Events() {
+		t.Errorf("an event on the channel with a handler set: %+v", ev)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"welcome ", "state online", "snapshot "}
+	if len(kinds) < len(want) || !slices.Equal(kinds[:len(want)], want) {
+		t.Errorf("the handler saw %q, want %q first", kinds, want)
+	}
 }
