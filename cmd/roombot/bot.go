@@ -123,6 +123,7 @@ type bot struct {
 	verifyRetry   time.Time
 	verifyAwait   bool // a resync was answered: its snapshot follows
 	resignReply   chan int
+	resignWait    chan int // a resignation asked for, not sent yet
 	resignID      string
 	resignMatch   int
 	cmds          chan botCmd
@@ -490,7 +491,7 @@ func (b *bot) onSnapshot(s *protocol.Snapshot, raw []byte, now time.Time) {
 		b.record(matchFrame{raw: raw, views: []any{decoded}})
 	case protocol.PhaseEnded:
 		if s.Result != nil {
-			b.room.led.addResult(*s.Result)
+			b.addResult(*s.Result)
 			b.endMatch(*s.Result)
 		}
 		b.parkMatch()
@@ -559,10 +560,7 @@ func (b *bot) onUpdate(u *protocol.Update, raw []byte, now time.Time) {
 	}
 	switch {
 	case u.Result != nil: // the end: the board is public from here on
-		if b.role == roleHost {
-			sc.st.count("matches/ended/"+u.Result.Status, 1)
-		}
-		b.room.led.addResult(*u.Result)
+		b.addResult(*u.Result)
 		b.endMatch(*u.Result)
 	case frame.views != nil:
 		b.parkMatch()
@@ -716,17 +714,30 @@ func (b *bot) command(c botCmd, now time.Time) {
 	case "verify":
 		b.verifyReply, b.verifyTries, b.verifyRetry, b.verifyAwait = c.reply, 0, now, false
 	case "resign":
-		if b.info == nil || b.info.Phase != protocol.PhaseRunning || b.role != roleHost {
-			c.reply <- 0
-			return
-		}
-		id, ok := b.send(protocol.Action{Type: protocol.TypeResign}, kindResign)
-		if !ok {
-			c.reply <- 0
-			return
-		}
-		b.resignID, b.resignReply, b.resignMatch = id, c.reply, b.info.Match
+		b.resignWait = c.reply
+		b.tryResign()
 	}
+}
+
+// tryResign resigns the running match the runner asked it to: at once when
+// the socket is online, else once it is back (act calls it again; a socket
+// the chaos dropped just before is back within a couple of seconds). The
+// reply is 0 when there is no running match to resign.
+func (b *bot) tryResign() {
+	if b.stopped || b.info == nil || b.info.Phase != protocol.PhaseRunning || b.role != roleHost {
+		b.resignWait <- 0
+		b.resignWait = nil
+		return
+	}
+	if !b.online {
+		return
+	}
+	id, ok := b.send(protocol.Action{Type: protocol.TypeResign}, kindResign)
+	if !ok {
+		return
+	}
+	b.resignID, b.resignReply, b.resignMatch = id, b.resignWait, b.info.Match
+	b.resignWait = nil
 }
 
 // send sends an action and records it in the ledger. It fails when the
@@ -767,6 +778,9 @@ func (b *bot) act(now time.Time) time.Time {
 		if !t.IsZero() && (wake.IsZero() || t.Before(wake)) {
 			wake = t
 		}
+	}
+	if b.resignWait != nil {
+		b.tryResign()
 	}
 	if b.stopped || !b.online {
 		if b.verifyReply != nil && b.stopped {

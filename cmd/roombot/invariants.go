@@ -400,14 +400,18 @@ func (r *roomLedger) claim(rev uint64, id, who string, v *violations) {
 	}
 }
 
-func (r *roomLedger) addResult(res protocol.Result) {
+// addResult records a match's result and says whether it is the first
+// seen for that match.
+func (r *roomLedger) addResult(res protocol.Result) (first bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	// A snapshot's result has no log (the update that ends a match has it,
 	// and the room's replay): keep the fullest one seen.
-	if old, ok := r.results[res.Match]; !ok || len(old.Log) == 0 && len(res.Log) > 0 {
+	old, ok := r.results[res.Match]
+	if !ok || len(old.Log) == 0 && len(res.Log) > 0 {
 		r.results[res.Match] = res
 	}
+	return !ok
 }
 
 func (r *roomLedger) result(match int) (protocol.Result, bool) {

@@ -70,6 +70,15 @@ func (b *bot) parkMatch() {
 	}
 }
 
+// addResult records a match's result in the room's ledger; the first bot
+// of the room to see it (in an update or, back from a lost socket, in a
+// snapshot) counts the match as ended.
+func (b *bot) addResult(res protocol.Result) {
+	if b.room.led.addResult(res) {
+		b.sc.st.count("matches/ended/"+res.Status, 1)
+	}
+}
+
 func (b *bot) checkFrames(m *matchFrames, res protocol.Result) {
 	st := b.sc.st
 	if len(res.Log) == 0 {
