@@ -108,6 +108,40 @@ func AppendTick(dst []byte, t *Tick, beats []byte) []byte {
 	return append(dst, '}')
 }
 
+// AppendAction appends a's JSON to dst, as Encode writes it. A command
+// (the message a client sends most) whose raw JSON is valid and already
+// in encoding/json's compact, HTML-escaped form is written by hand; any
+// other action goes through encoding/json.
+func AppendAction(dst []byte, a *Action) ([]byte, error) {
+	if a.Control != nil || a.Text != "" || a.Message != "" || a.Reason != "" || !plainJSON(a.Command) {
+		b, err := json.Marshal(a)
+		return append(dst, b...), err
+	}
+	dst = AppendString(append(dst, `{"type":`...), a.Type)
+	dst = AppendString(append(dst, `,"id":`...), a.ID)
+	dst = strconv.AppendUint(append(dst, `,"rev":`...), a.Rev, 10)
+	if len(a.Command) > 0 {
+		dst = append(append(dst, `,"command":`...), a.Command...)
+	}
+	return append(dst, '}'), nil
+}
+
+// plainJSON reports whether raw is empty, or valid JSON that encoding/json
+// would copy as it is: no white space to compact and nothing it escapes
+// (<, >, & and, through their UTF-8 lead byte, U+2028 and U+2029).
+func plainJSON(raw []byte) bool {
+	if len(raw) == 0 {
+		return true
+	}
+	for _, c := range raw {
+		switch c {
+		case ' ', '\t', '\n', '\r', '<', '>', '&', 0xe2:
+			return false
+		}
+	}
+	return validJSON(raw)
+}
+
 func appendField(dst []byte, key string, v any) ([]byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {

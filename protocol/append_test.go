@@ -78,3 +78,54 @@ func TestAppendStringEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendActionMatchesEncode: AppendAction gives what encoding/json
+// gives, for commands it writes by hand and those it hands on (white
+// space, escapes, invalid JSON, other fields).
+func TestAppendActionMatchesEncode(t *testing.T) {
+	commands := []string{``, `{"type":"reveal","r":1,"c":2}`, `{"type":"flag", "r":1}`, `{"t":"<b>&"}`, `{"t":"\u2028"}`,
+		"{\"t\":\"\u2028\"}", `[1,2.5e3,null,true]`, `"x"`, `{"a":`, `{"a":1}}`, ` 1`}
+	rapid.Check(t, func(t *rapid.T) {
+		a := Action{Type: rapid.SampledFrom([]string{TypeCommand, TypeResign, TypeResync}).Draw(t, "type"),
+			ID: rapid.String().Draw(t, "id"), Rev: rapid.Uint64().Draw(t, "rev")}
+		if rapid.Bool().Draw(t, "drawn command") {
+			a.Command = json.RawMessage(rapid.String().Draw(t, "command"))
+		} else {
+			a.Command = json.RawMessage(rapid.SampledFrom(commands).Draw(t, "listed command"))
+		}
+		switch rapid.IntRange(0, 4).Draw(t, "extra") {
+		case 1:
+			a.Control = &Control{Op: "kick"}
+		case 2:
+			a.Text = rapid.String().Draw(t, "text")
+		}
+		want, wantErr := json.Marshal(a)
+		got, err := AppendAction([]byte("x"), &a)
+		if (err != nil) != (wantErr != nil) || err == nil && string(got) != "x"+string(want) {
+			t.Fatalf("action %+v\n got %s (%v)\nwant %s (%v)", a, got, err, want, wantErr)
+		}
+	})
+}
+
+// BenchmarkEncodeCommand: a client's move, by hand (AppendAction, into a
+// buffer of about its size as transport/client does) and through
+// encoding/json (Encode).
+func BenchmarkEncodeCommand(b *testing.B) {
+	a := Action{Type: TypeCommand, ID: "01JEXAMPLEACTIONID0000000", Rev: 1234, Command: json.RawMessage(`{"type":"reveal","r":12,"c":7}`)}
+	b.Run("append", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := AppendAction(make([]byte, 0, 64+len(a.ID)+len(a.Command)), &a); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encode", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Encode(a); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -296,7 +296,14 @@ func (t *Remote) write(ctx context.Context, ws *sock, v any) error {
 	if ws == nil {
 		return ErrOffline
 	}
-	frame, err := protocol.Encode(v)
+	var frame []byte
+	var err error
+	if a, ok := v.(protocol.Action); ok {
+		// A move: no reflection, one allocation of about its size.
+		frame, err = protocol.AppendAction(make([]byte, 0, 64+len(a.ID)+len(a.Command)), &a)
+	} else {
+		frame, err = protocol.Encode(v)
+	}
 	if err != nil {
 		return err
 	}
