@@ -170,10 +170,10 @@ func (s *scanner) object() ([]byte, bool) {
 // tick. Like decodeCommand it reads the frame once, by hand, and answers
 // exactly what the encoding/json path answers, or ok is false and the
 // caller decodes the general way. Beats and views stay raw (checked with
-// validJSON, copied); a room and a result, small, go through
-// encoding/json alone, which is where the general path spent its time:
-// reading a whole message with a board's view four times (its type, then
-// the message, each a validation and a decoding pass).
+// validJSON, copied), a room is read by hand too (decodeRoom), and a
+// result, small, goes through encoding/json alone. The general path read a
+// whole message with a board's view four times (its type, then the
+// message, each a validation and a decoding pass).
 func decodeHot(data []byte) (m ServerMessage, ok bool) {
 	s := scanner{b: data}
 	var (
@@ -275,8 +275,7 @@ func decodeHot(data []byte) (m ServerMessage, ok bool) {
 			}
 		}
 		if room != nil {
-			u.Room = new(Room)
-			if json.Unmarshal(room, u.Room) != nil {
+			if u.Room, ok = decodeRoom(room); !ok {
 				return ServerMessage{}, false
 			}
 		}
@@ -296,8 +295,12 @@ func decodeHot(data []byte) (m ServerMessage, ok bool) {
 			}
 		}
 		sn.View = raw
-		if room != nil && json.Unmarshal(room, &sn.Room) != nil {
-			return ServerMessage{}, false
+		if room != nil {
+			r, ok := decodeRoom(room)
+			if !ok {
+				return ServerMessage{}, false
+			}
+			sn.Room = *r
 		}
 		if sn.Result, ok = decodeResult(result); !ok {
 			return ServerMessage{}, false
