@@ -166,7 +166,16 @@ type (
 // DecodeServer decodes one server frame. Views and beats stay raw JSON
 // (json.RawMessage) inside Snapshot.View, Update.Beats and Update.View.
 func DecodeServer(data []byte) (ServerMessage, error) {
-	if m, ok := decodeHot(data); ok {
+	if m, ok := decodeHot(data, false); ok {
+		return m, nil
+	}
+	return decodeServerWire(data)
+}
+
+// DecodeServerOwned is DecodeServer for a caller that hands data over: the
+// message's raw beats and view may be slices of it rather than copies.
+func DecodeServerOwned(data []byte) (ServerMessage, error) {
+	if m, ok := decodeHot(data, true); ok {
 		return m, nil
 	}
 	return decodeServerWire(data)

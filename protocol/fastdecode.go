@@ -174,8 +174,15 @@ func (s *scanner) object() ([]byte, bool) {
 // result, small, goes through encoding/json alone. The general path read a
 // whole message with a board's view four times (its type, then the
 // message, each a validation and a decoding pass).
-func decodeHot(data []byte) (m ServerMessage, ok bool) {
+//
+// With alias set the message's raw parts (beats, view) are slices of data,
+// which the caller hands over, rather than copies.
+func decodeHot(data []byte, alias bool) (m ServerMessage, ok bool) {
 	s := scanner{b: data}
+	own := ownRaw
+	if alias {
+		own = func(v []byte) (json.RawMessage, bool) { return v, validJSON(v) }
+	}
 	var (
 		typ, id, epoch, beats, room, result, view, invite []byte
 		okv                                               bool
@@ -254,7 +261,7 @@ func decodeHot(data []byte) (m ServerMessage, ok bool) {
 		}
 		tk := &Tick{Type: TypeTick, From: from, To: to, Tick: tick}
 		if beats != nil {
-			if tk.Beats, ok = ownRaw(beats); !ok {
+			if tk.Beats, ok = own(beats); !ok {
 				return ServerMessage{}, false
 			}
 		}
@@ -265,12 +272,12 @@ func decodeHot(data []byte) (m ServerMessage, ok bool) {
 		}
 		u := &Update{Type: TypeUpdate, Epoch: string(epoch), From: from, To: to, By: by, Seat: seat, Invite: string(invite)}
 		if beats != nil {
-			if u.Beats, ok = ownRaw(beats); !ok {
+			if u.Beats, ok = own(beats); !ok {
 				return ServerMessage{}, false
 			}
 		}
 		if view != nil {
-			if u.View, ok = ownRaw(view); !ok {
+			if u.View, ok = own(view); !ok {
 				return ServerMessage{}, false
 			}
 		}
@@ -290,7 +297,7 @@ func decodeHot(data []byte) (m ServerMessage, ok bool) {
 		sn := &Snapshot{Type: TypeSnapshot, Epoch: string(epoch), Rev: rev, Seat: seat, Tick: tick, Invite: string(invite)}
 		var raw json.RawMessage // as encoding/json leaves it: nil when absent
 		if view != nil {
-			if raw, ok = ownRaw(view); !ok {
+			if raw, ok = own(view); !ok {
 				return ServerMessage{}, false
 			}
 		}

@@ -138,9 +138,12 @@ func BenchmarkDecodeCommand(b *testing.B) {
 // checkSameServer fails unless the fast path either passes data on or
 // decodes it exactly as encoding/json does.
 func checkSameServer(t interface{ Fatalf(string, ...any) }, data []byte) bool {
-	fast, ok := decodeHot(data)
+	fast, ok := decodeHot(data, false)
 	if !ok {
 		return false
+	}
+	if aliased, ok := decodeHot(bytes.Clone(data), true); !ok || !reflect.DeepEqual(aliased, fast) {
+		t.Fatalf("aliased (%v) %+v %+v, copied %+v %+v: %s", ok, aliased.Update, aliased.Snapshot, fast.Update, fast.Snapshot, data)
 	}
 	slow, err := decodeServerWire(data)
 	if err != nil {
@@ -376,7 +379,7 @@ func BenchmarkDecodeMatchEnd(b *testing.B) {
 	}
 	for _, kind := range []string{"update", "snapshot"} {
 		frame := []byte(frames[kind])
-		if _, ok := decodeHot(frame); !ok {
+		if _, ok := decodeHot(frame, false); !ok {
 			b.Fatalf("%s: not on the fast path", kind)
 		}
 		for _, p := range []struct {

@@ -541,7 +541,9 @@ func (t *Remote) connect() (c ended) {
 			continue
 		}
 		for _, raw := range msgs {
-			msg, err := protocol.DecodeServer(raw)
+			// data is this message's own copy (sock.read): the decoded
+			// beats and view may alias it.
+			msg, err := protocol.DecodeServerOwned(raw)
 			if err != nil {
 				t.cfg.Logger.Warn("undecodable server message", "err", err)
 				continue
