@@ -286,7 +286,7 @@ func decodeHot(data []byte, alias bool) (m ServerMessage, ok bool) {
 				return ServerMessage{}, false
 			}
 		}
-		if u.Result, ok = decodeResult(result); !ok {
+		if u.Result, ok = decodeResult(result, alias); !ok {
 			return ServerMessage{}, false
 		}
 		return ServerMessage{Type: TypeUpdate, Update: u}, true
@@ -309,21 +309,12 @@ func decodeHot(data []byte, alias bool) (m ServerMessage, ok bool) {
 			}
 			sn.Room = *r
 		}
-		if sn.Result, ok = decodeResult(result); !ok {
+		if sn.Result, ok = decodeResult(result, alias); !ok {
 			return ServerMessage{}, false
 		}
 		return ServerMessage{Type: TypeSnapshot, Snapshot: sn}, true
 	}
 	return ServerMessage{}, false
-}
-
-// decodeResult decodes a result's object (nil: none).
-func decodeResult(b []byte) (*Result, bool) {
-	if b == nil {
-		return nil, true
-	}
-	r := new(Result)
-	return r, json.Unmarshal(b, r) == nil
 }
 
 // ownRaw returns a valid JSON value as the message's own copy (the

@@ -5,11 +5,84 @@ import (
 	"strconv"
 )
 
+// decodeResult decodes a result's object (nil: none): by hand when it is
+// in the form roomd writes, else through encoding/json. With alias set its
+// raw parts (seed, config, log, detail) are slices of b, which the caller
+// hands over; a match's log is its every move.
+func decodeResult(b []byte, alias bool) (*Result, bool) {
+	if b == nil {
+		return nil, true
+	}
+	r := new(Result)
+	if decodeResultFast(b, r, alias) {
+		return r, true
+	}
+	*r = Result{}
+	return r, json.Unmarshal(b, r) == nil
+}
+
+// decodeResultFast is decodeRoomFast's counterpart for a result.
+func decodeResultFast(b []byte, r *Result, alias bool) bool {
+	s := scanner{b: b}
+	raw := func(p *json.RawMessage) bool {
+		v, ok := s.validValue()
+		if alias {
+			*p = v
+		} else {
+			*p = append(json.RawMessage(nil), v...)
+		}
+		return ok
+	}
+	_, ok := s.members(resultKeys, func(k int) bool {
+		switch k {
+		case 0:
+			return s.int(&r.Match)
+		case 1:
+			return s.str(&r.Status)
+		case 2:
+			return s.float(&r.TimeMs)
+		case 3:
+			if s.literal("null") {
+				return true
+			}
+			r.Winners = []int{}
+			return s.elements(func() bool {
+				var n int
+				ok := s.int(&n)
+				r.Winners = append(r.Winners, n)
+				return ok
+			})
+		case 4:
+			return raw(&r.Seed)
+		case 5:
+			v, ok := s.uint()
+			r.SealedUntil = int64(v)
+			return ok && v <= 1<<63-1
+		case 6:
+			return s.str(&r.Commitment)
+		case 7:
+			return raw(&r.Config)
+		case 8:
+			return raw(&r.Log)
+		case 9:
+			v, ok := s.uint()
+			r.Ticks = v
+			return ok
+		case 10:
+			return raw(&r.Detail)
+		}
+		return false
+	})
+	return ok
+}
+
+var resultKeys = []string{"match", "status", "time", "winners", "seed", "sealedUntil", "commitment", "config", "log", "ticks", "detail"}
+
 // decodeRoom decodes a room's object: by hand (decodeRoomFast) when it is
 // in the form roomd writes, else through encoding/json. Rooms come with
 // every update that starts or ends a match, and encoding/json's reflection
 // over them was a third of a Go client's decoding (BENCHMARKS.md,
-// "roombot's own CPU").
+// "roombot's own CPU"); results likewise (decodeResult).
 func decodeRoom(b []byte) (*Room, bool) {
 	r := new(Room)
 	if decodeRoomFast(b, r) {
@@ -221,6 +294,19 @@ func (s *scanner) float(p *float64) bool {
 	s.i = v.i
 	*p = f
 	return err == nil
+}
+
+// validValue reads one JSON value, checking it as validJSON does, and
+// returns its bytes; false for a value nested deeper than validJSON reads
+// by hand.
+func (s *scanner) validValue() ([]byte, bool) {
+	v := validator{scanner: *s}
+	if !v.value(0) || v.deep {
+		return nil, false
+	}
+	raw := s.b[s.i:v.i]
+	s.i = v.i
+	return raw, true
 }
 
 // elements reads an array, calling elem with the scanner at each element,

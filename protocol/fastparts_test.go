@@ -122,3 +122,87 @@ func BenchmarkDecodeRoom(b *testing.B) {
 		}
 	})
 }
+
+// TestDecodeResultMatchesUnmarshal: decodeResult, copying or aliasing its
+// raw parts, gives what json.Unmarshal gives, and refuses what it refuses.
+func TestDecodeResultMatchesUnmarshal(t *testing.T) {
+	str := rapid.OneOf(rapid.StringMatching(`[a-z0-9]{0,12}`), rapid.String())
+	num := rapid.OneOf(rapid.IntRange(0, 40), rapid.IntRange(-3, 3))
+	raws := rapid.SampledFrom([]string{``, `null`, `{}`, `{"level":"beginner"}`, `[{"seat":0,"command":{"type":"reveal","r":1,"c":2}}]`,
+		`"` + strings.Repeat("ab", 32) + `"`, `12345`, `-1.5e3`, `"a\"b\u00e9"`, `true`, `[[[]]]`})
+	rapid.Check(t, func(t *rapid.T) {
+		r := Result{Match: num.Draw(t, "match"), Status: str.Draw(t, "status"), TimeMs: rapid.Float64().Draw(t, "time"),
+			Seed: json.RawMessage(raws.Draw(t, "seed")), SealedUntil: rapid.Int64().Draw(t, "sealed"), Commitment: str.Draw(t, "commitment"),
+			Config: json.RawMessage(raws.Draw(t, "config")), Log: json.RawMessage(raws.Draw(t, "log")),
+			Ticks: rapid.Uint64().Draw(t, "ticks"), Detail: json.RawMessage(raws.Draw(t, "detail"))}
+		if len(r.Config) == 0 {
+			r.Config = json.RawMessage(`{}`) // not omitempty: encoding/json cannot write an empty one
+		}
+		switch rapid.IntRange(0, 2).Draw(t, "winners?") {
+		case 1:
+			r.Winners = []int{}
+		case 2:
+			r.Winners = rapid.SliceOfN(num, 1, 3).Draw(t, "winners")
+		}
+		data, err := json.Marshal(r)
+		if err != nil {
+			t.Skip(err)
+		}
+		s := string(data)
+		switch rapid.IntRange(0, 3).Draw(t, "edit") {
+		case 1:
+			s = strings.ReplaceAll(s, ",", " ,\t")
+		case 2:
+			s = strings.Replace(s, `{"match":`, `{"status":"x","match":`, 1)
+		case 3:
+			s = strings.Replace(s, `"status":`, `"unknown":1,"status":`, 1)
+		}
+		var want Result
+		wantErr := json.Unmarshal([]byte(s), &want)
+		for _, alias := range []bool{false, true} {
+			got, ok := decodeResult([]byte(s), alias)
+			if ok != (wantErr == nil) || ok && !reflect.DeepEqual(*got, want) {
+				t.Fatalf("alias %v: %s\n got %+v (%v)\nwant %+v (%v)", alias, s, *got, ok, want, wantErr)
+			}
+		}
+	})
+	r := Result{Match: 2, Status: "won", TimeMs: 81234.5, Winners: []int{0, 1}, Seed: json.RawMessage(`"` + strings.Repeat("ab", 32) + `"`),
+		Commitment: strings.Repeat("cd", 32), Config: json.RawMessage(`{"level":"beginner"}`), Log: json.RawMessage(`[{"seat":0,"command":{"type":"reveal","r":1,"c":1}}]`)}
+	data, _ := json.Marshal(r)
+	var got Result
+	if !decodeResultFast(data, &got, false) || !reflect.DeepEqual(got, r) {
+		t.Fatalf("fast path: %+v from %s", got, data)
+	}
+}
+
+func BenchmarkDecodeResult(b *testing.B) {
+	var log strings.Builder
+	log.WriteString(`[`)
+	for i := range 40 {
+		if i > 0 {
+			log.WriteString(`,`)
+		}
+		log.WriteString(`{"seat":0,"command":{"type":"reveal","r":1,"c":1},"at":1234}`)
+	}
+	log.WriteString(`]`)
+	r := Result{Match: 2, Status: "won", TimeMs: 81234.5, Winners: []int{0, 1}, Seed: json.RawMessage(`"` + strings.Repeat("ab", 32) + `"`),
+		Commitment: strings.Repeat("cd", 32), Config: json.RawMessage(`{"level":"beginner"}`), Log: json.RawMessage(log.String())}
+	data, _ := json.Marshal(r)
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := decodeResult(data, false); !ok {
+				b.Fatal("refused")
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var r Result
+			if err := json.Unmarshal(data, &r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
