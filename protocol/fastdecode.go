@@ -169,8 +169,8 @@ func (s *scanner) object() ([]byte, bool) {
 // room, seat, view, result and invite it may carry), a snapshot, and a
 // tick. Like decodeCommand it reads the frame once, by hand, and answers
 // exactly what the encoding/json path answers, or ok is false and the
-// caller decodes the general way. Beats and views stay raw (checked with
-// validJSON, copied), a room is read by hand too (decodeRoom), and a
+// caller decodes the general way. Beats and views stay raw (checked as
+// they are skipped, copied unless aliased), a room is read by hand too (decodeRoom), and a
 // result, small, goes through encoding/json alone. The general path read a
 // whole message with a board's view four times (its type, then the
 // message, each a validation and a decoding pass).
@@ -179,9 +179,10 @@ func (s *scanner) object() ([]byte, bool) {
 // which the caller hands over, rather than copies.
 func decodeHot(data []byte, alias bool) (m ServerMessage, ok bool) {
 	s := scanner{b: data}
-	own := ownRaw
+	// Beats and views are checked as they are read (validValue).
+	own := func(v []byte) json.RawMessage { return append(json.RawMessage(nil), v...) }
 	if alias {
-		own = func(v []byte) (json.RawMessage, bool) { return v, validJSON(v) }
+		own = func(v []byte) json.RawMessage { return v }
 	}
 	var (
 		typ, id, epoch, beats, room, result, view, invite []byte
@@ -220,18 +221,18 @@ func decodeHot(data []byte, alias bool) (m ServerMessage, ok bool) {
 		case hkBy:
 			by, ok = seatOrNull()
 		case hkBeats:
-			beats, ok = s.array()
+			if s.i < len(s.b) && s.b[s.i] == '[' {
+				beats, ok = s.validValue()
+			}
 		case hkTick:
 			tick, ok = s.uint()
 		case hkRoom:
 			room, ok = s.object()
 		case hkSeat:
 			seat, ok = seatOrNull()
-		case hkView:
-			if s.literal("null") {
-				view, ok = s.b[s.i-4:s.i], true
-			} else {
-				view, ok = s.balanced() // an object or an array
+		case hkView: // an object, an array or null
+			if s.i < len(s.b) && (s.b[s.i] == '{' || s.b[s.i] == '[' || s.b[s.i] == 'n') {
+				view, ok = s.validValue()
 			}
 		case hkResult:
 			result, ok = s.object()
@@ -261,9 +262,7 @@ func decodeHot(data []byte, alias bool) (m ServerMessage, ok bool) {
 		}
 		tk := &Tick{Type: TypeTick, From: from, To: to, Tick: tick}
 		if beats != nil {
-			if tk.Beats, ok = own(beats); !ok {
-				return ServerMessage{}, false
-			}
+			tk.Beats = own(beats)
 		}
 		return ServerMessage{Type: TypeTick, Tick: tk}, true
 	case TypeUpdate:
@@ -272,14 +271,10 @@ func decodeHot(data []byte, alias bool) (m ServerMessage, ok bool) {
 		}
 		u := &Update{Type: TypeUpdate, Epoch: string(epoch), From: from, To: to, By: by, Seat: seat, Invite: string(invite)}
 		if beats != nil {
-			if u.Beats, ok = own(beats); !ok {
-				return ServerMessage{}, false
-			}
+			u.Beats = own(beats)
 		}
 		if view != nil {
-			if u.View, ok = own(view); !ok {
-				return ServerMessage{}, false
-			}
+			u.View = own(view)
 		}
 		if room != nil {
 			if u.Room, ok = decodeRoom(room); !ok {
@@ -297,9 +292,7 @@ func decodeHot(data []byte, alias bool) (m ServerMessage, ok bool) {
 		sn := &Snapshot{Type: TypeSnapshot, Epoch: string(epoch), Rev: rev, Seat: seat, Tick: tick, Invite: string(invite)}
 		var raw json.RawMessage // as encoding/json leaves it: nil when absent
 		if view != nil {
-			if raw, ok = own(view); !ok {
-				return ServerMessage{}, false
-			}
+			raw = own(view)
 		}
 		sn.View = raw
 		if room != nil {
@@ -315,15 +308,6 @@ func decodeHot(data []byte, alias bool) (m ServerMessage, ok bool) {
 		return ServerMessage{Type: TypeSnapshot, Snapshot: sn}, true
 	}
 	return ServerMessage{}, false
-}
-
-// ownRaw returns a valid JSON value as the message's own copy (the
-// frame's bytes are the caller's), as encoding/json's RawMessage does.
-func ownRaw(v []byte) (json.RawMessage, bool) {
-	if !validJSON(v) {
-		return nil, false
-	}
-	return append(json.RawMessage(nil), v...), true
 }
 
 // hotKeys are the keys decodeHot reads, by index (the hk constants).

@@ -141,14 +141,8 @@ func decodeRoomFast(b []byte, r *Room) bool {
 				return ok
 			})
 		case rkSettings:
-			var raw []byte
-			ok := true
-			if s.literal("null") {
-				raw = s.b[s.i-4 : s.i]
-			} else if raw, ok = s.balanced(); !ok {
-				return false
-			}
-			r.Settings, ok = ownRaw(raw)
+			v, ok := s.validValue()
+			r.Settings = append(json.RawMessage(nil), v...)
 			return ok
 		case rkMode:
 			return s.str(&r.Mode)
