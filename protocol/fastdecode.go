@@ -389,13 +389,11 @@ func (s *scanner) balanced() ([]byte, bool) {
 }
 
 // splitObjects is SplitServerFrame's fast path for a valid batched frame of
-// objects: it finds each element's bounds without decoding, after one
-// validJSON pass over the whole frame; ok is false for anything else (the
-// caller then splits, or refuses, the general way).
+// objects: it finds each element's bounds without decoding, checking each
+// as validJSON does while it skips it (the brackets and commas between
+// them it reads itself); ok is false for anything else (the caller then
+// splits, or refuses, the general way).
 func splitObjects(batch []byte) (out [][]byte, ok bool) {
-	if !validJSON(batch) {
-		return nil, false
-	}
 	s := scanner{b: batch}
 	if !s.eat('[') {
 		return nil, false
@@ -405,7 +403,10 @@ func splitObjects(batch []byte) (out [][]byte, ok bool) {
 		if len(out) == 0 && s.eat(']') {
 			break
 		}
-		obj, good := s.object()
+		if s.i >= len(s.b) || s.b[s.i] != '{' {
+			return nil, false
+		}
+		obj, good := s.validValue()
 		if !good {
 			return nil, false
 		}

@@ -313,25 +313,39 @@ func TestSplitObjects(t *testing.T) {
 		{`[{"a":1}`, false},
 		{`[{"a":"\"]"}]`, true},
 	} {
-		fast, ok := splitObjects(bytes.TrimLeft([]byte(c.in), " "))
-		if ok != c.fast {
+		if ok := checkSplit(t, []byte(c.in)); ok != c.fast {
 			t.Errorf("fast path %v, want %v: %s", ok, c.fast, c.in)
 		}
-		var raws []json.RawMessage
-		err := json.Unmarshal([]byte(c.in), &raws)
-		if ok && (err != nil || len(raws) != len(fast)) {
-			t.Fatalf("fast path split %q; encoding/json %d parts, %v", fast, len(raws), err)
-		}
-		for i := range fast {
-			if !bytes.Equal(fast[i], raws[i]) {
-				t.Fatalf("part %d: %s, want %s", i, fast[i], raws[i])
-			}
-		}
-		got, gerr := SplitServerFrame([]byte(c.in))
-		if (gerr == nil) != (err == nil) || (err == nil && len(got) != len(raws)) {
-			t.Errorf("SplitServerFrame %q %v; encoding/json %d parts, %v: %s", got, gerr, len(raws), err, c.in)
+	}
+}
+
+// checkSplit fails unless the fast split, where it answers, splits data as
+// encoding/json does, and SplitServerFrame fails where encoding/json does.
+func checkSplit(t interface{ Fatalf(string, ...any) }, data []byte) bool {
+	fast, ok := splitObjects(bytes.TrimLeft(data, " \t\r\n"))
+	var raws []json.RawMessage
+	err := json.Unmarshal(data, &raws)
+	if ok && (err != nil || len(raws) != len(fast)) {
+		t.Fatalf("fast path split %q; encoding/json %d parts, %v: %s", fast, len(raws), err, data)
+	}
+	for i := range fast {
+		if ok && !bytes.Equal(fast[i], raws[i]) {
+			t.Fatalf("part %d: %s, want %s", i, fast[i], raws[i])
 		}
 	}
+	if got, gerr := SplitServerFrame(data); len(bytes.TrimLeft(data, " \t\r\n")) > 0 && bytes.TrimLeft(data, " \t\r\n")[0] == '[' &&
+		((gerr == nil) != (err == nil) || (err == nil && len(got) != len(raws))) {
+		t.Fatalf("SplitServerFrame %q %v; encoding/json %d parts, %v: %s", got, gerr, len(raws), err, data)
+	}
+	return ok
+}
+
+func FuzzSplitServerFrame(f *testing.F) {
+	for _, s := range []string{`[{"type":"receipt","id":"a","ok":true,"rev":2},{"type":"update","beats":["]","}"]}]`,
+		` [ {"a":1} , {"b":[{}]} ] `, `[]`, `[{"a":1},]`, `[{"a":"\"]"}]`, `[{"a":[[[[1]]]]}]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkSplit(t, data) })
 }
 
 // BenchmarkDecodeUpdate: a flag toggle's update, as a client gets it,
