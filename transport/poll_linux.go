@@ -156,7 +156,7 @@ func (c *conn) handOver() bool {
 	// itself. Closing it closes the sock's net.Conn, not the poller's copy.)
 	c.ws.CloseNow()
 	s.mu.Lock()
-	s.raw, s.br, s.bw, s.wfunc, s.rfunc = nil, nil, nil, nil, nil
+	s.raw, s.br, s.bw, s.wfunc, s.rd = nil, nil, nil, nil, rawsock.Reader{}
 	s.mu.Unlock()
 	c.ws = nil
 	if c.writeTimer != nil {

@@ -3,7 +3,6 @@ package transport
 import (
 	"bufio"
 	"encoding/binary"
-	"io"
 	"net"
 	"sync"
 	"syscall"
@@ -45,10 +44,7 @@ type sock struct {
 	wn    int
 	werr  error
 	wfunc func(fd uintptr) bool
-	rbuf  []byte // Read's, for rfunc (the reader's alone)
-	rn    int
-	rerr  error
-	rfunc func(fd uintptr) bool
+	rd    rawsock.Reader // Read's (the reader's alone)
 }
 
 func newSock(nc net.Conn) *sock {
@@ -56,7 +52,8 @@ func newSock(nc net.Conn) *sock {
 	if tc, ok := nc.(*net.TCPConn); ok && rawsock.Supported {
 		if raw, err := tc.SyscallConn(); err == nil {
 			s.raw = raw
-			s.wfunc, s.rfunc = s.writeOnce, s.readOnce
+			s.wfunc = s.writeOnce
+			s.rd.Init(raw)
 		}
 	}
 	return s
@@ -77,38 +74,10 @@ func (s *sock) Write(p []byte) (int, error) {
 // system call (see writeOnce), and waiting for data is the runtime's
 // network poller's, as net.Conn's.
 func (s *sock) Read(p []byte) (int, error) {
-	if s.raw == nil || len(p) == 0 {
+	if s.raw == nil {
 		return s.Conn.Read(p)
 	}
-	s.rbuf = p
-	err := s.raw.Read(s.rfunc)
-	n := s.rn
-	if err == nil {
-		err = s.rerr
-	}
-	s.rbuf, s.rn, s.rerr = nil, 0, nil
-	return n, err
-}
-
-// readOnce is Read's callback: false (wait for data) on EAGAIN.
-func (s *sock) readOnce(fd uintptr) bool {
-	for {
-		n, errno := rawsock.Read(fd, s.rbuf)
-		switch errno {
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return false
-		case 0:
-			s.rn, s.rerr = n, nil
-			if n == 0 {
-				s.rerr = io.EOF
-			}
-		default:
-			s.rn, s.rerr = 0, errno
-		}
-		return true
-	}
+	return s.rd.Read(p)
 }
 
 // flushRest writes, blocking, what a non-blocking write left.

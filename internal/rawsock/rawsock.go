@@ -21,11 +21,8 @@ type Conn struct {
 	*net.TCPConn
 	rc syscall.RawConn
 
-	rmu  sync.Mutex // one Read at a time
-	rbuf []byte
-	rn   int
-	rerr error
-	rfn  func(fd uintptr) bool
+	rmu sync.Mutex // one Read at a time
+	rd  Reader
 
 	wmu  sync.Mutex // one Write at a time
 	wbuf []byte
@@ -46,42 +43,65 @@ func Wrap(c net.Conn) net.Conn {
 		return c
 	}
 	rcn := &Conn{TCPConn: tc, rc: rc}
-	rcn.rfn, rcn.wfn = rcn.readOnce, rcn.writeSome
+	rcn.rd.Init(rc)
+	rcn.wfn = rcn.writeSome
 	return rcn
 }
 
 // Read implements io.Reader: one read(2) once the socket has data.
 func (c *Conn) Read(p []byte) (int, error) {
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	return c.rd.Read(p)
+}
+
+// Reader reads a socket with raw read(2) calls, waiting for data in the
+// runtime's network poller (through its RawConn) as net.Conn does. One
+// Read at a time; its zero value is ready once Init has run.
+type Reader struct {
+	rc  syscall.RawConn
+	buf []byte
+	n   int
+	err error
+	fn  func(fd uintptr) bool // readOnce, bound once: no closure per Read
+}
+
+// Init readies r to read rc.
+func (r *Reader) Init(rc syscall.RawConn) {
+	r.rc, r.fn = rc, r.readOnce
+}
+
+// Read implements io.Reader: one read(2) once the socket has data.
+func (r *Reader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	c.rmu.Lock()
-	defer c.rmu.Unlock()
-	c.rbuf = p
-	err := c.rc.Read(c.rfn)
-	n := c.rn
+	r.buf = p
+	err := r.rc.Read(r.fn)
+	n := r.n
 	if err == nil {
-		err = c.rerr
+		err = r.err
 	}
-	c.rbuf, c.rn, c.rerr = nil, 0, nil
+	r.buf, r.n, r.err = nil, 0, nil
 	return n, err
 }
 
-func (c *Conn) readOnce(fd uintptr) bool {
+// readOnce is Read's callback: false (wait for data) on EAGAIN.
+func (r *Reader) readOnce(fd uintptr) bool {
 	for {
-		n, errno := Read(fd, c.rbuf)
+		n, errno := Read(fd, r.buf)
 		switch errno {
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
 			return false // wait for data in the poller
 		case 0:
-			c.rn = n
+			r.n = n
 			if n == 0 {
-				c.rerr = io.EOF
+				r.err = io.EOF
 			}
 		default:
-			c.rerr = errno
+			r.err = errno
 		}
 		return true
 	}
