@@ -344,6 +344,11 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 		log.Info("rooms are kept in Redis", "url", redactURL(cfg.redisURL))
 	default:
 		log.Info("rooms are kept in the embedded store", "dir", cfg.dataDir, "fsync", cfg.fsync)
+		if b, ok := st.(*boltstore.Bolt); ok {
+			if bs := b.Stats(); bs.RingError != "" {
+				log.Warn("the write-ahead log syncs with fdatasync, blocking a thread per sync (no io_uring here)", "err", bs.RingError)
+			}
+		}
 		if n := spareProc(cfg.fsync, os.Getenv("GOMAXPROCS")); n > 0 {
 			log.Info("GOMAXPROCS raised for the store's fsyncs (set GOMAXPROCS to choose)", "gomaxprocs", n)
 		}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -90,8 +91,12 @@ type wal struct {
 	cur    int // the file records go to
 	noSync bool
 	ring   *syncRing // syncs without blocking a thread (Linux); nil: fdatasync
-	off    int64     // where the next record goes
-	seq    uint64    // the last sequence number handed out
+	// ringOn mirrors ring != nil and ringErr says why there is none (the
+	// system refused one, or it failed), for Stats from any goroutine.
+	ringOn  atomic.Bool
+	ringErr atomic.Pointer[string]
+	off     int64  // where the next record goes
+	seq     uint64 // the last sequence number handed out
 	// broken is the error of a failed write or sync: what the file holds
 	// past off is then unknown, and nothing is logged until a checkpoint
 	// has moved past every sequence number handed out.
@@ -150,7 +155,11 @@ func (w *wal) entry(log *bbolt.Bucket, code string, rev uint64) []byte {
 func (b *Bolt) openWAL(dir string) error {
 	w := &wal{noSync: b.opts.NoSync, pending: map[string]*pendingRoom{}, done: make(chan error, 1)}
 	if !w.noSync && !b.opts.BlockingSync {
-		w.ring, _ = newSyncRing() // none: fdatasync
+		var err error
+		if w.ring, err = newSyncRing(); err != nil {
+			w.ringGone(err) // none: fdatasync
+		}
+		w.ringOn.Store(w.ring != nil)
 	}
 	created := false
 	for i, name := range walFiles {
@@ -606,8 +615,17 @@ func (w *wal) sync(f *os.File) error {
 		}
 		w.ring.close()
 		w.ring = nil
+		w.ringGone(err)
 	}
 	return fdatasync(f)
+}
+
+// ringGone records why the log syncs with fdatasync(2) rather than
+// through a ring (BoltStats.RingError).
+func (w *wal) ringGone(err error) {
+	msg := err.Error()
+	w.ringErr.Store(&msg)
+	w.ringOn.Store(false)
 }
 
 // startCheckpoint starts a checkpoint goroutine when none runs and one is
