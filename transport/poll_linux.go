@@ -13,7 +13,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/coder/websocket"
+
 	"github.com/roomd/roomd/internal/rawsock"
+	"github.com/roomd/roomd/internal/wsframe"
 	"github.com/roomd/roomd/protocol"
 )
 
@@ -428,7 +430,7 @@ func (p *poller) sweep() {
 		}
 		if ep.pingAt == 0 && now-heard >= hb {
 			ep.pingAt = now
-			c.writeControl(opPing, nil)
+			c.writeControl(wsframe.OpPing, nil)
 		}
 	}
 }
@@ -481,17 +483,17 @@ func (c *conn) feed(ep *epState, b []byte) bool {
 // frame handles one message or control frame from the peer.
 func (c *conn) frame(ep *epState, op byte, b []byte) bool {
 	switch op {
-	case opText, opBinary:
+	case wsframe.OpText, wsframe.OpBinary:
 		typ := websocket.MessageText
-		if op == opBinary {
+		if op == wsframe.OpBinary {
 			typ = websocket.MessageBinary
 		}
 		// The message outlives the read buffer (a command's raw JSON goes
 		// to the room's actor).
 		c.message(c.srv.ctx, typ, append([]byte(nil), b...))
-	case opPing:
-		c.writeControl(opPong, b)
-	case opClose:
+	case wsframe.OpPing:
+		c.writeControl(wsframe.OpPong, b)
+	case wsframe.OpClose:
 		if ep.byeAt == 0 {
 			// The peer closes first: its close is echoed, as
 			// coder/websocket does, and the socket closed.
@@ -502,7 +504,7 @@ func (c *conn) frame(ep *epState, op byte, b []byte) bool {
 			if len(b) == 1 || (len(b) >= 2 && !validCloseCode(code)) {
 				c.writeControlClose(closeProtocolError, "received invalid close payload")
 			} else if code == closeNoStatus {
-				c.writeControl(opClose, nil)
+				c.writeControl(wsframe.OpClose, nil)
 			} else {
 				c.writeControlClose(code, reason)
 			}

@@ -4,16 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
-)
 
-// WebSocket opcodes (RFC 6455 §5.2).
-const (
-	opContinuation = 0x0
-	opText         = 0x1
-	opBinary       = 0x2
-	opClose        = 0x8
-	opPing         = 0x9
-	opPong         = 0xa
+	"github.com/roomd/roomd/internal/wsframe"
 )
 
 // Close codes the frame reader answers with (RFC 6455 §7.4.1).
@@ -69,7 +61,7 @@ type wsReader struct {
 	rest    []byte // feedFrames' input past a frame refused for its size
 }
 
-// frameOut is what feed hands on: a whole data message (opText, opBinary)
+// frameOut is what feed hands on: a whole data message (wsframe.OpText, wsframe.OpBinary)
 // or a control frame. payload is valid until on returns.
 type frameOut func(op byte, payload []byte) (more bool)
 
@@ -221,20 +213,20 @@ func (r *wsReader) frameSize(b []byte, limit int64) (int, *wsError) {
 		n = uint64(b1 & 0x7f)
 	}
 	switch op {
-	case opClose, opPing, opPong:
+	case wsframe.OpClose, wsframe.OpPing, wsframe.OpPong:
 		if n > maxControl {
 			return 0, &wsError{closeProtocolError, fmt.Sprintf("received control frame payload with invalid length: %d", n)}
 		}
 		if !fin {
 			return 0, &wsError{closeProtocolError, "received fragmented control frame"}
 		}
-	case opContinuation:
+	case wsframe.OpContinuation:
 		if r.op == 0 {
 			return 0, &wsError{closeProtocolError, "received continuation frame without text or binary frame"}
 		}
 		fallthrough
-	case opText, opBinary:
-		if op != opContinuation && r.op != 0 {
+	case wsframe.OpText, wsframe.OpBinary:
+		if op != wsframe.OpContinuation && r.op != 0 {
 			return 0, &wsError{closeProtocolError, "received new data message without finishing the previous message"}
 		}
 		if n > uint64(limit) || uint64(len(r.msg))+n > uint64(limit) {
@@ -261,13 +253,13 @@ func (r *wsReader) frame(b []byte, on frameOut) (bool, *wsError) {
 	payload := b[hlen+4:]
 	unmask(payload, key)
 	switch {
-	case op >= opClose:
+	case op >= wsframe.OpClose:
 		return on(op, payload), nil
 	case r.refused:
 		return true, nil // closing: data is dropped
-	case op != opContinuation && fin:
+	case op != wsframe.OpContinuation && fin:
 		return on(op, payload), nil
-	case op != opContinuation:
+	case op != wsframe.OpContinuation:
 		r.op, r.msg = op, append(r.msg[:0], payload...)
 		return true, nil
 	}
@@ -308,7 +300,7 @@ func appendClose(b []byte, code int, reason string) []byte {
 	if len(reason) > maxControl-2 {
 		reason = reason[:maxControl-2]
 	}
-	b = append(b, 0x80|opClose, byte(2+len(reason)))
+	b = append(b, 0x80|wsframe.OpClose, byte(2+len(reason)))
 	b = binary.BigEndian.AppendUint16(b, uint16(code))
 	return append(b, reason...)
 }

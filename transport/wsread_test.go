@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/roomd/roomd/internal/wsframe"
 )
 
 // maskedFrame is a client's frame (RFC 6455 §5.2): masked with key, the
@@ -80,19 +82,19 @@ func TestWSReaderReassembles(t *testing.T) {
 			return k
 		}
 		for i, n := 0, rapid.IntRange(1, 6).Draw(t, "messages"); i < n; i++ {
-			op := rapid.SampledFrom([]byte{opText, opBinary}).Draw(t, "op")
+			op := rapid.SampledFrom([]byte{wsframe.OpText, wsframe.OpBinary}).Draw(t, "op")
 			msg := rapid.SliceOfN(rapid.Byte(), 0, limit).Draw(t, "msg")
 			parts := rapid.IntRange(1, 4).Draw(t, "fragments")
 			var wantCtl []wsOut
 			for j := 0; j < parts; j++ {
 				lo, hi := len(msg)*j/parts, len(msg)*(j+1)/parts
-				fop := byte(opContinuation)
+				fop := byte(wsframe.OpContinuation)
 				if j == 0 {
 					fop = op
 				}
 				stream = append(stream, maskedFrame(fop, j == parts-1, msg[lo:hi], key(), rapid.Bool().Draw(t, "long"))...)
 				if j < parts-1 && rapid.Bool().Draw(t, "control") {
-					cop := rapid.SampledFrom([]byte{opPing, opPong}).Draw(t, "cop")
+					cop := rapid.SampledFrom([]byte{wsframe.OpPing, wsframe.OpPong}).Draw(t, "cop")
 					cp := rapid.SliceOfN(rapid.Byte(), 0, maxControl).Draw(t, "control payload")
 					stream = append(stream, maskedFrame(cop, true, cp, key(), false)...)
 					wantCtl = append(wantCtl, wsOut{cop, string(cp)})
@@ -132,16 +134,16 @@ func TestWSReaderRefuses(t *testing.T) {
 		stream []byte
 		code   int
 	}{
-		{"past the limit", maskedFrame(opText, true, big, k, false), closeTooBig},
-		{"past the limit in fragments", append(maskedFrame(opText, false, big[:600], k, false), maskedFrame(opContinuation, true, big[:401], k, false)...), closeTooBig},
-		{"a 64-bit length past the limit", maskedFrame(opText, true, big[:10], k, false)[:2:2], -1}, // filled in below
+		{"past the limit", maskedFrame(wsframe.OpText, true, big, k, false), closeTooBig},
+		{"past the limit in fragments", append(maskedFrame(wsframe.OpText, false, big[:600], k, false), maskedFrame(wsframe.OpContinuation, true, big[:401], k, false)...), closeTooBig},
+		{"a 64-bit length past the limit", maskedFrame(wsframe.OpText, true, big[:10], k, false)[:2:2], -1}, // filled in below
 		{"unmasked", []byte{0x81, 0x01, 'x'}, closeProtocolError},
-		{"rsv bits", append([]byte{0xc1}, maskedFrame(opText, true, []byte("x"), k, false)[1:]...), closeProtocolError},
+		{"rsv bits", append([]byte{0xc1}, maskedFrame(wsframe.OpText, true, []byte("x"), k, false)[1:]...), closeProtocolError},
 		{"unknown opcode", maskedFrame(0x3, true, nil, k, false), closeProtocolError},
-		{"continuation first", maskedFrame(opContinuation, true, []byte("x"), k, false), closeProtocolError},
-		{"a new message inside one", append(maskedFrame(opText, false, []byte("x"), k, false), maskedFrame(opText, true, []byte("y"), k, false)...), closeProtocolError},
-		{"fragmented control", maskedFrame(opPing, false, nil, k, false), closeProtocolError},
-		{"long control", maskedFrame(opPing, true, big[:maxControl+1], k, false), closeProtocolError},
+		{"continuation first", maskedFrame(wsframe.OpContinuation, true, []byte("x"), k, false), closeProtocolError},
+		{"a new message inside one", append(maskedFrame(wsframe.OpText, false, []byte("x"), k, false), maskedFrame(wsframe.OpText, true, []byte("y"), k, false)...), closeProtocolError},
+		{"fragmented control", maskedFrame(wsframe.OpPing, false, nil, k, false), closeProtocolError},
+		{"long control", maskedFrame(wsframe.OpPing, true, big[:maxControl+1], k, false), closeProtocolError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stream, code := tc.stream, tc.code
@@ -190,14 +192,14 @@ func TestUnmask(t *testing.T) {
 // longer than the limit) and one message.
 func FuzzWSReader(f *testing.F) {
 	k := [4]byte{1, 2, 3, 4}
-	f.Add(maskedFrame(opText, true, []byte(`{"type":"ping","t":1}`), k, false), uint8(3))
-	f.Add(append(maskedFrame(opText, false, []byte("ab"), k, false), maskedFrame(opContinuation, true, []byte("c"), k, true)...), uint8(1))
-	f.Add(maskedFrame(opClose, true, []byte{3, 232}, k, false), uint8(7))
+	f.Add(maskedFrame(wsframe.OpText, true, []byte(`{"type":"ping","t":1}`), k, false), uint8(3))
+	f.Add(append(maskedFrame(wsframe.OpText, false, []byte("ab"), k, false), maskedFrame(wsframe.OpContinuation, true, []byte("c"), k, true)...), uint8(1))
+	f.Add(maskedFrame(wsframe.OpClose, true, []byte{3, 232}, k, false), uint8(7))
 	f.Fuzz(func(t *testing.T, stream []byte, chunk uint8) {
 		const limit = 64
 		var r wsReader
 		on := func(op byte, p []byte) bool {
-			if (op == opText || op == opBinary) && len(p) > limit {
+			if (op == wsframe.OpText || op == wsframe.OpBinary) && len(p) > limit {
 				panic(fmt.Sprintf("a %d-byte message past the limit", len(p)))
 			}
 			return true
@@ -222,9 +224,9 @@ func FuzzWSReader(f *testing.F) {
 func TestWSReaderSkipsRefusedFrame(t *testing.T) {
 	const limit = 100
 	k := [4]byte{5, 6, 7, 8}
-	closeFrame := maskedFrame(opClose, true, []byte{0x03, 0xe8}, k, false)
+	closeFrame := maskedFrame(wsframe.OpClose, true, []byte{0x03, 0xe8}, k, false)
 	for _, long := range []bool{false, true} {
-		big := maskedFrame(opText, true, bytes.Repeat([]byte("z"), 300), k, long)
+		big := maskedFrame(wsframe.OpText, true, bytes.Repeat([]byte("z"), 300), k, long)
 		stream := append(append([]byte(nil), big...), closeFrame...)
 		for _, chunk := range []int{1, 5, 64, 1000} {
 			var r wsReader
@@ -241,7 +243,7 @@ func TestWSReaderSkipsRefusedFrame(t *testing.T) {
 				}
 				s = s[n:]
 			}
-			if refused != 1 || len(got) != 1 || got[0].op != opClose {
+			if refused != 1 || len(got) != 1 || got[0].op != wsframe.OpClose {
 				t.Fatalf("long %v, chunks of %d: %d refusals, then %v; want one, then the close", long, chunk, refused, got)
 			}
 		}
@@ -252,7 +254,7 @@ func TestWSReaderSkipsRefusedFrame(t *testing.T) {
 // arriving whole (one per read) or in one read of 16.
 func BenchmarkWSReader(b *testing.B) {
 	cmd := []byte(`{"type":"command","id":"01JDQ80A1B2C3D4E5F6G7H8J9K","rev":1234,"command":{"type":"flag","r":12,"c":7}}`)
-	frame := maskedFrame(opText, true, cmd, [4]byte{0x12, 0x34, 0x56, 0x78}, false)
+	frame := maskedFrame(wsframe.OpText, true, cmd, [4]byte{0x12, 0x34, 0x56, 0x78}, false)
 	for _, n := range []int{1, 16} {
 		b.Run(fmt.Sprintf("%d per read", n), func(b *testing.B) {
 			stream := bytes.Repeat(frame, n)

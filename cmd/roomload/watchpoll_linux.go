@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/roomd/roomd/internal/rawsock"
+	"github.com/roomd/roomd/internal/wsframe"
 )
 
 // watchPoll reads every spectator's socket in one loop: a level-triggered
@@ -35,7 +36,7 @@ type watchPoll struct {
 type watchSock struct {
 	p    *player
 	fd   int
-	msg  message
+	msg  wsframe.Message
 	done chan struct{} // closed when the loop drops it
 }
 
@@ -89,8 +90,7 @@ func (w *watchPoll) add(p *player, s *rawSocket) error {
 		unix.Close(fd)
 		return err
 	}
-	ws := &watchSock{p: p, fd: fd, done: make(chan struct{})}
-	ws.msg.carry = append(ws.msg.carry, s.msg.carry...)
+	ws := &watchSock{p: p, fd: fd, done: make(chan struct{}), msg: s.msg} // with what the reader held of a frame
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.stopped {
@@ -121,7 +121,7 @@ func (w *watchPoll) start() {
 // stop closes every socket (a close frame, then both directions shut: the
 // loop sees each end and drops it) and waits for the loop to end.
 func (w *watchPoll) stop() {
-	bye := appendClientFrame(nil, opClose, []byte{0x03, 0xe8}) // 1000
+	bye := wsframe.AppendClose(nil, 1000, "")
 	w.mu.Lock()
 	w.stopped = true
 	n := len(w.socks)
@@ -201,10 +201,10 @@ func (w *watchPoll) feedLocked(s *watchSock, b []byte) {
 		now := time.Since(s.p.st.t0)
 		scan = func(m []byte) { s.p.scan(m, now) }
 	}
-	closed, err := s.msg.feed(b, scan, func(payload []byte) {
+	closed, _, err := s.msg.Feed(b, scan, func(payload []byte) {
 		// A pong: small enough for any socket buffer that is not full; a
 		// full one means the server stopped reading us anyway.
-		_, _ = rawsock.Write(uintptr(s.fd), appendClientFrame(nil, opPong, payload))
+		_, _ = rawsock.Write(uintptr(s.fd), wsframe.AppendClientFrame(nil, wsframe.OpPong, payload))
 	})
 	if closed || err != nil {
 		w.lostLocked(s)
