@@ -91,12 +91,16 @@ func AppendClientFrame(dst []byte, op byte, payload []byte) []byte {
 	return dst
 }
 
-// AppendClose appends a client's close frame with code and reason (at most
-// 123 bytes of it).
+// AppendClose appends a client's close frame with code and reason.
 func AppendClose(dst []byte, code int, reason string) []byte {
+	return AppendClientFrame(dst, OpClose, ClosePayload(code, reason))
+}
+
+// ClosePayload is a close frame's payload: code, then reason (at most 123
+// bytes of it).
+func ClosePayload(code int, reason string) []byte {
 	p := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(reason)), uint16(code))
-	p = append(p, reason[:min(len(reason), 123)]...)
-	return AppendClientFrame(dst, OpClose, p)
+	return append(p, reason[:min(len(reason), 123)]...)
 }
 
 // CloseCode reads a close frame's payload: its status code and reason;
@@ -149,7 +153,7 @@ func (m *Message) Feed(b []byte, on func([]byte), ping func([]byte)) (closed boo
 				m.frag, m.open = append(m.frag, payload...), !fin
 				if fin {
 					on(m.frag)
-					m.frag = m.frag[:0]
+					m.frag = keep(m.frag)
 				}
 			}
 		case OpPing:
@@ -164,7 +168,7 @@ func (m *Message) Feed(b []byte, on func([]byte), ping func([]byte)) (closed boo
 	// What is left is a frame begun: keep it (copied, unless it is the
 	// carry itself).
 	if len(b) == 0 {
-		m.carry = m.carry[:0]
+		m.carry = keep(m.carry)
 	} else if len(m.carry) == 0 || &b[0] != &m.carry[0] {
 		m.carry = append(m.carry[:0], b...)
 	} else {
@@ -173,8 +177,15 @@ func (m *Message) Feed(b []byte, on func([]byte), ping func([]byte)) (closed boo
 	return false, nil, nil
 }
 
-// Carried returns how many bytes of a frame begun the reader holds.
-func (m *Message) Carried() int { return len(m.carry) }
+// keep empties a buffer for the next message, or lets it go when a large
+// message grew it: a socket does not hold its largest message's size for
+// good.
+func keep(b []byte) []byte {
+	if cap(b) > 64<<10 {
+		return nil
+	}
+	return b[:0]
+}
 
 // Key returns a fresh Sec-WebSocket-Key.
 func Key() string {

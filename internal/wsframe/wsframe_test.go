@@ -157,3 +157,32 @@ func TestAccept(t *testing.T) {
 		t.Fatal("keys are not fresh 16-byte values")
 	}
 }
+
+// TestFeedLetsLargeBuffersGo: once a large message is handed on, the
+// buffer it grew (the carry of a frame read in pieces, or the fragments
+// gathered) goes with it; a small one's is kept for the next.
+func TestFeedLetsLargeBuffersGo(t *testing.T) {
+	for _, size := range []int{200 << 10, 1 << 10} {
+		msg := bytes.Repeat([]byte{'m'}, size)
+		whole := serverFrame(OpText, true, msg)
+		fragments := append(serverFrame(OpText, false, msg[:size/2]), serverFrame(OpContinuation, true, msg[size/2:])...)
+		for k, stream := range [][]byte{whole, fragments} {
+			m := Message{Limit: limit}
+			got := 0
+			for len(stream) > 0 {
+				n := min(len(stream), 300)
+				if _, _, err := m.Feed(stream[:n], func(b []byte) { got = len(b) }, func([]byte) {}); err != nil {
+					t.Fatal(err)
+				}
+				stream = stream[n:]
+			}
+			large := size > 64<<10
+			if got != size || (m.carry == nil) != large {
+				t.Errorf("%d bytes: got %d, carry %d/%d", size, got, len(m.carry), cap(m.carry))
+			}
+			if k == 1 && (m.frag == nil) != large {
+				t.Errorf("%d bytes in fragments: frag %d/%d", size, len(m.frag), cap(m.frag))
+			}
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -310,81 +309,6 @@ func (t *Remote) write(ctx context.Context, ws *sock, v any) error {
 	return ws.write(ctx, frame)
 }
 
-// DefaultWriteTimeout is Config.WriteTimeout's default.
-const DefaultWriteTimeout = 5 * time.Second
-
-// sock is one connection's socket with the bound on its writes: one timer
-// per connection, armed while writes are under way, rather than a context
-// with a deadline for each write (a timer, a goroutine hand-off and a few
-// allocations per frame — BENCHMARKS.md, "roombot's own CPU").
-type sock struct {
-	ws      *websocket.Conn
-	timeout time.Duration
-	mu      sync.Mutex
-	writing int         // writes under way
-	stall   *time.Timer // closes ws timeout after the first of them began
-}
-
-func newSock(ws *websocket.Conn, timeout time.Duration) *sock {
-	s := &sock{ws: ws, timeout: timeout}
-	s.stall = time.AfterFunc(time.Hour, func() { ws.CloseNow() })
-	s.stall.Stop()
-	return s
-}
-
-// write writes one text frame. ctx is checked before the write begins; once
-// it has, the write ends with the frame written, the socket closed, or
-// the write timeout after the oldest write under way began — never later.
-func (s *sock) write(ctx context.Context, frame []byte) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	if s.writing++; s.writing == 1 {
-		s.stall.Reset(s.timeout)
-	}
-	s.mu.Unlock()
-	err := s.ws.Write(context.Background(), websocket.MessageText, frame)
-	s.mu.Lock()
-	if s.writing--; s.writing == 0 {
-		s.stall.Stop()
-	}
-	s.mu.Unlock()
-	return err
-}
-
-// read returns the next message's bytes, the caller's own: read into a
-// buffer shared by every socket, then copied once at its size (a message
-// read whole with Conn.Read grows a new buffer from 512 bytes). Reads have
-// no deadline of their own: the connection's context closes the socket.
-func (s *sock) read() ([]byte, error) {
-	_, r, err := s.ws.Reader(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	buf := readBufs.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= maxPooledRead {
-			readBufs.Put(buf)
-		}
-	}()
-	buf.Reset()
-	if _, err := buf.ReadFrom(r); err != nil {
-		return nil, err
-	}
-	return bytes.Clone(buf.Bytes()), nil
-}
-
-// maxPooledRead is the largest read buffer kept for the next message.
-const maxPooledRead = 256 << 10
-
-var readBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-func (s *sock) close() {
-	s.stall.Stop()
-	s.ws.CloseNow()
-}
-
 func (t *Remote) emit(ev Event) bool {
 	if h := t.cfg.Handler; h != nil {
 		h(ev)
@@ -504,14 +428,13 @@ func (t *Remote) connect() (c ended) {
 		}
 	}()
 	dctx, cancel := context.WithTimeout(t.ctx, t.cfg.DialTimeout)
-	ws, _, err := websocket.Dial(dctx, c.socket, &websocket.DialOptions{HTTPClient: t.cfg.HTTPClient})
+	rwc, err := dialSocket(dctx, t.cfg.HTTPClient, c.socket)
 	cancel()
 	if err != nil {
 		c.err = err
 		return c
 	}
-	ws.SetReadLimit(t.cfg.ReadLimit)
-	sk := newSock(ws, t.cfg.WriteTimeout)
+	sk := newSock(rwc, t.cfg.WriteTimeout, t.cfg.ReadLimit)
 	defer sk.close()
 	// The transport's end closes the socket, which ends the read below.
 	defer context.AfterFunc(t.ctx, sk.close)()

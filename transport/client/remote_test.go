@@ -559,3 +559,59 @@ func TestHandlerTakesTheEvents(t *testing.T) {
 		t.Errorf("the handler saw %q, want %q first", kinds, want)
 	}
 }
+
+// The client's socket answers the server's pings, takes a message in
+// fragments, hands a close's code on (the state event says 4008), and
+// drops a socket whose message is over ReadLimit — then reconnects.
+func TestSocketFrames(t *testing.T) {
+	pinged := make(chan error, 1)
+	nd := newNode(t, func(ctx context.Context, c *nodeConn, n int) {
+		switch n {
+		case 0:
+			c.online(ctx, 1)
+			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			pinged <- c.ws.Ping(pctx) // needs the client's pong
+			cancel()
+			w, err := c.ws.Writer(ctx, websocket.MessageText)
+			if err != nil {
+				return
+			}
+			_, _ = w.Write([]byte(`{"type":"notice","code":"x",`)) // a message in fragments
+			_, _ = w.Write([]byte(`"message":"fragmented"}`))
+			_ = w.Close()
+			_ = c.ws.Close(protocol.CloseSlow, "too slow")
+		case 1:
+			c.online(ctx, 1)
+			c.send(ctx, `{"type":"notice","code":"y","message":"`+strings.Repeat("z", 2048)+`"}`)
+			c.wait(ctx)
+		default:
+			c.online(ctx, 1)
+			c.wait(ctx)
+		}
+	})
+	r, evs := start(t, Config{URL: nd.URL, Token: "tok-1", ReadLimit: 1024, Backoff: func(int) time.Duration { return 10 * time.Millisecond }})
+	select {
+	case err := <-pinged:
+		if err != nil {
+			t.Fatalf("the server's ping: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no ping answered")
+	}
+	nd.waitHellos(3) // after 4008, and after the message over the limit
+	waitOnline(t, r, nd.URL)
+	if s := evs.states(); !containsString(s, "reconnecting 4008 "+nd.URL) {
+		t.Errorf("states %q: no 4008", s)
+	}
+	evs.mu.Lock()
+	defer evs.mu.Unlock()
+	var notices []string
+	for _, ev := range evs.evs {
+		if ev.Kind == EventNotice {
+			notices = append(notices, ev.Notice.Code+":"+ev.Notice.Message)
+		}
+	}
+	if !slices.Equal(notices, []string{"x:fragmented"}) {
+		t.Errorf("notices %q, want the fragmented one only (the other is over the limit)", notices)
+	}
+}

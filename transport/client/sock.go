@@ -1,0 +1,223 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/roomd/roomd/internal/wsframe"
+)
+
+// DefaultWriteTimeout is Config.WriteTimeout's default.
+const DefaultWriteTimeout = 5 * time.Second
+
+// The client's socket is the connection net/http upgrades (its dialer, its
+// proxy and TLS settings: Config.HTTPClient's), read and written with
+// internal/wsframe's RFC 6455 frames: one read system call and one copy per
+// message, and a frame written in one call, on the goroutine that asks
+// (BENCHMARKS.md, "roombot's own CPU": coder/websocket's reader read each
+// header byte by byte and its writer framed through a buffer of its own).
+// Close errors are coder/websocket's CloseError, so websocket.CloseStatus
+// reads them as before.
+
+// dialSocket opens socketURL's WebSocket through hc.
+func dialSocket(ctx context.Context, hc *http.Client, socketURL string) (io.ReadWriteCloser, error) {
+	u, err := url.Parse(socketURL)
+	if err != nil {
+		return nil, err
+	}
+	switch u.Scheme {
+	case "ws":
+		u.Scheme = "http"
+	case "wss":
+		u.Scheme = "https"
+	case "http", "https":
+	default:
+		return nil, fmt.Errorf("websocket: URL scheme %q", u.Scheme)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	key := wsframe.Key()
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Upgrade", "websocket")
+	req.Header.Set("Sec-WebSocket-Version", "13")
+	req.Header.Set("Sec-WebSocket-Key", key)
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("websocket: dial: %w", err)
+	}
+	rwc, ok := resp.Body.(io.ReadWriteCloser)
+	switch {
+	case resp.StatusCode != http.StatusSwitchingProtocols:
+		err = fmt.Errorf("websocket: dial: the server answered %s", resp.Status)
+	case !headerHas(resp.Header, "Connection", "upgrade") || !headerHas(resp.Header, "Upgrade", "websocket"):
+		err = errors.New("websocket: dial: the answer is not an upgrade to websocket")
+	case resp.Header.Get("Sec-WebSocket-Accept") != wsframe.Accept(key):
+		err = errors.New("websocket: dial: the answer's Sec-WebSocket-Accept does not match the key")
+	case resp.Header.Get("Sec-WebSocket-Extensions") != "" || resp.Header.Get("Sec-WebSocket-Protocol") != "":
+		err = errors.New("websocket: dial: the server chose an extension or subprotocol the client did not offer")
+	case !ok:
+		err = fmt.Errorf("websocket: dial: the upgraded body is a %T, not a connection", resp.Body)
+	}
+	if err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	return rwc, nil
+}
+
+// headerHas reports whether a comma-separated header lists token (in any
+// case).
+func headerHas(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for t := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sock is one connection's socket with the bound on its writes: one timer
+// per connection, armed while writes are under way, rather than a context
+// with a deadline for each write (a timer, a goroutine hand-off and a few
+// allocations per frame — BENCHMARKS.md, "roombot's own CPU").
+type sock struct {
+	rwc     io.ReadWriteCloser
+	timeout time.Duration
+	mu      sync.Mutex
+	writing int         // writes under way
+	stall   *time.Timer // closes rwc timeout after the first of them began
+
+	wmu  sync.Mutex // one frame written at a time
+	wbuf []byte
+
+	// The reader's (one goroutine): what read has parsed and not yet
+	// returned, and how the socket ended once it has.
+	msg   wsframe.Message
+	rbuf  []byte
+	inbox [][]byte // from head on
+	head  int
+	err   error
+}
+
+// sockReadBuffer is one read's buffer; a longer message gathers in the
+// frame reader's carry.
+const sockReadBuffer = 4 << 10
+
+func newSock(rwc io.ReadWriteCloser, timeout time.Duration, readLimit int64) *sock {
+	s := &sock{rwc: rwc, timeout: timeout, msg: wsframe.Message{Limit: int(min(readLimit, 1<<31-1))}}
+	s.stall = time.AfterFunc(time.Hour, func() { rwc.Close() })
+	s.stall.Stop()
+	return s
+}
+
+// write writes one text frame. ctx is checked before the write begins; once
+// it has, the write ends with the frame written, the socket closed, or
+// the write timeout after the oldest write under way began — never later.
+func (s *sock) write(ctx context.Context, frame []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.writeFrame(wsframe.OpText, frame)
+}
+
+func (s *sock) writeFrame(op byte, payload []byte) error {
+	s.mu.Lock()
+	if s.writing++; s.writing == 1 {
+		s.stall.Reset(s.timeout)
+	}
+	s.mu.Unlock()
+	s.wmu.Lock()
+	s.wbuf = wsframe.AppendClientFrame(s.wbuf[:0], op, payload)
+	_, err := s.rwc.Write(s.wbuf)
+	if cap(s.wbuf) > maxKeptBuffer {
+		s.wbuf = nil
+	}
+	s.wmu.Unlock()
+	s.mu.Lock()
+	if s.writing--; s.writing == 0 {
+		s.stall.Stop()
+	}
+	s.mu.Unlock()
+	return err
+}
+
+// maxKeptBuffer is the largest write buffer a socket keeps for its next
+// frame.
+const maxKeptBuffer = 64 << 10
+
+// read returns the next message's bytes, the caller's own. Pings are
+// answered on the way; a close frame from the server ends the reading with
+// a websocket.CloseError carrying its code (after the messages before it).
+// Reads have no deadline of their own: the connection's context closes
+// the socket.
+func (s *sock) read() ([]byte, error) {
+	for s.head == len(s.inbox) {
+		if s.err != nil {
+			return nil, s.err
+		}
+		if s.rbuf == nil {
+			s.rbuf = make([]byte, sockReadBuffer)
+		}
+		n, err := s.rwc.Read(s.rbuf)
+		if n > 0 {
+			closed, closing, ferr := s.msg.Feed(s.rbuf[:n], s.take, s.pong)
+			switch {
+			case ferr != nil:
+				code := 1002 // protocol error
+				if errors.Is(ferr, wsframe.ErrTooBig) {
+					code = 1009
+				}
+				_ = s.writeFrame(wsframe.OpClose, wsframe.ClosePayload(code, ""))
+				s.rwc.Close()
+				s.err = ferr
+			case closed:
+				code, reason := wsframe.CloseCode(closing)
+				echo := code
+				if code == 1005 {
+					echo = 1000
+				}
+				_ = s.writeFrame(wsframe.OpClose, wsframe.ClosePayload(echo, ""))
+				s.rwc.Close()
+				s.err = websocket.CloseError{Code: websocket.StatusCode(code), Reason: reason}
+			}
+		}
+		if err != nil && s.err == nil {
+			s.err = err
+		}
+	}
+	m := s.inbox[s.head]
+	s.inbox[s.head] = nil
+	if s.head++; s.head == len(s.inbox) {
+		s.inbox, s.head = s.inbox[:0], 0
+	}
+	return m, nil
+}
+
+// take keeps a message the frame reader completed (its bytes are the read
+// buffer's: copied once, at its size).
+func (s *sock) take(m []byte) { s.inbox = append(s.inbox, bytes.Clone(m)) }
+
+// pong answers a ping.
+func (s *sock) pong(p []byte) { _ = s.writeFrame(wsframe.OpPong, p) }
+
+func (s *sock) close() {
+	s.stall.Stop()
+	s.rwc.Close()
+}
