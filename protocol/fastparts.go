@@ -42,22 +42,11 @@ func decodeResultFast(b []byte, r *Result, alias bool) bool {
 		case 2:
 			return s.float(&r.TimeMs)
 		case 3:
-			if s.literal("null") {
-				return true
-			}
-			r.Winners = []int{}
-			return s.elements(func() bool {
-				var n int
-				ok := s.int(&n)
-				r.Winners = append(r.Winners, n)
-				return ok
-			})
+			return s.ints(&r.Winners)
 		case 4:
 			return raw(&r.Seed)
 		case 5:
-			v, ok := s.uint()
-			r.SealedUntil = int64(v)
-			return ok && v <= 1<<63-1
+			return s.int64(&r.SealedUntil)
 		case 6:
 			return s.str(&r.Commitment)
 		case 7:
@@ -165,16 +154,7 @@ func decodeRoomFast(b []byte, r *Room) bool {
 				return false
 			})
 		case rkConnected:
-			if s.literal("null") {
-				return true
-			}
-			r.Connected = []int{}
-			return s.elements(func() bool {
-				var n int
-				ok := s.int(&n)
-				r.Connected = append(r.Connected, n)
-				return ok
-			})
+			return s.ints(&r.Connected)
 		case rkSpectators:
 			return s.int(&r.Spectators)
 		case rkFrozen:
@@ -185,9 +165,7 @@ func decodeRoomFast(b []byte, r *Room) bool {
 			return s.nested(clockKeys, func(sub *scanner, k int) bool {
 				switch k {
 				case 0:
-					v, ok := sub.uint()
-					r.Clocks.Now = int64(v)
-					return ok && v <= 1<<63-1
+					return sub.int64(&r.Clocks.Now)
 				case 1:
 					return sub.float(&r.Clocks.ElapsedMs)
 				case 2:
@@ -272,6 +250,28 @@ func (s *scanner) int(p *int) bool {
 	v, ok := s.uint()
 	*p = int(v)
 	return ok && v <= uint64(int(^uint(0)>>1))
+}
+
+// int64 reads a plain unsigned integer that fits an int64 into *p.
+func (s *scanner) int64(p *int64) bool {
+	v, ok := s.uint()
+	*p = int64(v)
+	return ok && v <= 1<<63-1
+}
+
+// ints reads an array of plain unsigned integers into *p, as encoding/json
+// does: null leaves it nil, [] makes it empty.
+func (s *scanner) ints(p *[]int) bool {
+	if s.literal("null") {
+		return true
+	}
+	*p = []int{}
+	return s.elements(func() bool {
+		var n int
+		ok := s.int(&n)
+		*p = append(*p, n)
+		return ok
+	})
 }
 
 // float reads a number into *p, as encoding/json does (strconv.ParseFloat
