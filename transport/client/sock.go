@@ -94,15 +94,20 @@ func headerHas(h http.Header, name, token string) bool {
 }
 
 // sock is one connection's socket with the bound on its writes: one timer
-// per connection, armed while writes are under way, rather than a context
-// with a deadline for each write (a timer, a goroutine hand-off and a few
-// allocations per frame — BENCHMARKS.md, "roombot's own CPU").
+// per connection rather than a context with a deadline for each write (a
+// timer, a goroutine hand-off and a few allocations per frame —
+// BENCHMARKS.md, "roombot's own CPU"). The timer is not moved per write
+// either: armed by the first write, it checks when it fires whether writes
+// have been under way for the whole timeout, and arms itself again for
+// what is left of it while they have not.
 type sock struct {
 	rwc     io.ReadWriteCloser
 	timeout time.Duration
 	mu      sync.Mutex
 	writing int         // writes under way
-	stall   *time.Timer // closes rwc timeout after the first of them began
+	busy    time.Time   // since when, without a pause
+	armed   bool        // stall will fire
+	stall   *time.Timer // runs stalled
 
 	wmu  sync.Mutex // one frame written at a time
 	wbuf []byte
@@ -122,9 +127,27 @@ const sockReadBuffer = 4 << 10
 
 func newSock(rwc io.ReadWriteCloser, timeout time.Duration, readLimit int64) *sock {
 	s := &sock{rwc: rwc, timeout: timeout, msg: wsframe.Message{Limit: int(min(readLimit, 1<<31-1))}}
-	s.stall = time.AfterFunc(time.Hour, func() { rwc.Close() })
+	s.stall = time.AfterFunc(time.Hour, s.stalled)
 	s.stall.Stop()
 	return s
+}
+
+// stalled is the write timer's: it closes the socket when writes have been
+// under way for the whole timeout, else waits for the rest of it (or, with
+// none under way, for the next write to arm it).
+func (s *sock) stalled() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.writing == 0 {
+		s.armed = false
+		return
+	}
+	if left := s.timeout - time.Since(s.busy); left > 0 {
+		s.stall.Reset(left)
+		return
+	}
+	s.armed = false
+	s.rwc.Close()
 }
 
 // write writes one text frame. ctx is checked before the write begins; once
@@ -140,7 +163,11 @@ func (s *sock) write(ctx context.Context, frame []byte) error {
 func (s *sock) writeFrame(op byte, payload []byte) error {
 	s.mu.Lock()
 	if s.writing++; s.writing == 1 {
-		s.stall.Reset(s.timeout)
+		s.busy = time.Now()
+		if !s.armed {
+			s.armed = true
+			s.stall.Reset(s.timeout)
+		}
 	}
 	s.mu.Unlock()
 	s.wmu.Lock()
@@ -151,9 +178,7 @@ func (s *sock) writeFrame(op byte, payload []byte) error {
 	}
 	s.wmu.Unlock()
 	s.mu.Lock()
-	if s.writing--; s.writing == 0 {
-		s.stall.Stop()
-	}
+	s.writing--
 	s.mu.Unlock()
 	return err
 }
