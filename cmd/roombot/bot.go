@@ -168,9 +168,10 @@ func (b *bot) attach(tr client.Transport) {
 // making moves when play ends. The bot's events reach handle on the
 // transport's goroutine (onEvent, the transport's Handler) or, for a bot
 // that holds its reads (a slow spectator), through the events channel
-// read here. Either way mu keeps
-// one goroutine at a time in the bot's state: this one for the timer, the
-// runner's commands and the channel, the transport's for its events.
+// read here. Either way mu keeps one goroutine at a time in the bot's
+// state: this one for the timer, the runner's orders and the channel, the
+// transport's for its events. A hold keeps mu while it waits: only a slow
+// spectator holds, and its events come through the channel.
 func (b *bot) run(play context.Context) {
 	ctx := b.ctx
 	defer close(b.done)
