@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -613,5 +614,32 @@ func TestSocketFrames(t *testing.T) {
 	}
 	if !slices.Equal(notices, []string{"x:fragmented"}) {
 		t.Errorf("notices %q, want the fragmented one only (the other is over the limit)", notices)
+	}
+}
+
+// Over TLS, against a server that speaks HTTP/2 as well, the client's
+// upgrade still goes over HTTP/1.1 (net/http keeps a WebSocket upgrade off
+// HTTP/2) and the transport comes online through the caller's client.
+func TestSocketOverTLS(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.CloseNow()
+		if _, _, err := ws.Read(r.Context()); err != nil {
+			return
+		}
+		c := &nodeConn{ws: ws}
+		c.online(r.Context(), 3)
+		_, _, _ = ws.Read(r.Context()) // until the client goes
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	r, _ := start(t, Config{URL: srv.URL, Token: "tok-1", HTTPClient: srv.Client(), Backoff: never})
+	waitOnline(t, r, srv.URL)
+	if _, rev := r.Position(); rev != 3 {
+		t.Errorf("position %d, want 3", rev)
 	}
 }
