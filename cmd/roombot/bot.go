@@ -140,22 +140,31 @@ type bot struct {
 	// mu is held by the goroutine in the bot's state (see run).
 	mu       sync.Mutex
 	finished bool        // run has returned
-	timer    *time.Timer // the next wake-up, at armed (zero: stopped)
+	timer    *time.Timer // the next wake-up (onTimer), at armed (zero: stopped)
 	armed    time.Time
 }
 
 func newBot(sc *scenario, rm *roomRun, name string, r role, seed uint64) *bot {
-	return &bot{sc: sc, room: rm, name: name, role: r, rng: rand.New(rand.NewPCG(seed, uint64(len(name)))),
+	b := &bot{sc: sc, room: rm, name: name, role: r, rng: rand.New(rand.NewPCG(seed, uint64(len(name)))),
 		fol: sc.play.game.newFollower(), led: newLedger(name), revs: revTrack{realtime: sc.play.game.realtime},
 		seat: -1, joined: make(chan struct{}), rtAccepted: map[uint64]int{},
 		inflight: map[string]*move{}, ctl: map[string]ctlInFlight{}, cmds: make(chan botCmd, 1),
-		holdCh: make(chan time.Duration, 1), done: make(chan struct{}), playing: true, timer: stoppedTimer()}
+		holdCh: make(chan time.Duration, 1), done: make(chan struct{}), playing: true}
+	b.timer = time.AfterFunc(time.Hour, b.onTimer)
+	b.timer.Stop()
+	return b
 }
 
-func stoppedTimer() *time.Timer {
-	t := time.NewTimer(time.Hour)
-	t.Stop()
-	return t
+// onTimer is the wake-up's: the bot acts (its next move, most often) on
+// the timer's own goroutine, as onEvent does on the transport's.
+func (b *bot) onTimer() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.finished {
+		return
+	}
+	b.armed = time.Time{}
+	b.actNow(time.Now())
 }
 
 // attach gives the bot its transport.
@@ -168,10 +177,12 @@ func (b *bot) attach(tr client.Transport) {
 // making moves when play ends. The bot's events reach handle on the
 // transport's goroutine (onEvent, the transport's Handler) or, for a bot
 // that holds its reads (a slow spectator), through the events channel
-// read here. Either way mu keeps one goroutine at a time in the bot's
-// state: this one for the timer, the runner's orders and the channel, the
-// transport's for its events. A hold keeps mu while it waits: only a slow
-// spectator holds, and its events come through the channel.
+// read here; its wake-ups (the next move) run on the timer's goroutine
+// (onTimer). Either way mu keeps one goroutine at a time in the bot's
+// state: this one for the runner's orders and the channel, the
+// transport's for its events, the timer's for its wake-ups. A hold keeps
+// mu while it waits: only a slow spectator holds, and its events come
+// through the channel.
 func (b *bot) run(play context.Context) {
 	ctx := b.ctx
 	defer close(b.done)
@@ -195,9 +206,6 @@ func (b *bot) run(play context.Context) {
 				continue
 			}
 			b.handle(ev, time.Now())
-		case <-b.timer.C:
-			b.mu.Lock()
-			b.armed = time.Time{}
 		case <-playDone:
 			b.mu.Lock()
 			b.playing, playDone = false, nil
@@ -229,7 +237,8 @@ func (b *bot) onEvent(ev client.Event) {
 
 // actNow acts and moves the timer to the next wake-up. Most events leave
 // it where it was (the next move's time): the timer is moved only when it
-// changes. Since Go 1.23 a stopped or reset timer delivers no stale value.
+// changes. A wake-up that fired while mu was held runs once it is free
+// and finds nothing due (act does what is due, no more).
 func (b *bot) actNow(now time.Time) {
 	if wake := b.act(now); !wake.Equal(b.armed) {
 		b.timer.Stop()
