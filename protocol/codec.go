@@ -166,7 +166,7 @@ type (
 // DecodeServer decodes one server frame. Views and beats stay raw JSON
 // (json.RawMessage) inside Snapshot.View, Update.Beats and Update.View.
 func DecodeServer(data []byte) (ServerMessage, error) {
-	if m, ok := decodeHot(data, false); ok {
+	if m, ok := decodeHot(data, false, false); ok {
 		return m, nil
 	}
 	return decodeServerWire(data)
@@ -175,10 +175,44 @@ func DecodeServer(data []byte) (ServerMessage, error) {
 // DecodeServerOwned is DecodeServer for a caller that hands data over: the
 // message's raw beats and view may be slices of it rather than copies.
 func DecodeServerOwned(data []byte) (ServerMessage, error) {
-	if m, ok := decodeHot(data, true); ok {
+	if m, ok := decodeHot(data, true, false); ok {
 		return m, nil
 	}
 	return decodeServerWire(data)
+}
+
+// DecodeServerFrameOwned decodes every message of one server frame that
+// the caller hands over (see DecodeServerOwned), in order: each gets a
+// message's bytes and the message, or the error that names what is wrong
+// with it, and returns false to stop. The error returned is the frame's
+// own (a batched frame that does not split: each is not called). A batched
+// frame is checked once, as it is split — its messages' beats and views
+// are not checked again.
+func DecodeServerFrameOwned(data []byte, each func(raw []byte, m ServerMessage, err error) bool) error {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if len(trimmed) == 0 || trimmed[0] != '[' {
+		m, err := DecodeServerOwned(data)
+		each(data, m, err)
+		return nil
+	}
+	parts, checked := splitObjects(trimmed)
+	if !checked {
+		var err error
+		if parts, err = SplitServerFrame(data); err != nil {
+			return err
+		}
+	}
+	for _, raw := range parts {
+		m, ok := decodeHot(raw, true, checked)
+		var err error
+		if !ok {
+			m, err = decodeServerWire(raw)
+		}
+		if !each(raw, m, err) {
+			break
+		}
+	}
+	return nil
 }
 
 // decodeServerWire is DecodeServer through encoding/json: every message,

@@ -170,19 +170,25 @@ func (s *scanner) object() ([]byte, bool) {
 // tick. Like decodeCommand it reads the frame once, by hand, and answers
 // exactly what the encoding/json path answers, or ok is false and the
 // caller decodes the general way. Beats and views stay raw (checked as
-// they are skipped, copied unless aliased), a room is read by hand too (decodeRoom), and a
-// result, small, goes through encoding/json alone. The general path read a
-// whole message with a board's view four times (its type, then the
-// message, each a validation and a decoding pass).
+// they are skipped, copied unless aliased); a room and a result are read
+// by hand too (decodeRoom, decodeResult). The general path read a whole
+// message with a board's view four times (its type, then the message,
+// each a validation and a decoding pass).
 //
 // With alias set the message's raw parts (beats, view) are slices of data,
-// which the caller hands over, rather than copies.
-func decodeHot(data []byte, alias bool) (m ServerMessage, ok bool) {
+// which the caller hands over, rather than copies. With checked set data
+// is known to be valid JSON (a batched frame's element, checked as it was
+// split): the raw parts are then only bracket-matched.
+func decodeHot(data []byte, alias, checked bool) (m ServerMessage, ok bool) {
 	s := scanner{b: data}
 	// Beats and views are checked as they are read (validValue).
 	own := func(v []byte) json.RawMessage { return append(json.RawMessage(nil), v...) }
 	if alias {
 		own = func(v []byte) json.RawMessage { return v }
+	}
+	rawPart := s.validValue
+	if checked {
+		rawPart = s.balanced
 	}
 	var (
 		typ, id, epoch, beats, room, result, view, invite []byte
@@ -222,7 +228,7 @@ func decodeHot(data []byte, alias bool) (m ServerMessage, ok bool) {
 			by, ok = seatOrNull()
 		case hkBeats:
 			if s.i < len(s.b) && s.b[s.i] == '[' {
-				beats, ok = s.validValue()
+				beats, ok = rawPart()
 			}
 		case hkTick:
 			tick, ok = s.uint()
@@ -231,8 +237,11 @@ func decodeHot(data []byte, alias bool) (m ServerMessage, ok bool) {
 		case hkSeat:
 			seat, ok = seatOrNull()
 		case hkView: // an object, an array or null
-			if s.i < len(s.b) && (s.b[s.i] == '{' || s.b[s.i] == '[' || s.b[s.i] == 'n') {
-				view, ok = s.validValue()
+			switch {
+			case s.literal("null"):
+				view, ok = s.b[s.i-4:s.i], true
+			case s.i < len(s.b) && (s.b[s.i] == '{' || s.b[s.i] == '['):
+				view, ok = rawPart()
 			}
 		case hkResult:
 			result, ok = s.object()

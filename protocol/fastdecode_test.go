@@ -138,12 +138,17 @@ func BenchmarkDecodeCommand(b *testing.B) {
 // checkSameServer fails unless the fast path either passes data on or
 // decodes it exactly as encoding/json does.
 func checkSameServer(t interface{ Fatalf(string, ...any) }, data []byte) bool {
-	fast, ok := decodeHot(data, false)
+	fast, ok := decodeHot(data, false, false)
 	if !ok {
 		return false
 	}
-	if aliased, ok := decodeHot(bytes.Clone(data), true); !ok || !reflect.DeepEqual(aliased, fast) {
+	if aliased, ok := decodeHot(bytes.Clone(data), true, false); !ok || !reflect.DeepEqual(aliased, fast) {
 		t.Fatalf("aliased (%v) %+v %+v, copied %+v %+v: %s", ok, aliased.Update, aliased.Snapshot, fast.Update, fast.Snapshot, data)
+	}
+	if checked, ok := decodeHot(bytes.Clone(data), true, true); !ok || !reflect.DeepEqual(checked, fast) {
+		// Accepted unchecked, data is valid JSON: bracket-matching its
+		// raw parts finds what checking them does.
+		t.Fatalf("checked (%v) %+v %+v, copied %+v %+v: %s", ok, checked.Update, checked.Snapshot, fast.Update, fast.Snapshot, data)
 	}
 	slow, err := decodeServerWire(data)
 	if err != nil {
@@ -293,7 +298,7 @@ func FuzzDecodeServer(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkSameServer(t, data)
-		_, _ = DecodeServer(data)
+		checkFrame(t, data)
 	})
 }
 
@@ -313,6 +318,7 @@ func TestSplitObjects(t *testing.T) {
 		{`[{"a":1}`, false},
 		{`[{"a":"\"]"}]`, true},
 	} {
+		checkFrame(t, []byte(c.in))
 		if ok := checkSplit(t, []byte(c.in)); ok != c.fast {
 			t.Errorf("fast path %v, want %v: %s", ok, c.fast, c.in)
 		}
@@ -345,7 +351,34 @@ func FuzzSplitServerFrame(f *testing.F) {
 		` [ {"a":1} , {"b":[{}]} ] `, `[]`, `[{"a":1},]`, `[{"a":"\"]"}]`, `[{"a":[[[[1]]]]}]`} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) { checkSplit(t, data) })
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkSplit(t, data)
+		checkFrame(t, data)
+	})
+}
+
+// checkFrame fails unless DecodeServerFrameOwned gives what
+// SplitServerFrame and DecodeServer give message by message.
+func checkFrame(t interface{ Fatalf(string, ...any) }, data []byte) {
+	type out struct {
+		raw string
+		m   ServerMessage
+		bad bool
+	}
+	var want []out
+	parts, werr := SplitServerFrame(data)
+	for _, raw := range parts {
+		m, err := DecodeServer(raw)
+		want = append(want, out{string(raw), m, err != nil})
+	}
+	var got []out
+	gerr := DecodeServerFrameOwned(bytes.Clone(data), func(raw []byte, m ServerMessage, err error) bool {
+		got = append(got, out{string(raw), m, err != nil})
+		return true
+	})
+	if (gerr != nil) != (werr != nil) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("DecodeServerFrameOwned %+v (%v), want %+v (%v): %s", got, gerr, want, werr, data)
+	}
 }
 
 // BenchmarkDecodeUpdate: a flag toggle's update, as a client gets it,
@@ -393,7 +426,7 @@ func BenchmarkDecodeMatchEnd(b *testing.B) {
 	}
 	for _, kind := range []string{"update", "snapshot"} {
 		frame := []byte(frames[kind])
-		if _, ok := decodeHot(frame, false); !ok {
+		if _, ok := decodeHot(frame, false, false); !ok {
 			b.Fatalf("%s: not on the fast path", kind)
 		}
 		for _, p := range []struct {

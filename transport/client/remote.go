@@ -458,18 +458,13 @@ func (t *Remote) connect() (c ended) {
 			c.code, c.err = int(websocket.CloseStatus(err)), err
 			return c
 		}
-		msgs, err := protocol.SplitServerFrame(data)
-		if err != nil {
-			t.cfg.Logger.Warn("undecodable server frame", "err", err)
-			continue
-		}
-		for _, raw := range msgs {
-			// data is this message's own copy (sock.read): the decoded
-			// beats and view may alias it.
-			msg, err := protocol.DecodeServerOwned(raw)
+		// data is this frame's own copy (sock.read): the decoded beats
+		// and views may alias it.
+		stopped := false
+		err = protocol.DecodeServerFrameOwned(data, func(raw []byte, msg protocol.ServerMessage, err error) bool {
 			if err != nil {
 				t.cfg.Logger.Warn("undecodable server message", "err", err)
-				continue
+				return true
 			}
 			if msg.Snapshot != nil && !c.online {
 				c.online, onlineAt = true, time.Now()
@@ -477,10 +472,15 @@ func (t *Remote) connect() (c ended) {
 			if msg.Bye != nil {
 				c.bye = msg.Bye
 			}
-			if !t.handle(sk, c.base, msg, raw) {
-				c.code, c.err = 0, t.ctx.Err()
-				return c
-			}
+			stopped = !t.handle(sk, c.base, msg, raw)
+			return !stopped
+		})
+		if err != nil {
+			t.cfg.Logger.Warn("undecodable server frame", "err", err)
+		}
+		if stopped {
+			c.code, c.err = 0, t.ctx.Err()
+			return c
 		}
 	}
 }
