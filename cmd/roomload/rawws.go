@@ -14,16 +14,12 @@ import (
 )
 
 // A spectator's socket without coder/websocket: roomload's own upgrade and
-// RFC 6455 frames (internal/wsframe: a client's half, no extensions), so that once the
-// spectator is in its room one epoll loop reads every spectator (watch
-// poller, Linux) — a burst of one move's deliveries to thousands of
-// spectators then costs the tool a read system call each, not a goroutine
-// woken, a header read byte by byte and a second read that finds nothing.
-// The tool's own cost is part of every latency it measures.
-
-// maxFrame bounds a server message, as the coder/websocket path's read
-// limit does.
-const maxFrame = 4 << 20
+// RFC 6455 frames (internal/wsframe: a client's half, no extensions), so
+// that once the spectator is in its room one epoll loop reads every
+// spectator (watch poller, Linux) — a burst of one move's deliveries to
+// thousands of spectators then costs the tool a read system call each, not
+// a goroutine woken, a header read byte by byte and a second read that
+// finds nothing. The tool's own cost is part of every latency it measures.
 
 // rawSocket is a spectator's socket while it is set up: a TCP connection
 // after roomload's own upgrade, read with blocking reads.
@@ -67,7 +63,7 @@ func dialRaw(ctx context.Context, wsURL, origin string) (*rawSocket, error) {
 		conn.Close()
 		return nil, fmt.Errorf("the upgrade was answered %s", resp.Status)
 	}
-	s := &rawSocket{conn: conn, buf: make([]byte, 64<<10), msg: wsframe.Message{Limit: maxFrame}}
+	s := &rawSocket{conn: conn, buf: make([]byte, 64<<10), msg: wsframe.Message{Limit: wsframe.DefaultLimit}}
 	if n := br.Buffered(); n > 0 {
 		b, _ := br.Peek(n)
 		s.rest = append(s.rest, b...)

@@ -112,10 +112,14 @@ func CloseCode(payload []byte) (code int, reason string) {
 	return int(binary.BigEndian.Uint16(payload)), string(payload[2:])
 }
 
+// DefaultLimit is a Message's Limit when none is set (transport/client's
+// default ReadLimit too).
+const DefaultLimit = 4 << 20
+
 // Message assembles a server's data messages from its frames, hands its
 // control frames on, and bounds a message by Limit bytes.
 type Message struct {
-	Limit int    // the largest message (and frame) taken
+	Limit int    // the largest message (and frame) taken; zero: DefaultLimit
 	carry []byte // bytes of a frame not yet whole
 	frag  []byte // a fragmented message so far
 	open  bool
@@ -126,12 +130,16 @@ type Message struct {
 // ends the reading: closed is set and closing is its payload. The slices
 // handed on alias b or the carry: copy what outlives the call.
 func (m *Message) Feed(b []byte, on func([]byte), ping func([]byte)) (closed bool, closing []byte, err error) {
+	limit := m.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
 	if len(m.carry) > 0 {
 		m.carry = append(m.carry, b...)
 		b = m.carry
 	}
 	for {
-		op, fin, payload, n, err := ParseServerFrame(b, m.Limit)
+		op, fin, payload, n, err := ParseServerFrame(b, limit)
 		if err != nil {
 			return false, nil, err
 		}
@@ -147,8 +155,8 @@ func (m *Message) Feed(b []byte, on func([]byte), ping func([]byte)) (closed boo
 			switch {
 			case fin && !m.open:
 				on(payload)
-			case len(m.frag)+len(payload) > m.Limit:
-				return false, nil, fmt.Errorf("%w: a message over %d bytes", ErrTooBig, m.Limit)
+			case len(m.frag)+len(payload) > limit:
+				return false, nil, fmt.Errorf("%w: a message over %d bytes", ErrTooBig, limit)
 			default:
 				m.frag, m.open = append(m.frag, payload...), !fin
 				if fin {

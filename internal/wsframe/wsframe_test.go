@@ -118,6 +118,11 @@ func TestFeedRefuses(t *testing.T) {
 			t.Errorf("%s: %v, want %v", name, err, c.want)
 		}
 	}
+	var zero Message // no Limit set: DefaultLimit
+	got := 0
+	if _, _, err := zero.Feed(serverFrame(OpText, true, make([]byte, 1000)), func(b []byte) { got = len(b) }, func([]byte) {}); err != nil || got != 1000 {
+		t.Errorf("a zero Message: %d bytes, %v", got, err)
+	}
 	if code, _ := CloseCode(nil); code != 1005 {
 		t.Errorf("an empty close: %d, want 1005", code)
 	}
