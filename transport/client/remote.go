@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/roomd/roomd/internal/wsframe"
 	"github.com/roomd/roomd/protocol"
 )
 
@@ -155,7 +156,7 @@ func NewRemote(cfg Config) (*Remote, error) {
 		cfg.DialTimeout = 5 * time.Second
 	}
 	if cfg.ReadLimit == 0 {
-		cfg.ReadLimit = 4 << 20
+		cfg.ReadLimit = wsframe.DefaultLimit
 	}
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = DefaultWriteTimeout
