@@ -15,6 +15,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/coder/websocket"
 
+	"github.com/roomd/roomd/internal/finetimer"
 	"github.com/roomd/roomd/internal/profile"
 )
 
@@ -115,10 +116,19 @@ func load(ctx context.Context, cfg config) (*result, error) {
 		if p.watch {
 			continue // a spectator only reads
 		}
+		var timer sleeper = finetimer.NewCoarse()
+		if !cfg.CoarseTimers {
+			ft, err := finetimer.New()
+			if err != nil {
+				return nil, fmt.Errorf("a player's timer: %w", err)
+			}
+			timer = ft
+		}
 		senders.Add(1)
 		go func() {
 			defer senders.Done()
-			p.sendLoop(runCtx, cfg.Rate)
+			defer timer.Close()
+			p.sendLoop(runCtx, cfg.Rate, timer)
 		}()
 	}
 	defer senders.Wait()

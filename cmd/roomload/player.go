@@ -61,23 +61,29 @@ type player struct {
 	nextUpd int    // the oldest move that may still get its own update
 }
 
+// sleeper is a player's timer: a finetimer.Timer, or with --coarse-timers
+// a finetimer.Coarse. The runtime wakes an idle process for a time.Timer only on
+// whole milliseconds, so with those the sends bunch at its wake-ups — right
+// after roomd's receipts — instead of arriving at random instants as
+// players' moves do (BENCHMARKS.md, "The load generator's clock").
+type sleeper interface {
+	Sleep(time.Duration) error
+	Close() error
+}
+
 // sendLoop sends flag toggles at rate per second with exponential think
-// times until the window ends.
-func (p *player) sendLoop(ctx context.Context, rate float64) {
+// times until the window ends, sleeping on timer.
+func (p *player) sendLoop(ctx context.Context, rate float64, timer sleeper) {
 	st := p.st
 	mean := float64(time.Second) / rate
 	next := time.Duration(rand.ExpFloat64() * mean)
-	timer := time.NewTimer(0)
-	defer timer.Stop()
+	defer context.AfterFunc(ctx, func() { timer.Close() })()
 	buf := make([]byte, 0, 128)
 	for {
 		now := time.Since(st.t0)
 		if next > now {
-			timer.Reset(next - now)
-			select {
-			case <-ctx.Done():
-				return
-			case <-timer.C:
+			if timer.Sleep(next-now) != nil {
+				return // the run ended
 			}
 			now = time.Since(st.t0)
 		}

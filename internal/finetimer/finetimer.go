@@ -1,0 +1,76 @@
+// Package finetimer sleeps for sub-millisecond durations without rounding
+// them up to a millisecond. An idle Go runtime waits for its next timer in
+// epoll_wait, whose timeout is in whole milliseconds: a time.Timer of
+// 300 µs fires after 1 ms when nothing else wakes the process, and one of
+// 1.7 ms after 2 ms. Under load that lateness is not noise but a rhythm:
+// roomd's group committer, asked for a commit every millisecond, made one
+// every 1.6 ms, and roomload's players, asked to send at random instants,
+// sent when their runtime woke, in step with roomd's receipts
+// (BENCHMARKS.md, "The embedded store under load").
+//
+// On Linux a Timer is a timerfd waited on in the runtime's network poller,
+// which the kernel wakes when the timer expires, to within its timer slack
+// (50 µs by default); elsewhere it is a time.Timer.
+package finetimer
+
+import (
+	"errors"
+	"sync"
+	"time"
+)
+
+// Coarse sleeps on the runtime's timers behind Timer's methods: what a
+// Timer is on systems other than Linux, and a baseline to measure against.
+type Coarse struct {
+	t    *time.Timer
+	once sync.Once
+	quit chan struct{}
+}
+
+// NewCoarse returns a Coarse; Close releases it.
+func NewCoarse() *Coarse {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &Coarse{t: t, quit: make(chan struct{})}
+}
+
+// Sleep returns once d has passed, or at once for d ≤ 0. It fails only
+// after Close.
+func (c *Coarse) Sleep(d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	c.t.Reset(d)
+	select {
+	case <-c.t.C:
+		return nil
+	case <-c.quit:
+		c.t.Stop()
+		return ErrClosed
+	}
+}
+
+// ErrClosed is Coarse.Sleep's error after Close.
+var ErrClosed = errors.New("finetimer: closed")
+
+// Close releases the timer; a Sleep under way returns ErrClosed.
+func (c *Coarse) Close() error {
+	c.once.Do(func() { close(c.quit) })
+	return nil
+}
+
+// Sleeper is what Timer and Coarse have in common.
+type Sleeper interface {
+	Sleep(time.Duration) error
+	Close() error
+}
+
+// Open returns a Timer, or a Coarse when the system refuses one (out of
+// descriptors): for a caller to which a late wake-up is a cost, not an
+// error.
+func Open() Sleeper {
+	if t, err := New(); err == nil {
+		return t
+	}
+	return NewCoarse()
+}
