@@ -344,12 +344,15 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 		log.Info("rooms are kept in Redis", "url", redactURL(cfg.redisURL))
 	default:
 		log.Info("rooms are kept in the embedded store", "dir", cfg.dataDir, "fsync", cfg.fsync)
+		blocking := true // the group commits' syncs block a thread
 		if b, ok := st.(*boltstore.Bolt); ok {
-			if bs := b.Stats(); bs.RingError != "" {
+			bs := b.Stats()
+			if bs.RingError != "" {
 				log.Warn("the write-ahead log syncs with fdatasync, blocking a thread per sync (no io_uring here)", "err", bs.RingError)
 			}
+			blocking = !bs.RingSync
 		}
-		if n := spareProc(cfg.fsync, os.Getenv("GOMAXPROCS")); n > 0 {
+		if n := spareProc(cfg.fsync, blocking, os.Getenv("GOMAXPROCS")); n > 0 {
 			log.Info("GOMAXPROCS raised for the store's fsyncs (set GOMAXPROCS to choose)", "gomaxprocs", n)
 		}
 	}
@@ -542,16 +545,20 @@ func (n nodeConfig) cluster(c store.Cluster, claims store.Claims, addr net.Addr)
 }
 
 // spareProc gives the scheduler a second P when the runtime chose one (one
-// CPU available, GOMAXPROCS unset) and the embedded store fsyncs, and
-// returns the new GOMAXPROCS (0 when unchanged). With a single P, every
-// fdatasync of the store's committer — a blocking system call of about
-// half a millisecond, hundreds a second under load — makes the runtime
-// take the P back for another thread, and keeps its monitor thread polling
-// every 20 µs; with a spare P it does neither, and the same load costs
-// about 15 % less CPU per move (BENCHMARKS.md, "The embedded store under
+// CPU available, GOMAXPROCS unset) and the embedded store's group commits
+// fsync with blocking system calls (no io_uring, or no write-ahead log),
+// and returns the new GOMAXPROCS (0 when unchanged). With a single P, every
+// such fdatasync — about half a millisecond, hundreds a second under load
+// — makes the runtime take the P back for another thread, and keeps its
+// monitor thread polling every 20 µs; with a spare P it does neither, and
+// the same load cost about 15 % less CPU per move. When the log syncs
+// through io_uring no commit blocks a thread (and bbolt's own transactions
+// borrow a P while they run: boltstore's procs.go), and a standing second
+// P only costs: 15–25 % more CPU per move, each readied goroutine waking
+// another thread on the same CPU (BENCHMARKS.md, "The embedded store under
 // load"). The Go scheduler runs both Ps on the one CPU.
-func spareProc(fsync bool, env string) int {
-	if !fsync || env != "" || runtime.GOMAXPROCS(0) != 1 {
+func spareProc(fsync, blocking bool, env string) int {
+	if !fsync || !blocking || env != "" || runtime.GOMAXPROCS(0) != 1 {
 		return 0
 	}
 	runtime.GOMAXPROCS(2)

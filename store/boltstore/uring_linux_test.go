@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -78,9 +79,11 @@ func TestWALSyncsThroughTheRing(t *testing.T) {
 
 // TestRingStats: Stats says whether the log syncs through the ring, and
 // once the ring has failed, why it no longer does; the log goes on with
-// fdatasync(2), and appends still land and survive a reopen.
+// fdatasync(2), and appends still land and survive a reopen. With one P,
+// the failed ring leaves a second one until Close.
 func TestRingStats(t *testing.T) {
 	ring(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	dir := t.TempDir()
 	b := openBolt(t, dir, BoltOptions{CheckpointInterval: 1 << 40})
 	if st := b.Stats(); !st.RingSync || st.RingError != "" {
@@ -98,8 +101,14 @@ func TestRingStats(t *testing.T) {
 	if st := b.Stats(); st.RingSync || !strings.Contains(st.RingError, "io_uring") {
 		t.Fatalf("after the ring failed: %+v", st)
 	}
+	if n := runtime.GOMAXPROCS(0); n != 2 {
+		t.Fatalf("after the ring failed GOMAXPROCS is %d, want a spare P (2)", n)
+	}
 	storetest.MustAppend(t, b, l, []store.Entry{storetest.Entry("RINGFL", 3)})
 	b = reopen(t, b, dir, 3)
+	if n := runtime.GOMAXPROCS(0); n != 1 {
+		t.Fatalf("after Close GOMAXPROCS is %d, want it given back (1)", n)
+	}
 	_, rec := storetest.MustOpen(t, b, "RINGFL")
 	storetest.CheckRecord(t, rec, store.Snapshot{Rev: 0, Data: []byte("s0")}, storetest.Entries("RINGFL", 1, 3))
 

@@ -91,6 +91,10 @@ type wal struct {
 	cur    int // the file records go to
 	noSync bool
 	ring   *syncRing // syncs without blocking a thread (Linux); nil: fdatasync
+	// keepProcs is BoltOptions.KeepProcs: when false, a ring that fails
+	// leaves a spare P behind.
+	keepProcs bool
+	borrowed  bool // a spare P held since the ring failed
 	// ringOn mirrors ring != nil and ringErr says why there is none (the
 	// system refused one, or it failed), for Stats from any goroutine.
 	ringOn  atomic.Bool
@@ -153,7 +157,7 @@ func (w *wal) entry(log *bbolt.Bucket, code string, rev uint64) []byte {
 // openWAL opens (creating them if needed) the log's files in dir and
 // replays what they hold past bbolt's checkpoint into the database.
 func (b *Bolt) openWAL(dir string) error {
-	w := &wal{noSync: b.opts.NoSync, pending: map[string]*pendingRoom{}, done: make(chan error, 1)}
+	w := &wal{noSync: b.opts.NoSync, keepProcs: b.opts.KeepProcs, pending: map[string]*pendingRoom{}, done: make(chan error, 1)}
 	if !w.noSync && !b.opts.BlockingSync {
 		var err error
 		if w.ring, err = newSyncRing(); err != nil {
@@ -192,6 +196,10 @@ func (b *Bolt) openWAL(dir string) error {
 func (w *wal) close() {
 	if w.ring != nil {
 		w.ring.close()
+	}
+	if w.borrowed {
+		returnProc()
+		w.borrowed = false
 	}
 	for _, f := range w.files {
 		if f != nil {
@@ -616,6 +624,13 @@ func (w *wal) sync(f *os.File) error {
 		w.ring.close()
 		w.ring = nil
 		w.ringGone(err)
+		if !w.keepProcs && !w.borrowed {
+			// From now on each sync blocks a thread: with one P, keep a
+			// second until Close, as roomd does for a store that had no
+			// ring at start (procs.go).
+			borrowProc()
+			w.borrowed = true
+		}
 	}
 	return fdatasync(f)
 }
