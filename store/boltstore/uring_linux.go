@@ -3,7 +3,9 @@ package boltstore
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -43,6 +45,8 @@ const (
 	ioringOffSQEs     = 0x10000000
 	ioringFeatSingle  = 1 << 0 // IORING_FEAT_SINGLE_MMAP
 	ioringOpFsync     = 3
+	ioringOpWrite     = 23     // IORING_OP_WRITE, Linux 5.6
+	ioringSQELink     = 1 << 2 // IOSQE_IO_LINK
 	ioringFsyncData   = 1 << 0 // IORING_FSYNC_DATASYNC
 	ioringRegEventfd  = 4
 	ioringSQESize     = 64
@@ -120,47 +124,119 @@ func newSyncRing() (*syncRing, error) {
 }
 
 // errRing is a failure of the ring itself, not of the sync: the log
-// then syncs with fdatasync(2).
-var errRing = errors.New("io_uring")
+// then syncs with fdatasync(2). errUnsubmitted is one that left nothing
+// in flight.
+var (
+	errRing        = errors.New("io_uring")
+	errUnsubmitted = fmt.Errorf("%w: nothing submitted", errRing)
+)
 
 // fdatasync syncs f's data as fdatasync(2) does, the committer's goroutine
 // parked in Go's poller meanwhile.
 func (r *syncRing) fdatasync(f *os.File) error {
 	tail := atomic.LoadUint32(r.sqTail)
+	r.prepSync(tail, f)
+	var res [1]int32
+	if err := r.run(tail, res[:]); err != nil {
+		return err
+	}
+	if res[0] < 0 {
+		return syscall.Errno(-res[0])
+	}
+	return nil
+}
+
+// writeSync writes p at off in f and syncs f's data, as pwrite(2) and
+// fdatasync(2) would, in one submission: the sync is linked after the
+// write, so that the log's commit makes no system call of its own beyond
+// io_uring_enter (an ordinary one wakes the runtime's monitor thread).
+// It returns how much was written; after a short write the kernel cancels
+// the sync (the caller writes the rest and syncs), and a kernel without
+// IORING_OP_WRITE fails it with EINVAL and 0 written. p stays the
+// kernel's until writeSync returns — and for good after an errRing, when
+// the request may still be in flight.
+func (r *syncRing) writeSync(f *os.File, p []byte, off int64) (int, error) {
+	tail := atomic.LoadUint32(r.sqTail)
+	w := r.entry(tail)
+	w[0] = ioringOpWrite
+	w[1] = ioringSQELink
+	*(*int32)(unsafe.Pointer(&w[4])) = int32(f.Fd())
+	*(*uint64)(unsafe.Pointer(&w[8])) = uint64(off)
+	*(*uint64)(unsafe.Pointer(&w[16])) = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(p))))
+	*(*uint32)(unsafe.Pointer(&w[24])) = uint32(len(p))
+	r.prepSync(tail+1, f)
+	var res [2]int32
+	err := r.run(tail, res[:])
+	runtime.KeepAlive(p)
+	switch {
+	case err != nil:
+		return 0, err
+	case res[0] < 0:
+		return 0, syscall.Errno(-res[0])
+	case int(res[0]) < len(p):
+		return int(res[0]), io.ErrShortWrite
+	case res[1] < 0:
+		return len(p), syscall.Errno(-res[1])
+	}
+	return len(p), nil
+}
+
+// entry returns the cleared submission entry for the request numbered
+// tail (its user_data), and points the ring's slot at it.
+func (r *syncRing) entry(tail uint32) []byte {
 	idx := tail & atomic.LoadUint32(r.sqMask)
 	sqe := r.sqe[idx*ioringSQESize : (idx+1)*ioringSQESize]
 	clear(sqe)
-	sqe[0] = ioringOpFsync                                  // opcode
-	*(*int32)(unsafe.Pointer(&sqe[4])) = int32(f.Fd())      // fd
-	*(*uint32)(unsafe.Pointer(&sqe[28])) = ioringFsyncData  // fsync_flags
 	*(*uint64)(unsafe.Pointer(&sqe[32])) = uint64(tail)     // user_data
 	*(*uint32)(unsafe.Add(r.sqArray, uintptr(idx)*4)) = idx // the ring's slot → the entry
-	atomic.StoreUint32(r.sqTail, tail+1)                    // published to the kernel
-	for tries := 0; ; tries++ {
-		// The sync cannot be done without blocking, so the kernel hands
-		// it to a worker at once: this call does not wait for the disk.
-		n, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), 1, 0, 0, 0, 0)
-		if errno == 0 && n == 1 {
+	return sqe
+}
+
+// prepSync fills the entry of request tail with an fdatasync of f.
+func (r *syncRing) prepSync(tail uint32, f *os.File) {
+	sqe := r.entry(tail)
+	sqe[0] = ioringOpFsync
+	*(*int32)(unsafe.Pointer(&sqe[4])) = int32(f.Fd())
+	*(*uint32)(unsafe.Pointer(&sqe[28])) = ioringFsyncData // fsync_flags
+}
+
+// run submits the len(res) requests prepared from first on and waits for
+// their completions, parked in Go's poller, putting each one's result in
+// res by its number.
+func (r *syncRing) run(first uint32, res []int32) error {
+	n := uint32(len(res))
+	atomic.StoreUint32(r.sqTail, first+n) // published to the kernel
+	for submitted, tries := uint32(0), 0; submitted < n; tries++ {
+		// A sync cannot be done without blocking, so the kernel hands it
+		// to a worker at once: this call does not wait for the disk.
+		got, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(n-submitted), 0, 0, 0, 0)
+		if errno == 0 {
+			submitted += uint32(got)
+		}
+		if submitted == n {
 			break
 		}
 		if tries < 100 && (errno == 0 || errno == unix.EINTR || errno == unix.EAGAIN || errno == unix.EBUSY) {
 			continue
 		}
-		return fmt.Errorf("%w: enter: %d submitted, %v", errRing, n, errno)
+		if submitted == 0 {
+			return fmt.Errorf("%w: enter: %v", errUnsubmitted, errno)
+		}
+		return fmt.Errorf("%w: enter: %d of %d submitted, %v", errRing, submitted, n, errno)
 	}
-	for {
+	for done := uint32(0); done < n; {
 		head := atomic.LoadUint32(r.cqHead)
 		if head != atomic.LoadUint32(r.cqTail) {
 			cqe := unsafe.Add(r.cqes, uintptr(head&atomic.LoadUint32(r.cqMask))*ioringCQESize)
-			data, res := *(*uint64)(cqe), *(*int32)(unsafe.Add(cqe, 8))
+			data, v := *(*uint64)(cqe), *(*int32)(unsafe.Add(cqe, 8))
 			atomic.StoreUint32(r.cqHead, head+1)
-			switch {
-			case data != uint64(tail):
-				return fmt.Errorf("%w: completion %d for request %d", errRing, data, tail)
-			case res < 0:
-				return syscall.Errno(-res)
+			i := uint32(data) - first
+			if data>>32 != 0 || i >= n {
+				return fmt.Errorf("%w: completion %d for requests %d to %d", errRing, data, first, first+n-1)
 			}
-			return nil
+			res[i] = v
+			done++
+			continue
 		}
 		// Wait for the completion's eventfd in Go's poller, then read it.
 		var werr error
@@ -178,6 +254,7 @@ func (r *syncRing) fdatasync(f *os.File) error {
 			return fmt.Errorf("%w: eventfd: %v", errRing, errors.Join(err, werr))
 		}
 	}
+	return nil
 }
 
 func (r *syncRing) close() {

@@ -1,6 +1,7 @@
 package boltstore
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -58,6 +59,49 @@ func TestSyncRing(t *testing.T) {
 	defer other.Close()
 	if err := r.fdatasync(other); err != nil {
 		t.Fatalf("a sync after a failed one: %v", err)
+	}
+}
+
+// TestRingWriteSync: the ring's linked write and sync put the bytes where
+// pwrite would, one record after another with fdatasyncs interleaved; a
+// write the kernel refuses (a read-only file) is its own error with
+// nothing written, not a failure of the ring, and the ring goes on.
+func TestRingWriteSync(t *testing.T) {
+	r := ring(t)
+	path := filepath.Join(t.TempDir(), "log")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var want []byte
+	for i := range 300 {
+		rec := bytes.Repeat([]byte{byte('a' + i%26)}, 1+i%97)
+		n, err := r.writeSync(f, rec, int64(len(want)))
+		if err != nil || n != len(rec) {
+			t.Fatalf("record %d: wrote %d of %d: %v", i, n, len(rec), err)
+		}
+		want = append(want, rec...)
+		if i%50 == 0 {
+			if err := r.fdatasync(f); err != nil {
+				t.Fatalf("sync after record %d: %v", i, err)
+			}
+		}
+	}
+	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("the file holds %d bytes (%v), want the %d written", len(got), err, len(want))
+	}
+	ro, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	n, err := r.writeSync(ro, []byte("x"), 0)
+	if n != 0 || err == nil || errors.Is(err, errRing) {
+		t.Fatalf("a write to a read-only file: %d written, %v; want 0 and its own error", n, err)
+	}
+	if n, err := r.writeSync(f, []byte("after"), int64(len(want))); err != nil || n != 5 {
+		t.Fatalf("a write after a refused one: %d, %v", n, err)
 	}
 }
 

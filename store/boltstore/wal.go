@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"slices"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -95,6 +96,11 @@ type wal struct {
 	// leaves a spare P behind.
 	keepProcs bool
 	borrowed  bool // a spare P held since the ring failed
+	// noRingWrite: the kernel has no IORING_OP_WRITE, so records are
+	// written with pwrite and synced through the ring.
+	noRingWrite bool
+	// stranded keeps the buffers of writes a failed ring may still read.
+	stranded [][]byte
 	// ringOn mirrors ring != nil and ringErr says why there is none (the
 	// system refused one, or it failed), for Stats from any goroutine.
 	ringOn  atomic.Bool
@@ -595,20 +601,53 @@ func (w *wal) write(ops []walOp) error {
 	seq := w.seq + 1
 	w.seq = seq // handed out even when the write fails: never reused
 	w.buf = appendRecord(w.buf[:0], seq, ops)
-	f := w.files[w.cur]
-	if _, err := f.WriteAt(w.buf, w.off); err != nil {
+	if err := w.writeSync(w.files[w.cur]); err != nil {
 		w.broken = err
-		return fmt.Errorf("write-ahead log: %w", err)
-	}
-	if !w.noSync {
-		if err := w.sync(f); err != nil {
-			w.broken = err
-			return fmt.Errorf("write-ahead log: sync: %w", err)
-		}
+		return err
 	}
 	w.off += int64(len(w.buf))
 	if cap(w.buf) > 1<<20 {
 		w.buf = nil // a rare large batch: do not keep its buffer
+	}
+	return nil
+}
+
+// writeSync writes w.buf at w.off in f and syncs it (unless noSync):
+// through the ring, as one submission, when there is one.
+func (w *wal) writeSync(f *os.File) error {
+	written := 0
+	if w.ring != nil && !w.noSync && !w.noRingWrite {
+		n, err := w.ring.writeSync(f, w.buf, w.off)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, errUnsubmitted):
+			w.dropRing(err) // nothing in flight: pwrite and fdatasync
+		case errors.Is(err, errRing):
+			// The requests may still be in flight: the kernel may yet
+			// read the buffer, so it is never reused, and what the file
+			// holds at off is unknown (the caller breaks the log).
+			w.stranded = append(w.stranded, w.buf)
+			w.buf = nil
+			w.dropRing(err)
+			return fmt.Errorf("write-ahead log: %w", err)
+		case n == 0 && errors.Is(err, syscall.EINVAL):
+			w.noRingWrite = true // a kernel before 5.6: pwrite, then the ring's sync
+		case errors.Is(err, io.ErrShortWrite):
+			written = n // the kernel cancelled the sync: the rest, then a sync
+		case n == len(w.buf):
+			return fmt.Errorf("write-ahead log: sync: %w", err)
+		default:
+			return fmt.Errorf("write-ahead log: %w", err)
+		}
+	}
+	if _, err := f.WriteAt(w.buf[written:], w.off+int64(written)); err != nil {
+		return fmt.Errorf("write-ahead log: %w", err)
+	}
+	if !w.noSync {
+		if err := w.sync(f); err != nil {
+			return fmt.Errorf("write-ahead log: sync: %w", err)
+		}
 	}
 	return nil
 }
@@ -621,18 +660,24 @@ func (w *wal) sync(f *os.File) error {
 		if !errors.Is(err, errRing) {
 			return err
 		}
-		w.ring.close()
-		w.ring = nil
-		w.ringGone(err)
-		if !w.keepProcs && !w.borrowed {
-			// From now on each sync blocks a thread: with one P, keep a
-			// second until Close, as roomd does for a store that had no
-			// ring at start (procs.go).
-			borrowProc()
-			w.borrowed = true
-		}
+		w.dropRing(err)
 	}
 	return fdatasync(f)
+}
+
+// dropRing closes a ring that failed: the log syncs with fdatasync(2)
+// from now on.
+func (w *wal) dropRing(err error) {
+	w.ring.close()
+	w.ring = nil
+	w.ringGone(err)
+	if !w.keepProcs && !w.borrowed {
+		// Each sync blocks a thread now: with one P, keep a second until
+		// Close, as roomd does for a store that had no ring at start
+		// (procs.go).
+		borrowProc()
+		w.borrowed = true
+	}
 }
 
 // ringGone records why the log syncs with fdatasync(2) rather than
