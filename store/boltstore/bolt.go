@@ -354,8 +354,11 @@ func (b *Bolt) commitLoop(q *queue.Queue[*boltOp], interval time.Duration, commi
 	var last time.Time // when the last commit started
 	// Not a time.Timer: the runtime wakes an idle process for one only on
 	// whole milliseconds, which made a 1 ms interval 1.3 to 1.6 ms.
-	gather := finetimer.Open()
-	defer gather.Close()
+	var gather finetimer.Sleeper
+	if interval > 0 {
+		gather = finetimer.Open()
+		defer gather.Close()
+	}
 	for {
 		select {
 		case <-q.Signal():
