@@ -322,10 +322,20 @@ func (b *Bolt) doApart(ctx context.Context, op string, fn func(tx *bbolt.Tx) err
 	return b.run(ctx, op, &boltOp{ctx: ctx, fn: fn, apart: true})
 }
 
-// run queues o for the committer and waits for its result.
+// run queues o for the committer and waits for its result, which it
+// prefixes with op.
 func (b *Bolt) run(ctx context.Context, op string, o *boltOp) error {
-	if err := ctx.Err(); err != nil {
+	if err := b.submit(ctx, o); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
+}
+
+// submit is run without the prefix: for Append, which names itself only
+// when it fails.
+func (b *Bolt) submit(ctx context.Context, o *boltOp) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	o.done = make(chan error, 1)
 	q := b.queue
@@ -333,16 +343,13 @@ func (b *Bolt) run(ctx context.Context, op string, o *boltOp) error {
 		q = b.apart
 	}
 	if err := q.Push(o); err != nil {
-		return fmt.Errorf("%s: %w", op, store.ErrClosed) // the only refusal of an unbounded queue
+		return store.ErrClosed // the only refusal of an unbounded queue
 	}
 	select {
 	case err := <-o.done:
-		if err != nil {
-			return fmt.Errorf("%s: %w", op, err)
-		}
-		return nil
+		return err
 	case <-ctx.Done():
-		return fmt.Errorf("%s: %w", op, ctx.Err())
+		return ctx.Err()
 	}
 }
 
@@ -678,24 +685,27 @@ func (b *Bolt) Open(ctx context.Context, room string) (store.Lease, store.Record
 }
 
 func (b *Bolt) Append(ctx context.Context, lease store.Lease, entries []store.Entry) error {
-	op := "append " + lease.Room
 	if len(entries) == 0 {
-		return b.check(op)
+		return b.check("append " + lease.Room)
 	}
-	if err := checkBatch(op, entries); err != nil {
-		return err
+	err := checkBatch(entries)
+	if err == nil {
+		err = b.submit(ctx, &boltOp{ctx: ctx, log: &walOp{lease: lease, entries: entries}, fn: func(tx *bbolt.Tx) error {
+			_, err := b.appendTx(tx, lease, entries)
+			return err
+		}})
 	}
-	return b.run(ctx, op, &boltOp{ctx: ctx, log: &walOp{lease: lease, entries: entries}, fn: func(tx *bbolt.Tx) error {
-		_, err := b.appendTx(tx, lease, entries)
-		return err
-	}})
+	if err != nil {
+		return fmt.Errorf("append %s: %w", lease.Room, err)
+	}
+	return nil
 }
 
 // checkBatch checks that entries have contiguous revisions.
-func checkBatch(op string, entries []store.Entry) error {
+func checkBatch(entries []store.Entry) error {
 	for i := 1; i < len(entries); i++ {
 		if entries[i].Rev != entries[i-1].Rev+1 {
-			return fmt.Errorf("%s: rev %d after %d in one batch: %w", op, entries[i].Rev, entries[i-1].Rev, store.ErrGap)
+			return fmt.Errorf("rev %d after %d in one batch: %w", entries[i].Rev, entries[i-1].Rev, store.ErrGap)
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package boltstore
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"slices"
 
 	"go.etcd.io/bbolt"
@@ -82,8 +83,8 @@ func (b *Bolt) AppendWith(ctx context.Context, lease store.Lease, entries []stor
 	if err := store.CheckEvents(events); err != nil {
 		return 0, err
 	}
-	if err := checkBatch(op, entries); err != nil {
-		return 0, err
+	if err := checkBatch(entries); err != nil {
+		return 0, fmt.Errorf("%s: %w", op, err)
 	}
 	var dropped int
 	err := b.do(ctx, op, func(tx *bbolt.Tx) error {

@@ -101,6 +101,10 @@ type wal struct {
 	noRingWrite bool
 	// stranded keeps the buffers of writes a failed ring may still read.
 	stranded [][]byte
+	// logOps' scratch, reused batch after batch.
+	errs     []error
+	accepted []walOp
+	undos    []undo
 	// ringOn mirrors ring != nil and ringErr says why there is none (the
 	// system refused one, or it failed), for Stats from any goroutine.
 	ringOn  atomic.Bool
@@ -462,12 +466,17 @@ type undo struct {
 // would, write the accepted ones as one record, sync it, answer.
 func (b *Bolt) logOps(ops []*boltOp) {
 	w := b.wal
-	errs := make([]error, len(ops))
-	var (
-		accepted []walOp
-		undos    []undo
-		size     int
-	)
+	// The batch's scratch slices are the committer's, kept from one batch
+	// to the next (and cleared after, so they hold nothing).
+	errs := slices.Grow(w.errs[:0], len(ops))[:len(ops)]
+	accepted, undos := w.accepted[:0], w.undos[:0]
+	defer func() {
+		clear(errs)
+		clear(accepted)
+		clear(undos)
+		w.errs, w.accepted, w.undos = errs[:0], accepted[:0], undos[:0]
+	}()
+	size := 0
 	for _, o := range ops {
 		size += o.log.size()
 	}
@@ -527,7 +536,7 @@ func (b *Bolt) logOps(ops []*boltOp) {
 			errs[i] = viewErr
 		}
 		b.rollback(undos)
-		accepted = nil
+		accepted = accepted[:0]
 	}
 	if len(accepted) > 0 {
 		if err := w.write(accepted); err != nil {
