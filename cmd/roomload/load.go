@@ -95,6 +95,10 @@ func load(ctx context.Context, cfg config) (*result, error) {
 	setup := time.Since(setupStart)
 	defer l.closeAll(players)
 
+	timers, err := sendTimers(players, cfg.CoarseTimers)
+	if err != nil {
+		return nil, err
+	}
 	st := l.st
 	st.t0 = time.Now()
 	st.winStart, st.winEnd = cfg.Warmup, cfg.Warmup+cfg.Duration
@@ -116,14 +120,8 @@ func load(ctx context.Context, cfg config) (*result, error) {
 		if p.watch {
 			continue // a spectator only reads
 		}
-		var timer sleeper = finetimer.NewCoarse()
-		if !cfg.CoarseTimers {
-			ft, err := finetimer.New()
-			if err != nil {
-				return nil, fmt.Errorf("a player's timer: %w", err)
-			}
-			timer = ft
-		}
+		timer := timers[0]
+		timers = timers[1:]
 		senders.Add(1)
 		go func() {
 			defer senders.Done()
@@ -221,4 +219,28 @@ func scrapeCPU(ctx context.Context, client *http.Client, url string) (float64, e
 		return 0, err
 	}
 	return 0, fmt.Errorf("%s has no process_cpu_seconds_total", url)
+}
+
+// sendTimers returns a timer for each player that sends, in players' order:
+// a timerfd each (finetimer.Timer), or the runtime's timers.
+func sendTimers(players []*player, coarse bool) ([]finetimer.Sleeper, error) {
+	var timers []finetimer.Sleeper
+	for _, p := range players {
+		if p.watched || p.watch {
+			continue
+		}
+		if coarse {
+			timers = append(timers, finetimer.NewCoarse())
+			continue
+		}
+		t, err := finetimer.New()
+		if err != nil {
+			for _, t := range timers {
+				t.Close()
+			}
+			return nil, fmt.Errorf("a player's timer: %w", err)
+		}
+		timers = append(timers, t)
+	}
+	return timers, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/roomd/roomd/internal/finetimer"
 	"github.com/roomd/roomd/internal/rawscan"
 )
 
@@ -61,19 +62,14 @@ type player struct {
 	nextUpd int    // the oldest move that may still get its own update
 }
 
-// sleeper is a player's timer: a finetimer.Timer, or with --coarse-timers
-// a finetimer.Coarse. The runtime wakes an idle process for a time.Timer only on
-// whole milliseconds, so with those the sends bunch at its wake-ups — right
-// after roomd's receipts — instead of arriving at random instants as
-// players' moves do (BENCHMARKS.md, "The load generator's clock").
-type sleeper interface {
-	Sleep(time.Duration) error
-	Close() error
-}
-
 // sendLoop sends flag toggles at rate per second with exponential think
-// times until the window ends, sleeping on timer.
-func (p *player) sendLoop(ctx context.Context, rate float64, timer sleeper) {
+// times until the window ends, sleeping on timer: a finetimer.Timer, or
+// with --coarse-timers a finetimer.Coarse. The runtime wakes an idle
+// process for a time.Timer only on whole milliseconds, so with those the
+// sends bunch at its wake-ups — right after roomd's receipts — instead of
+// arriving at random instants as players' moves do (BENCHMARKS.md, "the
+// load generator's clock").
+func (p *player) sendLoop(ctx context.Context, rate float64, timer finetimer.Sleeper) {
 	st := p.st
 	mean := float64(time.Second) / rate
 	next := time.Duration(rand.ExpFloat64() * mean)
