@@ -143,3 +143,28 @@ func BenchmarkSubmitReplayLongest(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStoreCtx: a store call's context, shared by the calls of one
+// window, against a context and timer of its own.
+//
+//	go test -run '^$' -bench StoreCtx -benchmem ./room
+func BenchmarkStoreCtx(b *testing.B) {
+	m, err := NewManager(Config{Games: session.NewRegistry(nim.Game), Store: memstore.New(), AIDelay: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Shutdown(context.Background())
+	b.Run("shared", func(b *testing.B) {
+		for b.Loop() {
+			ctx := m.storeCtx()
+			_ = ctx.Done()
+		}
+	})
+	b.Run("own", func(b *testing.B) {
+		for b.Loop() {
+			ctx, cancel := context.WithTimeout(context.Background(), m.cfg.StoreTimeout)
+			_ = ctx.Done()
+			cancel()
+		}
+	})
+}

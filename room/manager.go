@@ -20,6 +20,8 @@ import (
 type Manager struct {
 	cfg Config
 
+	deadline atomic.Pointer[sharedDeadline] // storeCtx's
+
 	mu      sync.Mutex
 	rooms   map[string]*Room
 	loading map[string]chan struct{}

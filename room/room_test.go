@@ -527,3 +527,32 @@ func TestEntryEncoding(t *testing.T) {
 		t.Fatalf("decodeCommandEntry(%s) = %+v, %v", data, d, ok)
 	}
 }
+
+// TestStoreCtxShared: the actors' store calls share a context for a
+// sixteenth of StoreTimeout, whose deadline is StoreTimeout to 17/16 of it
+// away; after that window a call gets a new one.
+func TestStoreCtxShared(t *testing.T) {
+	m := newManager(t, nil)
+	timeout := m.cfg.StoreTimeout
+	start := time.Now()
+	a := m.storeCtx()
+	b := m.storeCtx()
+	if a != b {
+		t.Fatal("two calls in one window got different contexts")
+	}
+	dl, ok := a.Deadline()
+	if !ok {
+		t.Fatal("the store context has no deadline")
+	}
+	if lo, hi := start.Add(timeout), time.Now().Add(timeout+timeout/16); dl.Before(lo) || dl.After(hi) {
+		t.Fatalf("deadline %v from now, want %v to %v", time.Until(dl), timeout, timeout+timeout/16)
+	}
+	time.Sleep(timeout/16 + 10*time.Millisecond)
+	c := m.storeCtx()
+	if c == a {
+		t.Fatal("a call after the window got the old context")
+	}
+	if a.Err() != nil || c.Err() != nil {
+		t.Fatalf("contexts ended early: %v, %v", a.Err(), c.Err())
+	}
+}
