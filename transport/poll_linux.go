@@ -62,6 +62,30 @@ type poller struct {
 	events [128]unix.EpollEvent
 	buf    []byte
 	again  []*conn // sockets that may hold more to read (edge-triggered)
+	todo   []*conn // kicked sockets taken from kicks, from head on not yet serviced
+	head   int
+	batch  int          // serviceBatch (tests make it smaller)
+	yields atomic.Int64 // how often the loop yielded (tests)
+}
+
+// serviceBatch is how many kicked sockets the loop services before it
+// reads its ready sockets again: a crowded room's move is thousands of
+// spectators' writes, and a move that arrives meanwhile is read, and its
+// room's actor runs (the loop yields after two batches' work), before the
+// fan-out ends — so a spectator not yet written gets both moves in one
+// write, instead of the second move waiting unread for the whole first
+// fan-out.
+const serviceBatch = 128
+
+// yield readies the loop again through Go's poller and lets it park: the
+// scheduler looks there only when no goroutine is runnable, so the actors
+// run first, and with them whatever the poller readies — a timer on a
+// timerfd, an io_uring's completion. (runtime.Gosched would put the loop
+// back ahead of those: the runnable queues come before the poller.)
+func (p *poller) yield() {
+	p.yields.Add(1)
+	one := uint64(1)
+	_, _, _ = syscall.RawSyscall(syscall.SYS_WRITE, uintptr(p.ev), uintptr(unsafe.Pointer(&one)), 8)
 }
 
 // epState is a socket's state in its poller, the loop's alone but for p
@@ -84,7 +108,7 @@ const pollReadBuf = 64 << 10
 func newPollers(s *Server) []*poller {
 	ps := make([]*poller, max(1, runtime.GOMAXPROCS(0)))
 	for i := range ps {
-		ps[i] = &poller{s: s, ep: -1, ev: -1, tm: -1}
+		ps[i] = &poller{s: s, ep: -1, ev: -1, tm: -1, batch: serviceBatch}
 	}
 	context.AfterFunc(s.ctx, func() {
 		for _, p := range ps {
@@ -296,29 +320,43 @@ func (p *poller) loop(ep int) {
 	f.Close()
 }
 
-// cycle takes every ready event; it reports true when the loop ends.
+// cycle takes the ready events and services the kicked sockets; it
+// reports true when the loop ends. After some two batches' work it
+// yields (returns with its own eventfd kicked), so that a crowded room's
+// fan-out, thousands of writes, neither keeps the other sockets unread nor
+// holds the scheduler from the rooms' actors and from what waits in Go's
+// poller — the store's commit timer and its io_uring among them.
 func (p *poller) cycle() bool {
-	for {
+	for work := 0; ; {
 		p.takeRequests()
+		more := p.serviceSome()
 		n, _, errno := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(p.ep), uintptr(unsafe.Pointer(&p.events[0])), uintptr(len(p.events)), 0, 0, 0)
 		if errno == syscall.EINTR {
 			continue
 		}
-		if errno != 0 || n == 0 {
-			if len(p.again) > 0 {
-				p.readAgain()
-				continue
+		got := errno == 0 && n > 0
+		if got {
+			for i := range int(n) {
+				p.event(p.events[i].Fd, p.events[i].Events)
 			}
+			work += int(n)
+		}
+		work += len(p.again)
+		p.readAgain()
+		if !more && !got && len(p.again) == 0 {
 			break
 		}
-		for i := range int(n) {
-			p.event(p.events[i].Fd, p.events[i].Events)
+		if more {
+			work += p.batch
 		}
-		p.readAgain()
+		if work >= 2*p.batch {
+			p.yield()
+			return false
+		}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.conns) > 0 || len(p.adds) > 0 || len(p.kicks) > 0 {
+	if len(p.conns) > 0 || len(p.adds) > 0 || len(p.kicks) > 0 || len(p.todo) > 0 {
 		return false
 	}
 	// Idle: the loop ends. The epoll set is closed by loop (it is the
@@ -332,8 +370,9 @@ func (p *poller) cycle() bool {
 	return true
 }
 
-// takeRequests moves the added sockets into conns and services the kicked
-// ones; after the server stopped, it cuts every socket.
+// takeRequests moves the added sockets into conns and the kicked ones to
+// the loop's list (serviceSome); after the server stopped, it cuts every
+// socket.
 func (p *poller) takeRequests() {
 	p.mu.Lock()
 	adds, kicks, stop := p.adds, p.kicks, p.stop
@@ -343,18 +382,33 @@ func (p *poller) takeRequests() {
 		ep := c.ep.Load()
 		p.conns[ep.fd] = c
 	}
-	for _, c := range kicks {
+	p.todo = append(p.todo, kicks...)
+	if stop {
+		for _, c := range p.conns {
+			c.teardown(c.ep.Load())
+		}
+	}
+}
+
+// serviceSome services up to a batch of kicked sockets, in the order
+// they were kicked; it reports whether more wait. A socket kicked again
+// while it waits is serviced once, with everything queued for it.
+func (p *poller) serviceSome() bool {
+	end := min(p.head+p.batch, len(p.todo))
+	for _, c := range p.todo[p.head:end] {
 		ep := c.ep.Load()
 		ep.kicked.Store(false)
 		if !ep.dead {
 			c.service(ep)
 		}
 	}
-	if stop {
-		for _, c := range p.conns {
-			c.teardown(c.ep.Load())
-		}
+	clear(p.todo[p.head:end])
+	p.head = end
+	if p.head < len(p.todo) {
+		return true
 	}
+	p.todo, p.head = p.todo[:0], 0
+	return false
 }
 
 func (p *poller) event(fd int32, events uint32) {

@@ -229,3 +229,55 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestPollerYieldsInAFanout: a crowded room's fan-out is serviced a batch
+// at a time, the loop yielding between batches (so that a move arriving
+// meanwhile is read and its room's actor runs before the fan-out ends),
+// and every spectator still gets every update once, in order.
+func TestPollerYieldsInAFanout(t *testing.T) {
+	s := startServer(t)
+	for _, p := range s.front.polls {
+		p.batch = 2 // set before the first socket starts the loops
+	}
+	created := s.create("minesweeper", `{"mode":"coop","level":"beginner"}`, "Ann")
+	p := s.dial("ann", client.Config{Room: created.Room, Token: created.Token, Game: msPin})
+	p.waitOnline()
+	const n = 40 // a crowded room: more than 32 members
+	var specs []*tclient
+	for range n {
+		c := s.dial("spec", client.Config{Room: created.Room, Watch: true, Game: msPin})
+		c.waitOnline()
+		specs = append(specs, c)
+	}
+	waitFor(t, "every socket polled", func() bool { held, all := s.polled(); return held == all })
+	yields := func() (sum int64) {
+		for _, p := range s.front.polls {
+			sum += p.yields.Load()
+		}
+		return sum
+	}
+	before := yields()
+	p.control(protocol.Control{Op: protocol.ControlStart})
+	var last uint64
+	for i := range 6 {
+		rc := p.command(fmt.Sprintf(`{"type":"flag","r":%d,"c":0}`, i))
+		if !rc.OK {
+			t.Fatalf("move %d: %+v", i, rc)
+		}
+		last = rc.Rev
+	}
+	for _, c := range specs {
+		c.waitFor("the last move", func(evs []client.Event) bool {
+			for _, e := range evs {
+				if e.Update != nil && e.Update.To >= last {
+					return true
+				}
+			}
+			return false
+		})
+		c.checkContinuity()
+	}
+	if got := yields() - before; got == 0 {
+		t.Fatalf("the pollers never yielded in 7 fan-outs to %d spectators, two sockets a batch", n)
+	}
+}

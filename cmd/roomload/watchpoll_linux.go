@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -19,10 +20,13 @@ import (
 // epoll set, waited on in Go's own poller (its descriptor is non-blocking),
 // one read per ready socket and pass into a buffer the loop keeps.
 type watchPoll struct {
-	ep   int
-	file *os.File
-	buf  []byte
-	evs  [512]unix.EpollEvent
+	ep         int
+	kick       int // an eventfd the loop writes to be readied again (yield)
+	yieldAfter int // watchYield (tests make it smaller, under mu)
+	yields     atomic.Int64
+	file       *os.File
+	buf        []byte
+	evs        [512]unix.EpollEvent
 
 	mu      sync.Mutex
 	socks   map[int32]*watchSock
@@ -49,11 +53,23 @@ func newWatchPoll() (*watchPoll, error) {
 		unix.Close(ep)
 		return nil, err
 	}
-	w := &watchPoll{ep: ep, file: os.NewFile(uintptr(ep), "epoll"), buf: make([]byte, 256<<10),
+	kick, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(ep)
+		return nil, err
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLET, Fd: int32(kick)}
+	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, kick, &ev); err != nil {
+		unix.Close(kick)
+		unix.Close(ep)
+		return nil, err
+	}
+	w := &watchPoll{ep: ep, kick: kick, yieldAfter: watchYield, file: os.NewFile(uintptr(ep), "epoll"), buf: make([]byte, 256<<10),
 		socks: map[int32]*watchSock{}, done: make(chan struct{})}
 	rc, err := w.file.SyscallConn()
 	if err != nil {
 		w.file.Close()
+		unix.Close(kick)
 		return nil, err
 	}
 	go func() {
@@ -66,6 +82,7 @@ func newWatchPoll() (*watchPoll, error) {
 		}
 		w.mu.Unlock()
 		w.file.Close()
+		unix.Close(kick)
 	}()
 	return w, nil
 }
@@ -85,12 +102,18 @@ func (w *watchPoll) add(p *player, s *rawSocket) error {
 	if err := raw.Control(func(sfd uintptr) { fd, derr = unix.FcntlInt(sfd, unix.F_DUPFD_CLOEXEC, 0) }); err != nil || derr != nil {
 		return fmt.Errorf("dup: %w", errors.Join(err, derr))
 	}
-	s.conn.Close() // out of the runtime's poller; the copy keeps the socket
+	s.conn.Close()                       // out of the runtime's poller; the copy keeps the socket
+	return w.addFD(p, fd, s.msg, s.rest) // with what the reader held of a frame, and past it
+}
+
+// addFD hands the loop p's socket fd (its own copy, closed with it), with
+// the frame reader's state and the bytes read past it.
+func (w *watchPoll) addFD(p *player, fd int, msg wsframe.Message, rest []byte) error {
 	if err := unix.SetNonblock(fd, true); err != nil {
 		unix.Close(fd)
 		return err
 	}
-	ws := &watchSock{p: p, fd: fd, done: make(chan struct{}), msg: s.msg} // with what the reader held of a frame
+	ws := &watchSock{p: p, fd: fd, done: make(chan struct{}), msg: msg}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.stopped {
@@ -105,8 +128,8 @@ func (w *watchPoll) add(p *player, s *rawSocket) error {
 		return err
 	}
 	p.readDone = ws.done // closed when the loop drops it; set only once the loop holds it
-	if len(s.rest) > 0 {
-		w.feedLocked(ws, s.rest)
+	if len(rest) > 0 {
+		w.feedLocked(ws, rest)
 	}
 	return nil
 }
@@ -155,9 +178,15 @@ func (w *watchPoll) wake() {
 }
 
 // cycle takes the ready events until none is left; it reports true when
-// the loop ends (stopped, and every socket gone).
+// the loop ends (stopped, and every socket gone). After watchYield reads
+// it yields (its eventfd written, it parks in Go's poller, which the
+// scheduler looks at only when nothing else is runnable): a move's
+// thousands of deliveries would otherwise keep the players' goroutines
+// from their sockets, and their send timers — timerfds, in that poller —
+// from firing, until the runtime's monitor polls 10 ms later; moves would
+// then go out after fan-outs rather than at their own instants.
 func (w *watchPoll) cycle() bool {
-	for {
+	for served := 0; ; {
 		n, _, errno := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(w.ep), uintptr(unsafe.Pointer(&w.evs[0])), uintptr(len(w.evs)), 0, 0, 0)
 		if errno == syscall.EINTR {
 			continue
@@ -166,17 +195,30 @@ func (w *watchPoll) cycle() bool {
 			break
 		}
 		w.mu.Lock()
+		yieldAfter := w.yieldAfter
 		for i := range int(n) {
-			if s := w.socks[w.evs[i].Fd]; s != nil {
+			if fd := w.evs[i].Fd; int(fd) == w.kick {
+				var b [8]byte
+				_, _, _ = syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), 8)
+			} else if s := w.socks[fd]; s != nil {
 				w.serveLocked(s)
 			}
 		}
 		w.mu.Unlock()
+		if served += int(n); served >= yieldAfter {
+			w.yields.Add(1)
+			one := uint64(1)
+			_, _, _ = syscall.RawSyscall(syscall.SYS_WRITE, uintptr(w.kick), uintptr(unsafe.Pointer(&one)), 8)
+			return false
+		}
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.stopped && len(w.socks) == 0
 }
+
+// watchYield is how many ready sockets the loop reads before it yields.
+const watchYield = 256
 
 // serveLocked reads s once and scans what it completes.
 func (w *watchPoll) serveLocked(s *watchSock) {
