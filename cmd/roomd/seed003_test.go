@@ -199,9 +199,19 @@ func (b *bot) control(t *testing.T, c protocol.Control) {
 // the bot's view has followed it.
 func (b *bot) play(t *testing.T, cmd string) {
 	t.Helper()
-	id := b.send(protocol.Action{Type: protocol.TypeCommand, Command: json.RawMessage(cmd)})
-	if ok, code, _ := b.waitReceipt(id, 10*time.Second); !ok {
-		t.Fatalf("room %s: %s: refused (%q) or no receipt", b.room, cmd, code)
+	var id string
+	for try := 0; ; try++ {
+		id = b.send(protocol.Action{Type: protocol.TypeCommand, Command: json.RawMessage(cmd)})
+		ok, code, _ := b.waitReceipt(id, 10*time.Second)
+		if ok {
+			break
+		}
+		// A card duel's long turn is more commands than the connection's
+		// burst (40, then 20 a second): a client waits and sends again.
+		if code != protocol.CodeRateLimited || try == 20 {
+			t.Fatalf("room %s: %s: refused (%q) or no receipt", b.room, cmd, code)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	b.mu.Lock()
 	rev := b.acked[id]
