@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/roomd/roomd/internal/finetimer"
 	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/transport/client"
@@ -139,8 +140,8 @@ type bot struct {
 
 	// mu is held by the goroutine in the bot's state (see run).
 	mu       sync.Mutex
-	finished bool        // run has returned
-	timer    *time.Timer // the next wake-up (onTimer), at armed (zero: stopped)
+	finished bool            // run has returned
+	timer    *finetimer.Func // the next wake-up (onTimer), at armed (zero: stopped)
 	armed    time.Time
 }
 
@@ -150,7 +151,7 @@ func newBot(sc *scenario, rm *roomRun, name string, r role, seed uint64) *bot {
 		seat: -1, joined: make(chan struct{}), rtAccepted: map[uint64]int{},
 		inflight: map[string]*move{}, ctl: map[string]ctlInFlight{}, cmds: make(chan botCmd, 1),
 		holdCh: make(chan time.Duration, 1), done: make(chan struct{}), playing: true}
-	b.timer = time.AfterFunc(time.Hour, b.onTimer)
+	b.timer = sc.clock.AfterFunc(time.Hour, b.onTimer)
 	b.timer.Stop()
 	return b
 }

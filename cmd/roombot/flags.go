@@ -59,6 +59,10 @@ type config struct {
 	LogLevel   string
 	Seed       uint64
 	Label      string
+
+	// CoarseTimers wakes the bots on the runtime's timers (bunched on its
+	// whole milliseconds) instead of a timerfd.
+	CoarseTimers bool
 }
 
 // chaosConfig says which faults the bots inject on purpose.
@@ -237,6 +241,12 @@ Pacing:
                        a join is one socket: create or join a room, open the
                        socket, get the first snapshot
   --join-parallel N    joins in flight at once (default 64)
+  --coarse-timers      wake the bots for their moves on the Go runtime's
+                       timers, which an idle process wakes for on whole
+                       milliseconds, so that moves bunch at its wake-ups (as
+                       roombot did before 2026-12-06); by default one timerfd
+                       in the runtime's poller times every bot (Linux), each
+                       move at its own instant
   --setup-timeout D    give up joining after this long (default 60s)
   --drain D            after the play time, each final step (receipts in
                        flight, the view checks, the last match's seed, the
@@ -387,6 +397,7 @@ func newFlagSet(c *config, think, interval, seed *string) *flag.FlagSet {
 	fs.StringVar(&c.JSON, "json", "", "")
 	fs.StringVar(&c.HTML, "html", "", "")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "")
+	fs.BoolVar(&c.CoarseTimers, "coarse-timers", false, "")
 	fs.StringVar(&c.MemProfile, "memprofile", "", "")
 	fs.DurationVar(&c.Progress, "progress", 10*time.Second, "")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "")

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/roomd/roomd/internal/finetimer"
 	"github.com/roomd/roomd/internal/profile"
 	"github.com/roomd/roomd/internal/rawsock"
 	"github.com/roomd/roomd/protocol"
@@ -42,6 +43,7 @@ type scenario struct {
 	botCtx  context.Context
 	playCtx context.Context
 	botWG   sync.WaitGroup
+	clock   *finetimer.Clock // the bots' wake-ups (run sets it)
 
 	mu         sync.Mutex
 	rooms      []*roomRun
@@ -422,6 +424,19 @@ func (sc *scenario) run(ctx context.Context, progress *progress) (*result, error
 		defer f.Close()
 		cpuProfile = f
 	}
+	// The bots' wake-ups: a timerfd in the runtime's poller, so that each
+	// move goes at its own instant, not in bunches at the runtime's whole
+	// milliseconds (--coarse-timers brings those back).
+	if !cfg.CoarseTimers {
+		var err error
+		if sc.clock, err = finetimer.NewClock(); err != nil {
+			sc.log.Warn("no fine clock; the bots wake on the runtime's timers", "err", err)
+		}
+	}
+	if sc.clock == nil {
+		sc.clock = finetimer.NewCoarseClock()
+	}
+	defer sc.clock.Close()
 	botCtx, stopBots := context.WithCancel(context.Background())
 	defer stopBots()
 	playCtx, endPlay := context.WithCancel(ctx)

@@ -10,7 +10,9 @@
 //
 // On Linux a Timer is a timerfd waited on in the runtime's network poller,
 // which the kernel wakes when the timer expires, to within its timer slack
-// (50 µs by default); elsewhere it is a time.Timer.
+// (50 µs by default); elsewhere it is a time.Timer. A Clock does the same
+// for many timers at once, time.AfterFunc's way: one timerfd, set for the
+// earliest.
 package finetimer
 
 import (

@@ -90,3 +90,78 @@ func (t *Timer) expired(fd uintptr) bool {
 
 // Close releases the timer; a Sleep under way returns an error.
 func (t *Timer) Close() error { return t.f.Close() }
+
+// NewClock returns a Clock timed by a timerfd in the runtime's poller;
+// Close releases it.
+func NewClock() (*Clock, error) {
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return nil, os.NewSyscallError("timerfd_create", err)
+	}
+	f := os.NewFile(uintptr(fd), "timerfd")
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	a := &fdAlarm{f: f, rc: rc}
+	a.arm, a.expired = a.settime, a.read
+	return startClock(a), nil
+}
+
+// fdAlarm is a Clock's alarm on a timerfd: set is called under the
+// clock's lock, wait by its loop alone.
+type fdAlarm struct {
+	f       *os.File
+	rc      syscall.RawConn
+	spec    unix.ItimerSpec
+	serr    syscall.Errno // set's
+	arm     func(uintptr)
+	buf     [8]byte
+	werr    syscall.Errno // wait's
+	expired func(uintptr) bool
+}
+
+func (a *fdAlarm) settime(fd uintptr) {
+	_, _, a.serr = syscall.RawSyscall6(unix.SYS_TIMERFD_SETTIME, fd, 0, uintptr(unsafe.Pointer(&a.spec)), 0, 0, 0)
+}
+
+func (a *fdAlarm) set(d time.Duration) error {
+	a.spec.Value = unix.NsecToTimespec(int64(d))
+	a.serr = 0
+	if err := a.rc.Control(a.arm); err != nil {
+		return err
+	}
+	if a.serr != 0 {
+		return os.NewSyscallError("timerfd_settime", a.serr)
+	}
+	return nil
+}
+
+func (a *fdAlarm) read(fd uintptr) bool {
+	for {
+		_, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&a.buf[0])), uintptr(len(a.buf)))
+		switch e {
+		case 0:
+			return true
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false // not yet: wait in the poller
+		}
+		a.werr = e
+		return true
+	}
+}
+
+func (a *fdAlarm) wait() error {
+	if err := a.rc.Read(a.expired); err != nil {
+		return err
+	}
+	if a.werr != 0 {
+		return os.NewSyscallError("read timerfd", a.werr)
+	}
+	return nil
+}
+
+func (a *fdAlarm) close() error { return a.f.Close() }

@@ -1,0 +1,128 @@
+package finetimer
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+// clocks are the clocks under test: NewClock's and the coarse one keep the
+// same contract.
+var clocks = []struct {
+	name string
+	make func() (*Clock, error)
+}{
+	{"Clock", NewClock},
+	{"Coarse", func() (*Clock, error) { return NewCoarseClock(), nil }},
+}
+
+// TestClockRunsEachOnceAfterD: timers of many durations, set in no order,
+// each run once, never before their duration; a stopped one never; one
+// reset earlier than the alarm is set for runs at its new time, not the
+// old one.
+func TestClockRunsEachOnceAfterD(t *testing.T) {
+	for _, k := range clocks {
+		t.Run(k.name, func(t *testing.T) {
+			c, err := k.make()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			ds := []time.Duration{3 * time.Millisecond, 300 * time.Microsecond, 0, 7 * time.Millisecond, 1700 * time.Microsecond, 50 * time.Microsecond, 3 * time.Millisecond, -time.Millisecond}
+			var mu sync.Mutex
+			runs := make([]int, len(ds))
+			var wg sync.WaitGroup
+			start := time.Now()
+			for i, d := range ds {
+				wg.Add(1)
+				c.AfterFunc(d, func() {
+					defer wg.Done()
+					if got := time.Since(start); got < d {
+						t.Errorf("timer %d of %v ran after %v", i, d, got)
+					}
+					mu.Lock()
+					runs[i]++
+					mu.Unlock()
+				})
+			}
+			stopped := c.AfterFunc(2*time.Millisecond, func() { t.Error("a stopped timer ran") })
+			if !stopped.Stop() || stopped.Stop() {
+				t.Error("Stop: want true for a pending timer, then false")
+			}
+			// The alarm is set for the earliest of a long and a short
+			// timer; the long one, reset to 1 ms, runs then.
+			late := make(chan time.Duration, 1)
+			at := time.Now()
+			long := c.AfterFunc(time.Hour, func() { late <- time.Since(at) })
+			if !long.Reset(time.Millisecond) {
+				t.Error("Reset of a pending timer: want true")
+			}
+			wg.Wait()
+			select {
+			case got := <-late:
+				if got < time.Millisecond {
+					t.Errorf("a timer reset to 1 ms ran after %v", got)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("a timer reset from an hour to 1 ms did not run")
+			}
+			time.Sleep(10 * time.Millisecond) // a second run would come by now
+			mu.Lock()
+			defer mu.Unlock()
+			for i, n := range runs {
+				if n != 1 {
+					t.Errorf("timer %d of %v ran %d times", i, ds[i], n)
+				}
+			}
+		})
+	}
+}
+
+// TestClockClose: Close stops what is pending and the clock's goroutine;
+// Reset after it does nothing.
+func TestClockClose(t *testing.T) {
+	for _, k := range clocks {
+		t.Run(k.name, func(t *testing.T) {
+			c, err := k.make()
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := c.AfterFunc(20*time.Millisecond, func() { t.Error("a timer ran after Close") })
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if f.Reset(time.Millisecond) || f.Stop() {
+				t.Error("Reset or Stop after Close reported a pending timer")
+			}
+			time.Sleep(40 * time.Millisecond)
+			if err := c.Close(); err != nil {
+				t.Fatalf("a second Close: %v", err)
+			}
+		})
+	}
+}
+
+// BenchmarkClock300us: how late a 300 µs timer runs, one at a time, on
+// each clock (ns/op is the wall time of one: 300 µs plus the lateness).
+func BenchmarkClock300us(b *testing.B) {
+	for _, k := range clocks {
+		b.Run(k.name, func(b *testing.B) {
+			c, err := k.make()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			ran := make(chan struct{}, 1)
+			f := c.AfterFunc(time.Hour, func() { ran <- struct{}{} })
+			f.Stop()
+			var late time.Duration
+			for b.Loop() {
+				at := time.Now()
+				f.Reset(300 * time.Microsecond)
+				<-ran
+				late += time.Since(at) - 300*time.Microsecond
+			}
+			b.ReportMetric(float64(late.Microseconds())/float64(b.N), "µs-late/op")
+		})
+	}
+}
