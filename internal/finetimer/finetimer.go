@@ -17,24 +17,15 @@ package finetimer
 
 import (
 	"errors"
-	"sync"
 	"time"
 )
 
 // Coarse sleeps on the runtime's timers behind Timer's methods: what a
 // Timer is on systems other than Linux, and a baseline to measure against.
-type Coarse struct {
-	t    *time.Timer
-	once sync.Once
-	quit chan struct{}
-}
+type Coarse struct{ a *coarseAlarm }
 
 // NewCoarse returns a Coarse; Close releases it.
-func NewCoarse() *Coarse {
-	t := time.NewTimer(time.Hour)
-	t.Stop()
-	return &Coarse{t: t, quit: make(chan struct{})}
-}
+func NewCoarse() *Coarse { return &Coarse{newCoarseAlarm()} }
 
 // Sleep returns once d has passed, or at once for d ≤ 0. It fails only
 // after Close.
@@ -42,24 +33,15 @@ func (c *Coarse) Sleep(d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
-	c.t.Reset(d)
-	select {
-	case <-c.t.C:
-		return nil
-	case <-c.quit:
-		c.t.Stop()
-		return ErrClosed
-	}
+	_ = c.a.set(d)
+	return c.a.wait()
 }
 
 // ErrClosed is Coarse.Sleep's error after Close.
 var ErrClosed = errors.New("finetimer: closed")
 
 // Close releases the timer; a Sleep under way returns ErrClosed.
-func (c *Coarse) Close() error {
-	c.once.Do(func() { close(c.quit) })
-	return nil
-}
+func (c *Coarse) Close() error { return c.a.close() }
 
 // Sleeper is what Timer and Coarse have in common.
 type Sleeper interface {

@@ -13,36 +13,15 @@ import (
 
 // Timer sleeps one goroutine at a time. Its system calls are raw, as
 // rawsock's are: an ordinary one would wake the runtime's monitor thread.
-type Timer struct {
-	f    *os.File
-	rc   syscall.RawConn
-	wait func(uintptr) bool
-	arm  func(uintptr)
-	spec unix.ItimerSpec
-	buf  [8]byte
-	err  syscall.Errno
-}
+type Timer struct{ a *fdAlarm }
 
 // New returns a Timer; Close releases its descriptor.
 func New() (*Timer, error) {
-	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	a, err := newFDAlarm()
 	if err != nil {
-		return nil, os.NewSyscallError("timerfd_create", err)
-	}
-	// Non-blocking, so os.NewFile puts it in the runtime's poller.
-	f := os.NewFile(uintptr(fd), "timerfd")
-	rc, err := f.SyscallConn()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
-	t := &Timer{f: f, rc: rc}
-	t.wait, t.arm = t.expired, t.set
-	return t, nil
-}
-
-func (t *Timer) set(fd uintptr) {
-	_, _, t.err = syscall.RawSyscall6(unix.SYS_TIMERFD_SETTIME, fd, 0, uintptr(unsafe.Pointer(&t.spec)), 0, 0, 0)
+	return &Timer{a}, nil
 }
 
 // Sleep returns once d has passed, or at once for d ≤ 0. It fails only
@@ -51,66 +30,29 @@ func (t *Timer) Sleep(d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
-	t.spec.Value = unix.NsecToTimespec(int64(d))
-	t.err = 0
-	// Through Control, which holds the descriptor open (it fails after
-	// Close rather than arming whatever took the number).
-	if err := t.rc.Control(t.arm); err != nil {
+	if err := t.a.set(d); err != nil {
 		return err
 	}
-	if t.err != 0 {
-		return os.NewSyscallError("timerfd_settime", t.err)
-	}
-	if err := t.rc.Read(t.wait); err != nil {
-		return err
-	}
-	if t.err != 0 {
-		return os.NewSyscallError("read timerfd", t.err)
-	}
-	return nil
-}
-
-// expired reads the timer's count: done once it is there, or the read
-// failed otherwise than by its not having expired yet.
-func (t *Timer) expired(fd uintptr) bool {
-	for {
-		_, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&t.buf[0])), uintptr(len(t.buf)))
-		switch e {
-		case 0:
-			return true
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return false // not yet: wait in the poller
-		}
-		t.err = e
-		return true
-	}
+	return t.a.wait()
 }
 
 // Close releases the timer; a Sleep under way returns an error.
-func (t *Timer) Close() error { return t.f.Close() }
+func (t *Timer) Close() error { return t.a.close() }
 
 // NewClock returns a Clock timed by a timerfd in the runtime's poller;
 // Close releases it.
 func NewClock() (*Clock, error) {
-	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	a, err := newFDAlarm()
 	if err != nil {
-		return nil, os.NewSyscallError("timerfd_create", err)
-	}
-	f := os.NewFile(uintptr(fd), "timerfd")
-	rc, err := f.SyscallConn()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
-	a := &fdAlarm{f: f, rc: rc}
-	a.arm, a.expired = a.settime, a.read
 	return startClock(a), nil
 }
 
-// fdAlarm is a Clock's alarm on a timerfd: set is called under the
-// clock's lock, wait by its loop alone.
+// fdAlarm is an alarm on a timerfd, waited on in the runtime's poller
+// (its descriptor is non-blocking). set and wait are each called by one
+// goroutine at a time: a Timer's sleeper, or a Clock's set under its lock
+// and its loop's wait.
 type fdAlarm struct {
 	f       *os.File
 	rc      syscall.RawConn
@@ -122,10 +64,30 @@ type fdAlarm struct {
 	expired func(uintptr) bool
 }
 
+func newFDAlarm() (*fdAlarm, error) {
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return nil, os.NewSyscallError("timerfd_create", err)
+	}
+	// Non-blocking, so os.NewFile puts it in the runtime's poller.
+	f := os.NewFile(uintptr(fd), "timerfd")
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	a := &fdAlarm{f: f, rc: rc}
+	a.arm, a.expired = a.settime, a.read
+	return a, nil
+}
+
 func (a *fdAlarm) settime(fd uintptr) {
 	_, _, a.serr = syscall.RawSyscall6(unix.SYS_TIMERFD_SETTIME, fd, 0, uintptr(unsafe.Pointer(&a.spec)), 0, 0, 0)
 }
 
+// set arms the timer to expire after d (> 0). Through Control, which holds
+// the descriptor open: it fails after close rather than arming whatever
+// took the number.
 func (a *fdAlarm) set(d time.Duration) error {
 	a.spec.Value = unix.NsecToTimespec(int64(d))
 	a.serr = 0
@@ -138,6 +100,8 @@ func (a *fdAlarm) set(d time.Duration) error {
 	return nil
 }
 
+// read reads the timer's count: done once it is there, or the read failed
+// otherwise than by its not having expired yet.
 func (a *fdAlarm) read(fd uintptr) bool {
 	for {
 		_, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&a.buf[0])), uintptr(len(a.buf)))
@@ -154,7 +118,9 @@ func (a *fdAlarm) read(fd uintptr) bool {
 	}
 }
 
+// wait returns once the timer has expired; it fails after close.
 func (a *fdAlarm) wait() error {
+	a.werr = 0
 	if err := a.rc.Read(a.expired); err != nil {
 		return err
 	}
