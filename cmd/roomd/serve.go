@@ -332,7 +332,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	}
 	octx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	st, err := openStore(octx, storeConfig{redisURL: cfg.redisURL, redis: redisstore.RedisOptions{Cluster: cfg.node.redisCluster}, dataDir: cfg.dataDir, memory: cfg.memory,
-		bolt: boltstore.BoltOptions{NoSync: !cfg.fsync, CommitInterval: cfg.commitInterval, NoWAL: !cfg.wal, BlockingSync: !cfg.ioUring, KeepProcs: !cfg.spareSyncProc, CheckpointInterval: cfg.checkpoint}})
+		bolt: boltstore.BoltOptions{NoSync: !cfg.fsync, CommitInterval: cfg.commitInterval, NoWAL: !cfg.wal, BlockingSync: !cfg.ioUring, KeepProcs: !cfg.spareSyncProc,
+			DefaultProcs: os.Getenv("GOMAXPROCS") == "", CheckpointInterval: cfg.checkpoint}})
 	cancel()
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)

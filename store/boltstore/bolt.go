@@ -48,6 +48,12 @@ type BoltOptions struct {
 	// P, bbolt's blocking fdatasyncs stall every socket and room until the
 	// runtime takes the P back.
 	KeepProcs bool
+	// DefaultProcs says GOMAXPROCS is the runtime's default, left to its
+	// automatic updates (roomd sets it when the GOMAXPROCS variable is
+	// unset and it changed nothing itself): a P borrowed from 1 to 2 is
+	// then given back with runtime.SetDefaultGOMAXPROCS, which keeps those
+	// updates on, rather than runtime.GOMAXPROCS(1), which ends them.
+	DefaultProcs bool
 	// LockTimeout bounds the wait for the database file's lock when another
 	// process holds it. Zero means 1 second.
 	LockTimeout time.Duration

@@ -22,19 +22,27 @@ import (
 
 var spare struct {
 	sync.Mutex
-	users  int
-	raised bool // this package raised GOMAXPROCS from 1 to 2
+	users   int
+	raised  bool // this package raised GOMAXPROCS from 1 to 2
+	dflt    bool // and the 1 was the runtime's default (BoltOptions.DefaultProcs)
+	setProc func(int) int
+	setDflt func()
 }
+
+func init() { spare.setProc, spare.setDflt = runtime.GOMAXPROCS, runtime.SetDefaultGOMAXPROCS }
 
 // borrowProc raises GOMAXPROCS from 1 to 2 for the first of its users;
 // returnProc puts it back after the last, unless something else changed
-// it meanwhile.
-func borrowProc() {
+// it meanwhile. A 1 that was the runtime's default (dflt) goes back with
+// runtime.SetDefaultGOMAXPROCS: setting it to 1 with runtime.GOMAXPROCS
+// would end the runtime's automatic updates (a container's CPU limit
+// raised later would no longer raise it).
+func borrowProc(dflt bool) {
 	spare.Lock()
 	defer spare.Unlock()
-	if spare.users++; spare.users == 1 && runtime.GOMAXPROCS(0) == 1 {
-		runtime.GOMAXPROCS(2)
-		spare.raised = true
+	if spare.users++; spare.users == 1 && spare.setProc(0) == 1 {
+		spare.setProc(2)
+		spare.raised, spare.dflt = true, dflt
 	}
 }
 
@@ -42,8 +50,12 @@ func returnProc() {
 	spare.Lock()
 	defer spare.Unlock()
 	if spare.users--; spare.users == 0 && spare.raised {
-		if runtime.GOMAXPROCS(0) == 2 {
-			runtime.GOMAXPROCS(1)
+		if spare.setProc(0) == 2 {
+			if spare.dflt {
+				spare.setDflt()
+			} else {
+				spare.setProc(1)
+			}
 		}
 		spare.raised = false
 	}
@@ -53,7 +65,7 @@ func returnProc() {
 // when the store syncs (KeepProcs unset).
 func (b *Bolt) update(fn func(*bbolt.Tx) error) error {
 	if !b.opts.NoSync && !b.opts.KeepProcs {
-		borrowProc()
+		borrowProc(b.opts.DefaultProcs)
 		defer returnProc()
 	}
 	return b.db.Update(fn)

@@ -94,8 +94,9 @@ type wal struct {
 	ring   *syncRing // syncs without blocking a thread (Linux); nil: fdatasync
 	// keepProcs is BoltOptions.KeepProcs: when false, a ring that fails
 	// leaves a spare P behind.
-	keepProcs bool
-	borrowed  bool // a spare P held since the ring failed
+	keepProcs    bool
+	defaultProcs bool // BoltOptions.DefaultProcs
+	borrowed     bool // a spare P held since the ring failed
 	// noRingWrite: the kernel has no IORING_OP_WRITE, so records are
 	// written with pwrite and synced through the ring.
 	noRingWrite bool
@@ -167,7 +168,7 @@ func (w *wal) entry(log *bbolt.Bucket, code string, rev uint64) []byte {
 // openWAL opens (creating them if needed) the log's files in dir and
 // replays what they hold past bbolt's checkpoint into the database.
 func (b *Bolt) openWAL(dir string) error {
-	w := &wal{noSync: b.opts.NoSync, keepProcs: b.opts.KeepProcs, pending: map[string]*pendingRoom{}, done: make(chan error, 1)}
+	w := &wal{noSync: b.opts.NoSync, keepProcs: b.opts.KeepProcs, defaultProcs: b.opts.DefaultProcs, pending: map[string]*pendingRoom{}, done: make(chan error, 1)}
 	if !w.noSync && !b.opts.BlockingSync {
 		var err error
 		if w.ring, err = newSyncRing(); err != nil {
@@ -684,7 +685,7 @@ func (w *wal) dropRing(err error) {
 		// Each sync blocks a thread now: with one P, keep a second until
 		// Close, as roomd does for a store that had no ring at start
 		// (procs.go).
-		borrowProc()
+		borrowProc(w.defaultProcs)
 		w.borrowed = true
 	}
 }

@@ -439,10 +439,23 @@ func TestCheckpointSpareProc(t *testing.T) {
 		want int
 	}{
 		{"default", BoltOptions{}, 2},
+		{"DefaultProcs", BoltOptions{DefaultProcs: true}, 2},
 		{"KeepProcs", BoltOptions{KeepProcs: true}, 1},
 		{"NoSync", BoltOptions{NoSync: true}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// The runtime's default stands for 1 here (the machine may
+			// have more CPUs): a P borrowed from a default goes back
+			// through it, keeping the runtime's automatic updates.
+			defaults := 0
+			spare.Lock()
+			spare.setDflt = func() { defaults++; runtime.GOMAXPROCS(1) }
+			spare.Unlock()
+			defer func() {
+				spare.Lock()
+				spare.setDflt = runtime.SetDefaultGOMAXPROCS
+				spare.Unlock()
+			}()
 			tc.opts.CheckpointInterval = time.Nanosecond
 			b := openBolt(t, t.TempDir(), tc.opts)
 			inside := make(chan int, 16)
@@ -468,6 +481,12 @@ func TestCheckpointSpareProc(t *testing.T) {
 			onCommitter(t, b, func() { b.checkpointDone(true) })
 			if got := runtime.GOMAXPROCS(0); got != 1 {
 				t.Errorf("GOMAXPROCS %d after the checkpoint, want 1", got)
+			}
+			spare.Lock()
+			n := defaults
+			spare.Unlock()
+			if want := tc.opts.DefaultProcs; (n > 0) != want {
+				t.Errorf("given back with runtime.SetDefaultGOMAXPROCS %d times; want it used: %v", n, want)
 			}
 		})
 	}
