@@ -102,8 +102,10 @@ func (w *watchPoll) add(p *player, s *rawSocket) error {
 	if err := raw.Control(func(sfd uintptr) { fd, derr = unix.FcntlInt(sfd, unix.F_DUPFD_CLOEXEC, 0) }); err != nil || derr != nil {
 		return fmt.Errorf("dup: %w", errors.Join(err, derr))
 	}
-	s.conn.Close()                       // out of the runtime's poller; the copy keeps the socket
-	return w.addFD(p, fd, s.msg, s.rest) // with what the reader held of a frame, and past it
+	// Out of the runtime's poller: the copy keeps the socket, with what
+	// the reader held of a frame and read past it.
+	s.conn.Close()
+	return w.addFD(p, fd, s.msg, s.rest)
 }
 
 // addFD hands the loop p's socket fd (its own copy, closed with it), with
