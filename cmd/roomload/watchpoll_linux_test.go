@@ -43,11 +43,13 @@ func TestWatchPollYields(t *testing.T) {
 	}
 	for i, fd := range peers {
 		// The pong: a client's frame, masked; 2 bytes of header, the key, the payload.
+		if err := unix.SetNonblock(fd, true); err != nil {
+			t.Fatal(err)
+		}
 		var got []byte
+		b := make([]byte, 64)
 		deadline := time.Now().Add(10 * time.Second)
 		for len(got) < 7 && time.Now().Before(deadline) {
-			b := make([]byte, 64)
-			unix.SetNonblock(fd, true)
 			k, err := unix.Read(fd, b)
 			if err == unix.EAGAIN {
 				time.Sleep(time.Millisecond)

@@ -5,18 +5,13 @@ import (
 	"time"
 )
 
-type sleeper interface {
-	Sleep(time.Duration) error
-	Close() error
-}
-
 // kinds are the timers under test: Timer and Coarse keep the same contract.
 var kinds = []struct {
 	name string
-	make func() (sleeper, error)
+	make func() (Sleeper, error)
 }{
-	{"Timer", func() (sleeper, error) { return New() }},
-	{"Coarse", func() (sleeper, error) { return NewCoarse(), nil }},
+	{"Timer", func() (Sleeper, error) { return New() }},
+	{"Coarse", func() (Sleeper, error) { return NewCoarse(), nil }},
 }
 
 func TestSleepLastsAtLeastD(t *testing.T) {
