@@ -35,12 +35,18 @@ func TestWatchPollYields(t *testing.T) {
 		}
 	}
 	before := w.yields.Load()
+	// The pings are written under the loop's lock, so that they are ready
+	// at once: a loop woken by the first would otherwise, on a second core,
+	// read them one by one as they come and never reach 4 in one cycle.
+	w.mu.Lock()
 	for i, fd := range peers {
 		ping := []byte{0x80 | wsframe.OpPing, 1, byte(i)} // a server's frame: unmasked
 		if _, err := unix.Write(fd, ping); err != nil {
+			w.mu.Unlock()
 			t.Fatal(err)
 		}
 	}
+	w.mu.Unlock()
 	for i, fd := range peers {
 		// The pong: a client's frame, masked; 2 bytes of header, the key, the payload.
 		if err := unix.SetNonblock(fd, true); err != nil {
