@@ -3,16 +3,23 @@ package finetimer
 import (
 	"container/heap"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // Clock runs functions after given durations, as time.AfterFunc does —
-// each on a goroutine of its own — for many timers at once, timed by one
-// alarm: on Linux a timerfd in the runtime's network poller (NewClock), so
-// that a timer of 300 µs fires after 300 µs and not on the runtime's next
-// whole millisecond. roombot's bots wake for their moves on one; on the
-// runtime's timers they moved in bunches at its wake-ups (BENCHMARKS.md,
-// "the load generator's clock").
+// each on a goroutine that runs nothing else meanwhile — for many timers
+// at once, timed by one alarm: on Linux a timerfd in the runtime's network
+// poller (NewClock), so that a timer of 300 µs fires after 300 µs and not
+// on the runtime's next whole millisecond. roombot's bots wake for their
+// moves on one; on the runtime's timers they moved in bunches at its
+// wake-ups (BENCHMARKS.md, "the load generator's clock").
+//
+// The goroutines are kept for the next due functions (up to maxIdle of
+// them wait): a new goroutine starts on the runtime's smallest stack, and
+// a function that needs a deeper one — a bot's move follows its board —
+// paid for the stack's growth, copies and all, on every run (BENCHMARKS.md,
+// "roombot's own CPU").
 type Clock struct {
 	mu     sync.Mutex
 	q      funcHeap
@@ -21,7 +28,16 @@ type Clock struct {
 	closed bool
 	done   chan struct{}
 	due    []*Func // the loop's
+
+	wmu   sync.Mutex
+	idle  []chan func() // waiting workers, the last parked first
+	wdone bool          // closed: workers end
+	// workers counts the goroutines run has started (tests).
+	workers atomic.Int64
 }
+
+// maxIdle bounds the workers a Clock keeps waiting.
+const maxIdle = 64
 
 // alarm wakes the clock's loop: set arms it to go off after d (> 0),
 // replacing what it was set for; wait returns when it has gone off, or
@@ -51,8 +67,8 @@ func startClock(a alarm) *Clock {
 	return c
 }
 
-// AfterFunc returns a timer that runs f on its own goroutine once d has
-// passed, unless stopped first.
+// AfterFunc returns a timer that runs f once d has passed, unless stopped
+// first, on a goroutine that runs nothing else until f returns.
 func (c *Clock) AfterFunc(d time.Duration, f func()) *Func {
 	t := &Func{c: c, f: f, i: -1}
 	t.Reset(d)
@@ -119,15 +135,48 @@ func (c *Clock) loop() {
 		}
 		c.mu.Unlock()
 		for _, t := range c.due {
-			go t.f()
+			c.run(t.f)
 		}
 		clear(c.due)
 		c.due = c.due[:0]
 	}
 }
 
+// run runs f on a waiting worker, or on a new one when none waits.
+func (c *Clock) run(f func()) {
+	c.wmu.Lock()
+	if n := len(c.idle); n > 0 {
+		w := c.idle[n-1]
+		c.idle[n-1] = nil
+		c.idle = c.idle[:n-1]
+		c.wmu.Unlock()
+		w <- f // buffered: the worker is parked on it
+		return
+	}
+	c.wmu.Unlock()
+	c.workers.Add(1)
+	go c.work(make(chan func(), 1), f)
+}
+
+// work runs f, then what it is handed while it waits, until the clock is
+// closed or enough others wait.
+func (c *Clock) work(w chan func(), f func()) {
+	for f != nil {
+		f()
+		c.wmu.Lock()
+		if c.wdone || len(c.idle) >= maxIdle {
+			c.wmu.Unlock()
+			return
+		}
+		c.idle = append(c.idle, w)
+		c.wmu.Unlock()
+		f = <-w // nil: closed
+	}
+}
+
 // Close stops every timer and the clock's goroutine; it waits for the
-// goroutine to end (a function it started may still be running).
+// goroutine to end (a function it started may still be running; its
+// goroutine ends when it returns).
 func (c *Clock) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -143,6 +192,13 @@ func (c *Clock) Close() error {
 	err := c.a.close()
 	c.mu.Unlock()
 	<-c.done
+	c.wmu.Lock()
+	c.wdone = true
+	for _, w := range c.idle {
+		close(w)
+	}
+	c.idle = nil
+	c.wmu.Unlock()
 	return err
 }
 

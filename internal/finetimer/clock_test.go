@@ -4,6 +4,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 // clocks are the clocks under test: NewClock's and the coarse one keep the
@@ -102,6 +104,70 @@ func TestClockClose(t *testing.T) {
 	}
 }
 
+// TestClockKeepsWorkers: functions due one after another run on one
+// goroutine, kept between them; functions due together that block run on
+// goroutines of their own, none waiting for another; Close ends the kept
+// goroutines.
+func TestClockKeepsWorkers(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for _, k := range clocks {
+		t.Run(k.name, func(t *testing.T) {
+			c, err := k.make()
+			if err != nil {
+				t.Fatal(err)
+			}
+			idle := func() int {
+				c.wmu.Lock()
+				defer c.wmu.Unlock()
+				return len(c.idle)
+			}
+			ran := make(chan struct{})
+			f := c.AfterFunc(time.Hour, func() { ran <- struct{}{} })
+			for i := range 20 {
+				f.Reset(100 * time.Microsecond)
+				<-ran
+				for deadline := time.Now().Add(10 * time.Second); idle() != 1; {
+					if time.Now().After(deadline) {
+						t.Fatalf("run %d: %d workers waiting, want 1", i, idle())
+					}
+					time.Sleep(100 * time.Microsecond)
+				}
+			}
+			if got := c.workers.Load(); got != 1 {
+				t.Errorf("20 functions run one after another: %d goroutines started, want 1", got)
+			}
+			// Ten due together, each blocked until all ten run.
+			const n = 10
+			var started sync.WaitGroup
+			started.Add(n)
+			release := make(chan struct{})
+			for range n {
+				c.AfterFunc(time.Millisecond, func() {
+					started.Done()
+					<-release
+				})
+			}
+			all := make(chan struct{})
+			go func() { started.Wait(); close(all) }()
+			select {
+			case <-all:
+			case <-time.After(10 * time.Second):
+				t.Fatal("ten blocking functions due together did not all start")
+			}
+			close(release)
+			if got := c.workers.Load(); got != n {
+				t.Errorf("ten blocking functions: %d goroutines started in all, want %d (the kept one and nine)", got, n)
+			}
+			for deadline := time.Now().Add(10 * time.Second); idle() != n && time.Now().Before(deadline); {
+				time.Sleep(100 * time.Microsecond)
+			}
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
 // BenchmarkClock300us: how late a 300 µs timer runs, one at a time, on
 // each clock (ns/op is the wall time of one: 300 µs plus the lateness).
 func BenchmarkClock300us(b *testing.B) {
@@ -125,4 +191,41 @@ func BenchmarkClock300us(b *testing.B) {
 			b.ReportMetric(float64(late.Microseconds())/float64(b.N), "µs-late/op")
 		})
 	}
+}
+
+// BenchmarkClockRun: a due function that needs a 16 KiB stack, run on a
+// kept worker (the Clock's way) against a new goroutine each (its way
+// before, and time.AfterFunc's), one at a time.
+func BenchmarkClockRun(b *testing.B) {
+	done := make(chan struct{})
+	f := func() {
+		deep(16)
+		done <- struct{}{}
+	}
+	b.Run("kept", func(b *testing.B) {
+		c := NewCoarseClock()
+		defer c.Close()
+		for b.Loop() {
+			c.run(f)
+			<-done
+		}
+	})
+	b.Run("new", func(b *testing.B) {
+		for b.Loop() {
+			go f()
+			<-done
+		}
+	})
+}
+
+// deep uses about n KiB of stack.
+//
+//go:noinline
+func deep(n int) byte {
+	var b [1000]byte
+	b[n] = byte(n)
+	if n == 0 {
+		return b[0]
+	}
+	return deep(n-1) + b[n]
 }
