@@ -150,7 +150,7 @@ func (c *Clock) run(f func()) {
 		c.idle[n-1] = nil
 		c.idle = c.idle[:n-1]
 		c.wmu.Unlock()
-		w <- f // buffered: the worker is parked on it
+		w <- f // buffered: never blocks, parked on yet or not
 		return
 	}
 	c.wmu.Unlock()
