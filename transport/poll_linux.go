@@ -382,6 +382,13 @@ func (p *poller) takeRequests() {
 		ep := c.ep.Load()
 		p.conns[ep.fd] = c
 	}
+	if p.head > 0 && 2*p.head >= len(p.todo) {
+		// Kicks that keep coming while a fan-out is serviced would
+		// otherwise grow the list past its serviced head for good.
+		n := copy(p.todo, p.todo[p.head:])
+		clear(p.todo[n:])
+		p.todo, p.head = p.todo[:n], 0
+	}
 	p.todo = append(p.todo, kicks...)
 	if stop {
 		for _, c := range p.conns {

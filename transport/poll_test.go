@@ -281,3 +281,28 @@ func TestPollerYieldsInAFanout(t *testing.T) {
 		t.Fatalf("the pollers never yielded in 7 fan-outs to %d spectators, two sockets a batch", n)
 	}
 }
+
+// TestPollerKickListStaysBounded: kicks that keep arriving while earlier
+// ones are serviced a batch at a time do not grow the loop's list past
+// what waits (the serviced head is dropped as it goes).
+func TestPollerKickListStaysBounded(t *testing.T) {
+	p := &poller{conns: map[int32]*conn{}, batch: 8}
+	socks := make([]*conn, 10)
+	for i := range socks {
+		socks[i] = &conn{}
+	}
+	for range 1000 {
+		p.mu.Lock()
+		p.kicks = append(p.kicks, socks...)
+		p.mu.Unlock()
+		p.takeRequests()
+		p.head = min(p.head+p.batch, len(p.todo)) // what serviceSome does, without the sockets
+		if waiting := len(p.todo) - p.head; waiting > 0 {
+			continue
+		}
+		p.todo, p.head = p.todo[:0], 0
+	}
+	if waiting := len(p.todo) - p.head; len(p.todo) > 2*waiting+len(socks) {
+		t.Fatalf("after 1,000 rounds the list holds %d entries for %d waiting", len(p.todo), waiting)
+	}
+}
