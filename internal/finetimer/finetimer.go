@@ -29,12 +29,17 @@ func NewCoarse() *Coarse { return &Coarse{newCoarseAlarm()} }
 
 // Sleep returns once d has passed, or at once for d ≤ 0. It fails only
 // after Close.
-func (c *Coarse) Sleep(d time.Duration) error {
+func (c *Coarse) Sleep(d time.Duration) error { return sleep(c.a, d) }
+
+// sleep is Timer's and Coarse's Sleep on their alarm.
+func sleep(a alarm, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
-	_ = c.a.set(d)
-	return c.a.wait()
+	if err := a.set(d); err != nil {
+		return err
+	}
+	return a.wait()
 }
 
 // ErrClosed is Coarse.Sleep's error after Close.

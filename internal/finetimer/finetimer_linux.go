@@ -26,15 +26,7 @@ func New() (*Timer, error) {
 
 // Sleep returns once d has passed, or at once for d ≤ 0. It fails only
 // after Close (or if the kernel refuses the timer).
-func (t *Timer) Sleep(d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	if err := t.a.set(d); err != nil {
-		return err
-	}
-	return t.a.wait()
-}
+func (t *Timer) Sleep(d time.Duration) error { return sleep(t.a, d) }
 
 // Close releases the timer; a Sleep under way returns an error.
 func (t *Timer) Close() error { return t.a.close() }
