@@ -63,6 +63,12 @@ type config struct {
 	// CoarseTimers wakes the bots on the runtime's timers (bunched on its
 	// whole milliseconds) instead of a timerfd.
 	CoarseTimers bool
+	// TimerSlack lets a bot's wake-up wait that long for others due after
+	// it (finetimer.Clock.SetSlack).
+	TimerSlack time.Duration
+	// SocketGoroutines reads each socket on a goroutine of its own instead
+	// of in the Polls' loops.
+	SocketGoroutines bool
 }
 
 // chaosConfig says which faults the bots inject on purpose.
@@ -246,7 +252,16 @@ Pacing:
                        milliseconds, so that moves bunch at its wake-ups (as
                        roombot did before 2026-12-06); by default one timerfd
                        in the runtime's poller times every bot (Linux), each
-                       move at its own instant
+                       move at its own instant, give or take --timer-slack
+  --timer-slack D      a move due may wait up to D for the moves due after
+                       it, so that they go out on one wake-up of the process
+                       (default 1ms: a browser's timers and input events
+                       have no finer grain; 0 sends each at its instant)
+  --socket-goroutines  read each bot's socket on a goroutine of its own (as
+                       roombot did before 2026-12-06); by default the
+                       sockets are read in a few epoll loops (Linux;
+                       client.Poll), one per CPU, each message handled where
+                       it was read
   --setup-timeout D    give up joining after this long (default 60s)
   --drain D            after the play time, each final step (receipts in
                        flight, the view checks, the last match's seed, the
@@ -398,6 +413,8 @@ func newFlagSet(c *config, think, interval, seed *string) *flag.FlagSet {
 	fs.StringVar(&c.HTML, "html", "", "")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "")
 	fs.BoolVar(&c.CoarseTimers, "coarse-timers", false, "")
+	fs.BoolVar(&c.SocketGoroutines, "socket-goroutines", false, "")
+	fs.DurationVar(&c.TimerSlack, "timer-slack", time.Millisecond, "")
 	fs.StringVar(&c.MemProfile, "memprofile", "", "")
 	fs.DurationVar(&c.Progress, "progress", 10*time.Second, "")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "")
@@ -487,6 +504,8 @@ func (c *config) validate() error {
 		return errors.New("--players must be at least 1")
 	case c.Spectators < 0 || c.AI < 0:
 		return errors.New("--spectators and --ai must not be negative")
+	case c.TimerSlack < 0 || c.TimerSlack > time.Second:
+		return errors.New("--timer-slack must be 0 to 1s")
 	case c.Loop != "open" && c.Loop != "closed":
 		return fmt.Errorf("--loop %q: want open or closed", c.Loop)
 	case c.Loop == "open" && (c.Rate <= 0 || c.Rate > 1000):

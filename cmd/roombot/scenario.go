@@ -12,9 +12,11 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/roomd/roomd/internal/finetimer"
@@ -40,10 +42,12 @@ type scenario struct {
 	sem     chan struct{}
 	nodes   *nodeCounts
 
-	botCtx  context.Context
-	playCtx context.Context
-	botWG   sync.WaitGroup
-	clock   *finetimer.Clock // the bots' wake-ups (run sets it)
+	botCtx   context.Context
+	playCtx  context.Context
+	botWG    sync.WaitGroup
+	clock    *finetimer.Clock // the bots' wake-ups (run sets it)
+	polls    []*client.Poll   // read the bots' sockets (run sets them; none: a goroutine each)
+	nextPoll atomic.Uint64
 
 	mu         sync.Mutex
 	rooms      []*roomRun
@@ -264,10 +268,13 @@ func (sc *scenario) join(ctx context.Context, rm *roomRun, r role, i int) (*bot,
 	}
 	ccfg.Room = rm.code
 	if ccfg.EventBuffer != slowEventBuffer {
-		// Events are handled on the transport's goroutine as they are
-		// read; a slow consumer's go through the channel that its hold
-		// stops reading.
+		// Events are handled on the transport's goroutine, or its Poll's
+		// loop, as they are read; a slow consumer's go through the channel
+		// that its hold stops reading.
 		ccfg.Handler = b.onEvent
+		if len(sc.polls) > 0 {
+			ccfg.Poll = sc.polls[sc.nextPoll.Add(1)%uint64(len(sc.polls))]
+		}
 	}
 	b.ctx = sc.botCtx
 	tr, err := client.NewRemote(ccfg)
@@ -327,10 +334,41 @@ func counted(dial dialFunc, n *atomic.Int64) dialFunc {
 	}
 }
 
+// openPolls starts the Polls that read the bots' sockets, one per CPU the
+// process may use, and returns what closes them once the bots are gone.
+// Without them (outside Linux) each socket has its goroutine.
+func (sc *scenario) openPolls() (closeAll func()) {
+	for range runtime.GOMAXPROCS(0) {
+		p, err := client.NewPoll(client.PollConfig{
+			Dial:   counted(dialer(0).DialContext, &sc.st.wireBytes),
+			OnRead: func(n int) { sc.st.wireBytes.Add(int64(n)) },
+		})
+		if err != nil {
+			sc.log.Warn("no poll; each socket is read by a goroutine of its own", "err", err)
+			break
+		}
+		sc.polls = append(sc.polls, p)
+	}
+	return func() {
+		for _, p := range sc.polls {
+			p.Close()
+		}
+	}
+}
+
 // countingConn counts the bytes read from a connection.
 type countingConn struct {
 	net.Conn
 	n *atomic.Int64
+}
+
+// SyscallConn is the connection's own, for a Poll that reads it (and
+// counts what it reads itself: PollConfig.OnRead).
+func (c countingConn) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := c.Conn.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, errors.ErrUnsupported
 }
 
 func (c countingConn) Read(p []byte) (int, error) {
@@ -437,6 +475,12 @@ func (sc *scenario) run(ctx context.Context, progress *progress) (*result, error
 		sc.clock = finetimer.NewCoarseClock()
 	}
 	defer sc.clock.Close()
+	sc.clock.SetSlack(cfg.TimerSlack)
+	// The bots' sockets: read in a few epoll loops rather than a goroutine
+	// each (--socket-goroutines brings those back).
+	if !cfg.SocketGoroutines {
+		defer sc.openPolls()()
+	}
 	botCtx, stopBots := context.WithCancel(context.Background())
 	defer stopBots()
 	playCtx, endPlay := context.WithCancel(ctx)

@@ -25,6 +25,7 @@ type Clock struct {
 	q      funcHeap
 	armed  time.Time // what the alarm is set for; zero: not set
 	a      alarm
+	slack  time.Duration
 	closed bool
 	done   chan struct{}
 	due    []*Func // the loop's
@@ -32,8 +33,9 @@ type Clock struct {
 	wmu   sync.Mutex
 	idle  []chan func() // waiting workers, the last parked first
 	wdone bool          // closed: workers end
-	// workers counts the goroutines run has started (tests).
-	workers atomic.Int64
+	// workers counts the goroutines run has started, wakes the times
+	// the loop found timers due (tests).
+	workers, wakes atomic.Int64
 }
 
 // maxIdle bounds the workers a Clock keeps waiting.
@@ -65,6 +67,16 @@ func startClock(a alarm) *Clock {
 	c := &Clock{a: a, done: make(chan struct{})}
 	go c.loop()
 	return c
+}
+
+// SetSlack lets a due timer wait up to d for the timers due after it, so
+// that they run on one wake-up of the alarm (as the kernel's timer slack
+// does for a thread's timers): each timer runs between its time and d
+// after it. Call it before the first timer is set.
+func (c *Clock) SetSlack(d time.Duration) {
+	c.mu.Lock()
+	c.slack = max(d, 0)
+	c.mu.Unlock()
 }
 
 // AfterFunc returns a timer that runs f once d has passed, unless stopped
@@ -113,7 +125,7 @@ func (t *Func) Stop() bool {
 // left to the next timer's Reset or the loop; that cannot happen with a
 // valid descriptor and duration.
 func (c *Clock) arm(when time.Time) {
-	if c.a.set(max(time.Until(when), time.Nanosecond)) == nil {
+	if c.a.set(max(time.Until(when)+c.slack, time.Nanosecond)) == nil {
 		c.armed = when
 	}
 }
@@ -134,6 +146,9 @@ func (c *Clock) loop() {
 			c.arm(c.q[0].when)
 		}
 		c.mu.Unlock()
+		if len(c.due) > 0 {
+			c.wakes.Add(1)
+		}
 		for _, t := range c.due {
 			c.run(t.f)
 		}

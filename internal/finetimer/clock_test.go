@@ -80,6 +80,40 @@ func TestClockRunsEachOnceAfterD(t *testing.T) {
 	}
 }
 
+// TestClockSlack: with a slack, timers due within it of the first run on
+// one wake-up of the alarm — none before its time, none later than the
+// slack after it (the bound is not checked: a loaded machine runs them
+// later still).
+func TestClockSlack(t *testing.T) {
+	for _, k := range clocks {
+		t.Run(k.name, func(t *testing.T) {
+			c, err := k.make()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			c.SetSlack(50 * time.Millisecond)
+			const n = 10
+			var wg sync.WaitGroup
+			wg.Add(n)
+			start := time.Now()
+			for i := range n {
+				d := time.Millisecond + time.Duration(i)*300*time.Microsecond
+				c.AfterFunc(d, func() {
+					defer wg.Done()
+					if got := time.Since(start); got < d {
+						t.Errorf("timer %d of %v ran after %v", i, d, got)
+					}
+				})
+			}
+			wg.Wait()
+			if w := c.wakes.Load(); w != 1 {
+				t.Errorf("%d timers due within the slack ran on %d wake-ups, want 1", n, w)
+			}
+		})
+	}
+}
+
 // TestClockClose: Close stops what is pending and the clock's goroutine;
 // Reset after it does nothing.
 func TestClockClose(t *testing.T) {

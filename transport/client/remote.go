@@ -7,10 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/coder/websocket"
@@ -67,6 +69,11 @@ type Config struct {
 	// (which waits for this goroutine). The events channel then carries
 	// nothing and is closed when the transport stops, as always.
 	Handler func(Event)
+	// Poll, when set with a Handler, reads the socket in the Poll's loop
+	// with many others, and calls the Handler there (see Poll): for plain
+	// ws:// or http:// URLs, dialed through the Poll's own Dial rather than
+	// HTTPClient. Without a Handler, or for wss://, it is not used.
+	Poll *Poll
 	// DialTimeout bounds one connection attempt. Zero means 5 seconds.
 	DialTimeout time.Duration
 	// WriteTimeout bounds a write: one still blocked after it (the server
@@ -429,13 +436,30 @@ func (t *Remote) connect() (c ended) {
 		}
 	}()
 	dctx, cancel := context.WithTimeout(t.ctx, t.cfg.DialTimeout)
-	rwc, err := dialSocket(dctx, t.cfg.HTTPClient, c.socket)
+	var (
+		rwc  io.ReadWriteCloser
+		rc   syscall.RawConn
+		rest []byte
+		err  error
+	)
+	pl := t.pollFor(c.socket)
+	if pl != nil {
+		var conn net.Conn
+		if conn, rc, rest, err = pl.dialSocket(dctx, c.socket); err == nil {
+			rwc = conn
+		}
+	} else {
+		rwc, err = dialSocket(dctx, t.cfg.HTTPClient, c.socket)
+	}
 	cancel()
 	if err != nil {
 		c.err = err
 		return c
 	}
 	sk := newSock(rwc, t.cfg.WriteTimeout, t.cfg.ReadLimit)
+	if rc != nil {
+		sk.pl, sk.rc = pl, rc
+	}
 	defer sk.close()
 	// The transport's end closes the socket, which ends the read below.
 	defer context.AfterFunc(t.ctx, sk.close)()
@@ -453,37 +477,69 @@ func (t *Remote) connect() (c ended) {
 		c.err = err
 		return c
 	}
+	if len(rest) > 0 {
+		sk.got(rest, nil) // read past the upgrade's answer
+	}
+	if sk.pl != nil {
+		// What the upgrade's read carried, then the Poll's loop.
+		for sk.head < len(sk.inbox) {
+			if !t.frame(&c, &onlineAt, sk, sk.next()) {
+				c.code, c.err = 0, t.ctx.Err()
+				return c
+			}
+		}
+		stopped := false
+		sk.onMsg = func(data []byte) bool {
+			stopped = !t.frame(&c, &onlineAt, sk, data)
+			return !stopped
+		}
+		err := sk.err
+		if err == nil {
+			err = sk.pl.serve(sk)
+		}
+		if stopped {
+			c.code, c.err = 0, t.ctx.Err()
+		} else {
+			c.code, c.err = int(websocket.CloseStatus(err)), err
+		}
+		return c
+	}
 	for {
 		data, err := sk.read()
 		if err != nil {
 			c.code, c.err = int(websocket.CloseStatus(err)), err
 			return c
 		}
-		// data is this frame's own copy (sock.read): the decoded beats
-		// and views may alias it.
-		stopped := false
-		err = protocol.DecodeServerFrameOwned(data, func(raw []byte, msg protocol.ServerMessage, err error) bool {
-			if err != nil {
-				t.cfg.Logger.Warn("undecodable server message", "err", err)
-				return true
-			}
-			if msg.Snapshot != nil && !c.online {
-				c.online, onlineAt = true, time.Now()
-			}
-			if msg.Bye != nil {
-				c.bye = msg.Bye
-			}
-			stopped = !t.handle(sk, c.base, msg, raw)
-			return !stopped
-		})
-		if err != nil {
-			t.cfg.Logger.Warn("undecodable server frame", "err", err)
-		}
-		if stopped {
+		if !t.frame(&c, &onlineAt, sk, data) {
 			c.code, c.err = 0, t.ctx.Err()
 			return c
 		}
 	}
+}
+
+// frame handles one frame the server sent on sk (its messages in order);
+// false when the transport has stopped. data is this frame's own copy
+// (sock.read, sock.take): the decoded beats and views may alias it.
+func (t *Remote) frame(c *ended, onlineAt *time.Time, sk *sock, data []byte) bool {
+	stopped := false
+	err := protocol.DecodeServerFrameOwned(data, func(raw []byte, msg protocol.ServerMessage, err error) bool {
+		if err != nil {
+			t.cfg.Logger.Warn("undecodable server message", "err", err)
+			return true
+		}
+		if msg.Snapshot != nil && !c.online {
+			c.online, *onlineAt = true, time.Now()
+		}
+		if msg.Bye != nil {
+			c.bye = msg.Bye
+		}
+		stopped = !t.handle(sk, c.base, msg, raw)
+		return !stopped
+	})
+	if err != nil {
+		t.cfg.Logger.Warn("undecodable server frame", "err", err)
+	}
+	return !stopped
 }
 
 // handle applies one server message and does what the tracker says.

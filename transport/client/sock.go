@@ -31,28 +31,10 @@ const DefaultWriteTimeout = 5 * time.Second
 
 // dialSocket opens socketURL's WebSocket through hc.
 func dialSocket(ctx context.Context, hc *http.Client, socketURL string) (io.ReadWriteCloser, error) {
-	u, err := url.Parse(socketURL)
+	req, key, err := upgradeRequest(ctx, socketURL)
 	if err != nil {
 		return nil, err
 	}
-	switch u.Scheme {
-	case "ws":
-		u.Scheme = "http"
-	case "wss":
-		u.Scheme = "https"
-	case "http", "https":
-	default:
-		return nil, fmt.Errorf("websocket: URL scheme %q", u.Scheme)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-	key := wsframe.Key()
-	req.Header.Set("Connection", "Upgrade")
-	req.Header.Set("Upgrade", "websocket")
-	req.Header.Set("Sec-WebSocket-Version", "13")
-	req.Header.Set("Sec-WebSocket-Key", key)
 	if hc == nil {
 		hc = http.DefaultClient
 	}
@@ -61,16 +43,7 @@ func dialSocket(ctx context.Context, hc *http.Client, socketURL string) (io.Read
 		return nil, fmt.Errorf("websocket: dial: %w", err)
 	}
 	rwc, ok := resp.Body.(io.ReadWriteCloser)
-	switch {
-	case resp.StatusCode != http.StatusSwitchingProtocols:
-		err = fmt.Errorf("websocket: dial: the server answered %s", resp.Status)
-	case !headerHas(resp.Header, "Connection", "upgrade") || !headerHas(resp.Header, "Upgrade", "websocket"):
-		err = errors.New("websocket: dial: the answer is not an upgrade to websocket")
-	case resp.Header.Get("Sec-WebSocket-Accept") != wsframe.Accept(key):
-		err = errors.New("websocket: dial: the answer's Sec-WebSocket-Accept does not match the key")
-	case resp.Header.Get("Sec-WebSocket-Extensions") != "" || resp.Header.Get("Sec-WebSocket-Protocol") != "":
-		err = errors.New("websocket: dial: the server chose an extension or subprotocol the client did not offer")
-	case !ok:
+	if err = checkUpgrade(resp, key); err == nil && !ok {
 		err = fmt.Errorf("websocket: dial: the upgraded body is a %T, not a connection", resp.Body)
 	}
 	if err != nil {
@@ -78,6 +51,48 @@ func dialSocket(ctx context.Context, hc *http.Client, socketURL string) (io.Read
 		return nil, err
 	}
 	return rwc, nil
+}
+
+// upgradeRequest is the GET that asks u for a WebSocket, with its key.
+func upgradeRequest(ctx context.Context, socketURL string) (*http.Request, string, error) {
+	u, err := url.Parse(socketURL)
+	if err != nil {
+		return nil, "", err
+	}
+	switch u.Scheme {
+	case "ws":
+		u.Scheme = "http"
+	case "wss":
+		u.Scheme = "https"
+	case "http", "https":
+	default:
+		return nil, "", fmt.Errorf("websocket: URL scheme %q", u.Scheme)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, "", err
+	}
+	key := wsframe.Key()
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Upgrade", "websocket")
+	req.Header.Set("Sec-WebSocket-Version", "13")
+	req.Header.Set("Sec-WebSocket-Key", key)
+	return req, key, nil
+}
+
+// checkUpgrade checks the server's answer to an upgrade asked with key.
+func checkUpgrade(resp *http.Response, key string) error {
+	switch {
+	case resp.StatusCode != http.StatusSwitchingProtocols:
+		return fmt.Errorf("websocket: dial: the server answered %s", resp.Status)
+	case !headerHas(resp.Header, "Connection", "upgrade") || !headerHas(resp.Header, "Upgrade", "websocket"):
+		return errors.New("websocket: dial: the answer is not an upgrade to websocket")
+	case resp.Header.Get("Sec-WebSocket-Accept") != wsframe.Accept(key):
+		return errors.New("websocket: dial: the answer's Sec-WebSocket-Accept does not match the key")
+	case resp.Header.Get("Sec-WebSocket-Extensions") != "" || resp.Header.Get("Sec-WebSocket-Protocol") != "":
+		return errors.New("websocket: dial: the server chose an extension or subprotocol the client did not offer")
+	}
+	return nil
 }
 
 // headerHas reports whether a comma-separated header lists token (in any
@@ -112,13 +127,16 @@ type sock struct {
 	wmu  sync.Mutex // one frame written at a time
 	wbuf []byte
 
-	// The reader's (one goroutine): what read has parsed and not yet
-	// returned, and how the socket ended once it has.
+	// The reader's (one goroutine, or a Poll's loop): what read has
+	// parsed and not yet returned, and how the socket ended once it has.
 	msg   wsframe.Message
 	rbuf  []byte
 	inbox [][]byte // from head on
 	head  int
 	err   error
+
+	// A socket a Poll reads (nil pl: its own goroutine reads it).
+	polled
 }
 
 // sockReadBuffer is one read's buffer; a longer message gathers in the
@@ -147,7 +165,7 @@ func (s *sock) stalled() {
 		return
 	}
 	s.armed = false
-	s.rwc.Close()
+	s.shut()
 }
 
 // write writes one text frame. ctx is checked before the write begins; once
@@ -201,38 +219,50 @@ func (s *sock) read() ([]byte, error) {
 			s.rbuf = make([]byte, sockReadBuffer)
 		}
 		n, err := s.rwc.Read(s.rbuf)
-		if n > 0 {
-			closed, closing, ferr := s.msg.Feed(s.rbuf[:n], s.take, s.pong)
-			switch {
-			case ferr != nil:
-				code := 1002 // protocol error
-				if errors.Is(ferr, wsframe.ErrTooBig) {
-					code = 1009
-				}
-				_ = s.writeFrame(wsframe.OpClose, wsframe.ClosePayload(code, ""))
-				s.rwc.Close()
-				s.err = ferr
-			case closed:
-				code, reason := wsframe.CloseCode(closing)
-				echo := code
-				if code == 1005 {
-					echo = 1000
-				}
-				_ = s.writeFrame(wsframe.OpClose, wsframe.ClosePayload(echo, ""))
-				s.rwc.Close()
-				s.err = websocket.CloseError{Code: websocket.StatusCode(code), Reason: reason}
+		s.got(s.rbuf[:n], err)
+	}
+	return s.next(), nil
+}
+
+// got takes what one read returned: the messages it completes go to the
+// inbox, a ping is answered, and a close, a broken frame or err ends the
+// reading (s.err).
+func (s *sock) got(b []byte, err error) {
+	if len(b) > 0 {
+		closed, closing, ferr := s.msg.Feed(b, s.take, s.pong)
+		switch {
+		case ferr != nil:
+			code := 1002 // protocol error
+			if errors.Is(ferr, wsframe.ErrTooBig) {
+				code = 1009
 			}
-		}
-		if err != nil && s.err == nil {
-			s.err = err
+			_ = s.writeFrame(wsframe.OpClose, wsframe.ClosePayload(code, ""))
+			s.shut()
+			s.err = ferr
+		case closed:
+			code, reason := wsframe.CloseCode(closing)
+			echo := code
+			if code == 1005 {
+				echo = 1000
+			}
+			_ = s.writeFrame(wsframe.OpClose, wsframe.ClosePayload(echo, ""))
+			s.shut()
+			s.err = websocket.CloseError{Code: websocket.StatusCode(code), Reason: reason}
 		}
 	}
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+}
+
+// next takes the inbox's first message.
+func (s *sock) next() []byte {
 	m := s.inbox[s.head]
 	s.inbox[s.head] = nil
 	if s.head++; s.head == len(s.inbox) {
 		s.inbox, s.head = s.inbox[:0], 0
 	}
-	return m, nil
+	return m
 }
 
 // take keeps a message the frame reader completed (its bytes are the read
@@ -244,5 +274,13 @@ func (s *sock) pong(p []byte) { _ = s.writeFrame(wsframe.OpPong, p) }
 
 func (s *sock) close() {
 	s.stall.Stop()
+	s.shut()
+}
+
+// shut closes the connection; a Poll that reads it lets it go.
+func (s *sock) shut() {
+	if s.pl != nil {
+		s.pl.drop(s)
+	}
 	s.rwc.Close()
 }
