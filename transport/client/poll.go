@@ -25,7 +25,10 @@ import (
 // read once and, level-triggered, reported again while it has more.
 //
 // It is for clients that run many sockets in one process (load testers,
-// bots): a Handler that blocks holds up every socket of its Poll. A Remote
+// bots): a Handler that blocks holds up every socket of its Poll, and so
+// does a write the loop makes (a pong, a resync, the resends after a
+// reconnect) into a socket whose send buffer is full, for up to the write
+// timeout. A Remote
 // uses its Config.Poll only with a Handler set and for plain ws:// (or
 // http://) URLs: the upgrade is written and read on the connection itself,
 // through PollConfig.Dial, not through Config.HTTPClient (no proxy, no

@@ -53,7 +53,8 @@ func dialSocket(ctx context.Context, hc *http.Client, socketURL string) (io.Read
 	return rwc, nil
 }
 
-// upgradeRequest is the GET that asks u for a WebSocket, with its key.
+// upgradeRequest is the GET that asks socketURL for a WebSocket, with its
+// key.
 func upgradeRequest(ctx context.Context, socketURL string) (*http.Request, string, error) {
 	u, err := url.Parse(socketURL)
 	if err != nil {
