@@ -3,15 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/roomd/roomd/internal/epollset"
 	"github.com/roomd/roomd/internal/rawsock"
 	"github.com/roomd/roomd/internal/wsframe"
 )
@@ -20,11 +19,9 @@ import (
 // epoll set, waited on in Go's own poller (its descriptor is non-blocking),
 // one read per ready socket and pass into a buffer the loop keeps.
 type watchPoll struct {
-	ep         int
-	kick       int // an eventfd the loop writes to be readied again (yield)
+	set        *epollset.Set
 	yieldAfter int // watchYield (tests make it smaller, under mu)
 	yields     atomic.Int64
-	file       *os.File
 	buf        []byte
 	evs        [512]unix.EpollEvent
 
@@ -45,44 +42,22 @@ type watchSock struct {
 }
 
 func newWatchPoll() (*watchPoll, error) {
-	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	set, err := epollset.New()
 	if err != nil {
 		return nil, err
 	}
-	if err := unix.SetNonblock(ep, true); err != nil {
-		unix.Close(ep)
-		return nil, err
-	}
-	kick, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
-	if err != nil {
-		unix.Close(ep)
-		return nil, err
-	}
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLET, Fd: int32(kick)}
-	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, kick, &ev); err != nil {
-		unix.Close(kick)
-		unix.Close(ep)
-		return nil, err
-	}
-	w := &watchPoll{ep: ep, kick: kick, yieldAfter: watchYield, file: os.NewFile(uintptr(ep), "epoll"), buf: make([]byte, 256<<10),
+	w := &watchPoll{set: set, yieldAfter: watchYield, buf: make([]byte, 256<<10),
 		socks: map[int32]*watchSock{}, done: make(chan struct{})}
-	rc, err := w.file.SyscallConn()
-	if err != nil {
-		w.file.Close()
-		unix.Close(kick)
-		return nil, err
-	}
 	go func() {
 		defer close(w.done)
-		err := rc.Read(func(uintptr) bool { return w.cycle() })
+		err := w.set.Run(w.cycle)
 		w.mu.Lock()
 		w.err = err
 		for _, s := range w.socks {
 			w.dropLocked(s)
 		}
 		w.mu.Unlock()
-		w.file.Close()
-		unix.Close(kick)
+		w.set.Close()
 	}()
 	return w, nil
 }
@@ -123,8 +98,7 @@ func (w *watchPoll) addFD(p *player, fd int, msg wsframe.Message, rest []byte) e
 		return fmt.Errorf("the watch poller has stopped")
 	}
 	w.socks[int32(fd)] = ws
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(fd)}
-	if err := unix.EpollCtl(w.ep, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+	if err := w.set.Add(fd, int32(fd), unix.EPOLLIN|unix.EPOLLRDHUP); err != nil {
 		delete(w.socks, int32(fd))
 		unix.Close(fd)
 		return err
@@ -156,27 +130,9 @@ func (w *watchPoll) stop() {
 	}
 	w.mu.Unlock()
 	if n == 0 {
-		// Nothing will wake the loop: a socket of its own to end it.
-		w.wake()
+		w.set.Wake() // no socket's end will wake the loop
 	}
 	<-w.done
-}
-
-// wake makes the loop's set ready once (an eventfd written, then dropped
-// by the loop with the rest).
-func (w *watchPoll) wake() {
-	efd, err := unix.Eventfd(1, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
-	if err != nil {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.socks[int32(efd)] = &watchSock{fd: efd}
-	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(efd)}
-	if unix.EpollCtl(w.ep, unix.EPOLL_CTL_ADD, efd, &ev) != nil {
-		delete(w.socks, int32(efd))
-		unix.Close(efd)
-	}
 }
 
 // cycle takes the ready events until none is left; it reports true when
@@ -189,28 +145,23 @@ func (w *watchPoll) wake() {
 // then go out after fan-outs rather than at their own instants.
 func (w *watchPoll) cycle() bool {
 	for served := 0; ; {
-		n, _, errno := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(w.ep), uintptr(unsafe.Pointer(&w.evs[0])), uintptr(len(w.evs)), 0, 0, 0)
-		if errno == syscall.EINTR {
-			continue
-		}
-		if errno != 0 || n == 0 {
+		n := w.set.Ready(w.evs[:])
+		if n == 0 {
 			break
 		}
 		w.mu.Lock()
 		yieldAfter := w.yieldAfter
-		for i := range int(n) {
-			if fd := w.evs[i].Fd; int(fd) == w.kick {
-				var b [8]byte
-				_, _, _ = syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), 8)
+		for i := range n {
+			if fd := w.evs[i].Fd; fd == epollset.KickToken {
+				w.set.Woken()
 			} else if s := w.socks[fd]; s != nil {
 				w.serveLocked(s)
 			}
 		}
 		w.mu.Unlock()
-		if served += int(n); served >= yieldAfter {
+		if served += n; served >= yieldAfter {
 			w.yields.Add(1)
-			one := uint64(1)
-			_, _, _ = syscall.RawSyscall(syscall.SYS_WRITE, uintptr(w.kick), uintptr(unsafe.Pointer(&one)), 8)
+			w.set.Wake()
 			return false
 		}
 	}
@@ -224,10 +175,6 @@ const watchYield = 256
 
 // serveLocked reads s once and scans what it completes.
 func (w *watchPoll) serveLocked(s *watchSock) {
-	if s.p == nil { // the stop's wake-up
-		w.dropLocked(s)
-		return
-	}
 	n, errno := rawsock.Read(uintptr(s.fd), w.buf)
 	switch {
 	case errno == syscall.EAGAIN || errno == syscall.EINTR:
@@ -268,7 +215,7 @@ func (w *watchPoll) dropLocked(s *watchSock) {
 		return
 	}
 	delete(w.socks, int32(s.fd))
-	_ = unix.EpollCtl(w.ep, unix.EPOLL_CTL_DEL, s.fd, nil)
+	w.set.Del(s.fd)
 	unix.Close(s.fd)
 	if s.done != nil {
 		close(s.done)

@@ -3,22 +3,21 @@ package client
 import (
 	"io"
 	"net"
-	"os"
 	"sync"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/roomd/roomd/internal/epollset"
 )
 
 // poller is a Poll's loop: an epoll set of its sockets (level-triggered,
 // each under a token of its own, never its descriptor: a descriptor number
-// is reused once closed) and a kick eventfd, the set's descriptor waited on
-// in Go's network poller so that the loop parks like any goroutine.
+// is reused once closed), waited on in Go's network poller.
 type poller struct {
-	ep, kick int
-	file     *os.File
-	done     chan struct{} // closed when the loop has ended
+	set  *epollset.Set
+	done chan struct{} // closed when the loop has ended
 
 	mu     sync.Mutex
 	socks  map[int32]*sock
@@ -36,9 +35,6 @@ type poller struct {
 	rerr   syscall.Errno
 }
 
-// kickToken is the kick eventfd's token in the set.
-const kickToken = -1
-
 // pollYield is how many sockets a loop reads before it lets the rest of the
 // process run (it writes its kick and parks in Go's poller, which the
 // scheduler looks at once nothing else is runnable).
@@ -50,35 +46,14 @@ const pollReadBuffer = 64 << 10
 
 // NewPoll starts a Poll's loop; Close ends it.
 func NewPoll(cfg PollConfig) (*Poll, error) {
-	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	set, err := epollset.New()
 	if err != nil {
 		return nil, err
 	}
-	if err := unix.SetNonblock(ep, true); err != nil {
-		unix.Close(ep)
-		return nil, err
-	}
-	kick, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
-	if err != nil {
-		unix.Close(ep)
-		return nil, err
-	}
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLET, Fd: kickToken}
-	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, kick, &ev); err != nil {
-		unix.Close(kick)
-		unix.Close(ep)
-		return nil, err
-	}
-	p := &Poll{cfg: cfg, poller: poller{ep: ep, kick: kick, file: os.NewFile(uintptr(ep), "epoll"),
-		done: make(chan struct{}), socks: map[int32]*sock{}, buf: make([]byte, pollReadBuffer)}}
+	p := &Poll{cfg: cfg, poller: poller{set: set, done: make(chan struct{}), socks: map[int32]*sock{},
+		buf: make([]byte, pollReadBuffer)}}
 	p.readFn = p.read
-	rc, err := p.file.SyscallConn()
-	if err != nil {
-		p.file.Close()
-		unix.Close(kick)
-		return nil, err
-	}
-	go p.loop(rc)
+	go p.loop()
 	return p, nil
 }
 
@@ -88,19 +63,14 @@ func (p *Poll) Close() error {
 	p.mu.Lock()
 	p.closed = true
 	p.mu.Unlock()
-	p.wake()
+	p.set.Wake()
 	<-p.done
 	return nil
 }
 
-func (p *Poll) wake() {
-	one := uint64(1)
-	_, _, _ = syscall.RawSyscall(syscall.SYS_WRITE, uintptr(p.kick), uintptr(unsafe.Pointer(&one)), 8)
-}
-
-func (p *Poll) loop(rc syscall.RawConn) {
+func (p *Poll) loop() {
 	defer close(p.done)
-	_ = rc.Read(func(uintptr) bool { return p.cycle() })
+	_ = p.set.Run(p.cycle)
 	p.mu.Lock()
 	left := make([]*sock, 0, len(p.socks))
 	for _, s := range p.socks {
@@ -113,8 +83,7 @@ func (p *Poll) loop(rc syscall.RawConn) {
 		}
 		p.end(s)
 	}
-	p.file.Close()
-	unix.Close(p.kick)
+	p.set.Close()
 }
 
 // serve reads s in the loop until it ends, then returns how it ended; s's
@@ -136,8 +105,7 @@ func (p *Poll) serve(s *sock) error {
 	p.mu.Unlock()
 	var cerr error
 	if err := s.rc.Control(func(fd uintptr) {
-		ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: s.id}
-		cerr = unix.EpollCtl(p.ep, unix.EPOLL_CTL_ADD, int(fd), &ev)
+		cerr = p.set.Add(int(fd), s.id, unix.EPOLLIN|unix.EPOLLRDHUP)
 	}); err != nil || cerr != nil {
 		p.mu.Lock()
 		delete(p.socks, s.id)
@@ -168,13 +136,13 @@ func (p *Poll) drop(s *sock) {
 	p.mu.Unlock()
 	if added {
 		p.unset(s)
-		p.wake()
+		p.set.Wake()
 	}
 }
 
 // unset takes s's descriptor out of the set (if it is still open).
 func (p *Poll) unset(s *sock) {
-	_ = s.rc.Control(func(fd uintptr) { _ = unix.EpollCtl(p.ep, unix.EPOLL_CTL_DEL, int(fd), nil) })
+	_ = s.rc.Control(func(fd uintptr) { p.set.Del(int(fd)) })
 }
 
 // end lets s go, on the loop.
@@ -197,20 +165,13 @@ func (p *Poll) end(s *sock) {
 // socket once; it reports true when the loop ends (the Poll closed).
 func (p *Poll) cycle() bool {
 	for served := 0; ; {
-		n, _, errno := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(p.ep), uintptr(unsafe.Pointer(&p.evs[0])), uintptr(len(p.evs)), 0, 0, 0)
-		if errno == syscall.EINTR {
-			continue
-		}
-		if errno != 0 {
-			n = 0
-		}
+		n := p.set.Ready(p.evs[:])
 		p.mu.Lock()
 		p.ends, p.ending = p.ending, p.ends[:0]
 		p.batch = p.batch[:0]
-		for i := range int(n) {
-			if tok := p.evs[i].Fd; tok == kickToken {
-				var b [8]byte
-				_, _, _ = syscall.RawSyscall(syscall.SYS_READ, uintptr(p.kick), uintptr(unsafe.Pointer(&b[0])), 8)
+		for i := range n {
+			if tok := p.evs[i].Fd; tok == epollset.KickToken {
+				p.set.Woken()
 			} else if s := p.socks[tok]; s != nil && !s.dropped {
 				p.batch = append(p.batch, s)
 			}
@@ -232,7 +193,7 @@ func (p *Poll) cycle() bool {
 			return false // parks until the set is ready again
 		}
 		if served += len(p.batch); served >= pollYield {
-			p.wake()
+			p.set.Wake()
 			return false
 		}
 	}
