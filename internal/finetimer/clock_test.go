@@ -18,11 +18,8 @@ var clocks = []struct {
 	{"Coarse", func() (*Clock, error) { return NewCoarseClock(), nil }},
 }
 
-// TestClockRunsEachOnceAfterD: timers of many durations, set in no order,
-// each run once, never before their duration; a stopped one never; one
-// reset earlier than the alarm is set for runs at its new time, not the
-// old one.
-func TestClockRunsEachOnceAfterD(t *testing.T) {
+// eachClock runs f on each clock under test, closed when it returns.
+func eachClock(t *testing.T, f func(t *testing.T, c *Clock)) {
 	for _, k := range clocks {
 		t.Run(k.name, func(t *testing.T) {
 			c, err := k.make()
@@ -30,54 +27,64 @@ func TestClockRunsEachOnceAfterD(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			ds := []time.Duration{3 * time.Millisecond, 300 * time.Microsecond, 0, 7 * time.Millisecond, 1700 * time.Microsecond, 50 * time.Microsecond, 3 * time.Millisecond, -time.Millisecond}
-			var mu sync.Mutex
-			runs := make([]int, len(ds))
-			var wg sync.WaitGroup
-			start := time.Now()
-			for i, d := range ds {
-				wg.Add(1)
-				c.AfterFunc(d, func() {
-					defer wg.Done()
-					if got := time.Since(start); got < d {
-						t.Errorf("timer %d of %v ran after %v", i, d, got)
-					}
-					mu.Lock()
-					runs[i]++
-					mu.Unlock()
-				})
-			}
-			stopped := c.AfterFunc(2*time.Millisecond, func() { t.Error("a stopped timer ran") })
-			if !stopped.Stop() || stopped.Stop() {
-				t.Error("Stop: want true for a pending timer, then false")
-			}
-			// The alarm is set for the earliest of a long and a short
-			// timer; the long one, reset to 1 ms, runs then.
-			late := make(chan time.Duration, 1)
-			at := time.Now()
-			long := c.AfterFunc(time.Hour, func() { late <- time.Since(at) })
-			if !long.Reset(time.Millisecond) {
-				t.Error("Reset of a pending timer: want true")
-			}
-			wg.Wait()
-			select {
-			case got := <-late:
-				if got < time.Millisecond {
-					t.Errorf("a timer reset to 1 ms ran after %v", got)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("a timer reset from an hour to 1 ms did not run")
-			}
-			time.Sleep(10 * time.Millisecond) // a second run would come by now
-			mu.Lock()
-			defer mu.Unlock()
-			for i, n := range runs {
-				if n != 1 {
-					t.Errorf("timer %d of %v ran %d times", i, ds[i], n)
-				}
-			}
+			f(t, c)
 		})
 	}
+}
+
+// TestClockRunsEachOnceAfterD: timers of many durations, set in no order,
+// each run once, never before their duration; a stopped one never; one
+// reset earlier than the alarm is set for runs at its new time, not the
+// old one.
+func TestClockRunsEachOnceAfterD(t *testing.T) {
+	eachClock(t, func(t *testing.T, c *Clock) {
+		ds := []time.Duration{3 * time.Millisecond, 300 * time.Microsecond, 0, 7 * time.Millisecond, 1700 * time.Microsecond, 50 * time.Microsecond, 3 * time.Millisecond, -time.Millisecond}
+		var mu sync.Mutex
+		runs := make([]int, len(ds))
+		var wg sync.WaitGroup
+		start := time.Now()
+		for i, d := range ds {
+			wg.Add(1)
+			c.AfterFunc(d, func() {
+				defer wg.Done()
+				if got := time.Since(start); got < d {
+					t.Errorf("timer %d of %v ran after %v", i, d, got)
+				}
+				mu.Lock()
+				runs[i]++
+				mu.Unlock()
+			})
+		}
+		stopped := c.AfterFunc(2*time.Millisecond, func() { t.Error("a stopped timer ran") })
+		if !stopped.Stop() || stopped.Stop() {
+			t.Error("Stop: want true for a pending timer, then false")
+		}
+		// The alarm is set for the earliest of a long and a short
+		// timer; the long one, reset to 1 ms, runs then.
+		late := make(chan time.Duration, 1)
+		at := time.Now()
+		long := c.AfterFunc(time.Hour, func() { late <- time.Since(at) })
+		if !long.Reset(time.Millisecond) {
+			t.Error("Reset of a pending timer: want true")
+		}
+		wg.Wait()
+		select {
+		case got := <-late:
+			if got < time.Millisecond {
+				t.Errorf("a timer reset to 1 ms ran after %v", got)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a timer reset from an hour to 1 ms did not run")
+		}
+		time.Sleep(10 * time.Millisecond) // a second run would come by now
+		mu.Lock()
+		defer mu.Unlock()
+		for i, n := range runs {
+			if n != 1 {
+				t.Errorf("timer %d of %v ran %d times", i, ds[i], n)
+			}
+		}
+	})
 }
 
 // TestClockSlack: with a slack, timers due within it of the first run on
@@ -85,33 +92,26 @@ func TestClockRunsEachOnceAfterD(t *testing.T) {
 // slack after it (the bound is not checked: a loaded machine runs them
 // later still).
 func TestClockSlack(t *testing.T) {
-	for _, k := range clocks {
-		t.Run(k.name, func(t *testing.T) {
-			c, err := k.make()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			c.SetSlack(50 * time.Millisecond)
-			const n = 10
-			var wg sync.WaitGroup
-			wg.Add(n)
-			start := time.Now()
-			for i := range n {
-				d := time.Millisecond + time.Duration(i)*300*time.Microsecond
-				c.AfterFunc(d, func() {
-					defer wg.Done()
-					if got := time.Since(start); got < d {
-						t.Errorf("timer %d of %v ran after %v", i, d, got)
-					}
-				})
-			}
-			wg.Wait()
-			if w := c.wakes.Load(); w != 1 {
-				t.Errorf("%d timers due within the slack ran on %d wake-ups, want 1", n, w)
-			}
-		})
-	}
+	eachClock(t, func(t *testing.T, c *Clock) {
+		c.SetSlack(50 * time.Millisecond)
+		const n = 10
+		var wg sync.WaitGroup
+		wg.Add(n)
+		start := time.Now()
+		for i := range n {
+			d := time.Millisecond + time.Duration(i)*300*time.Microsecond
+			c.AfterFunc(d, func() {
+				defer wg.Done()
+				if got := time.Since(start); got < d {
+					t.Errorf("timer %d of %v ran after %v", i, d, got)
+				}
+			})
+		}
+		wg.Wait()
+		if w := c.wakes.Load(); w != 1 {
+			t.Errorf("%d timers due within the slack ran on %d wake-ups, want 1", n, w)
+		}
+	})
 }
 
 // TestClockClose: Close stops what is pending and the clock's goroutine;
