@@ -256,7 +256,7 @@ Pacing:
   --timer-slack D      a move due may wait up to D for the moves due after
                        it, so that they go out on one wake-up of the process
                        (default 0: each at its instant). 1ms costs the bots
-                       about a quarter less, as --coarse-timers does, but
+                       about a sixth less, as --coarse-timers does, but
                        bunches the moves, which costs the server less too
   --socket-goroutines  read each bot's socket on a goroutine of its own (as
                        roombot did before 2026-12-06); by default the
