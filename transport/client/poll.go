@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -119,6 +120,11 @@ func (p *Poll) dialSocket(ctx context.Context, socketURL string) (net.Conn, sysc
 	return conn, rc, rest, nil
 }
 
+// maxUpgradeAnswer bounds what upgrade reads of the server's answer (a
+// few hundred bytes from roomd): a server that sends headers without end
+// gets an error, not the client's memory.
+const maxUpgradeAnswer = 64 << 10
+
 // upgrade asks conn for a WebSocket with req and reads the answer, within
 // ctx; it returns what the answer's read took past it.
 func upgrade(ctx context.Context, conn net.Conn, req *http.Request, key string) ([]byte, error) {
@@ -130,9 +136,13 @@ func upgrade(ctx context.Context, conn net.Conn, req *http.Request, key string) 
 		if err := req.Write(conn); err != nil {
 			return nil, fmt.Errorf("websocket: dial: %w", err)
 		}
-		br := bufio.NewReaderSize(conn, 4<<10)
+		lr := &io.LimitedReader{R: conn, N: maxUpgradeAnswer}
+		br := bufio.NewReaderSize(lr, 4<<10)
 		resp, err := http.ReadResponse(br, req)
 		if err != nil {
+			if lr.N <= 0 {
+				return nil, fmt.Errorf("websocket: dial: the answer to the upgrade is over %d bytes", maxUpgradeAnswer)
+			}
 			return nil, fmt.Errorf("websocket: dial: %w", err)
 		}
 		resp.Body.Close()

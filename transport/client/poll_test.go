@@ -262,3 +262,38 @@ func TestPollSendsFromTheHandler(t *testing.T) {
 		nd.waitFrame(func(f json.RawMessage) bool { return strings.Contains(string(f), fmt.Sprintf(`"r":%d,`, i)) })
 	}
 }
+
+// A server whose answer to the upgrade never ends gets an error that says
+// so once maxUpgradeAnswer bytes are in, well before the dial's timeout.
+func TestPollUpgradeAnswerBounded(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, _ = c.Write([]byte("HTTP/1.1 101 Switching Protocols\r\n"))
+		pad := []byte("X-Pad: " + strings.Repeat("p", 1000) + "\r\n")
+		for range 1000 { // 1 MB of headers, far over the bound
+			if _, err := c.Write(pad); err != nil {
+				return
+			}
+		}
+	}()
+	p := newTestPoll(t, PollConfig{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _, _, err = p.dialSocket(ctx, "ws://"+ln.Addr().String()+protocol.SocketPath)
+	if err == nil || !strings.Contains(err.Error(), "over 65536 bytes") {
+		t.Fatalf("dial: %v, want the answer's bound named", err)
+	}
+	ln.Close()
+	<-served
+}
