@@ -1,10 +1,13 @@
 package client
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"runtime"
 	"strings"
 	"sync"
@@ -279,6 +282,12 @@ func TestPollUpgradeAnswerBounded(t *testing.T) {
 			return
 		}
 		defer c.Close()
+		// Read the request first and close only once the client has:
+		// closing with the request unread would reset the connection,
+		// and the client could see that before the bound.
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+			return
+		}
 		_, _ = c.Write([]byte("HTTP/1.1 101 Switching Protocols\r\n"))
 		pad := []byte("X-Pad: " + strings.Repeat("p", 1000) + "\r\n")
 		for range 1000 { // 1 MB of headers, far over the bound
@@ -286,6 +295,7 @@ func TestPollUpgradeAnswerBounded(t *testing.T) {
 				return
 			}
 		}
+		_, _ = io.Copy(io.Discard, c)
 	}()
 	p := newTestPoll(t, PollConfig{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
