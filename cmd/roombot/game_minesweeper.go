@@ -57,15 +57,34 @@ func (minesweeperAdapter) ineffective(code string) bool {
 	return false
 }
 
+// msView is a Minesweeper view as roombot holds it: one the server sent
+// (dense nil), or a followed solo or co-op board once beats have played
+// on it (dense set, and then the View's cells and phase are stale: the
+// Dense's are the view's). Following a board densely spares each play the
+// cell list View.Apply spreads and lists again, and each move the solver's
+// loading from that list (BENCHMARKS.md, "roombot's own CPU").
+type msView struct {
+	minesweeper.View
+	dense *minesweeper.Dense
+}
+
+// view returns the view, its cells listed.
+func (v msView) view() minesweeper.View {
+	if v.dense != nil {
+		return v.dense.View()
+	}
+	return v.View
+}
+
 // decodeView and decodeBeats read the server's canonical form by hand (see
 // game_minesweeper_decode.go) and anything else with the game's decoder.
-func (minesweeperAdapter) decodeView(raw json.RawMessage) (minesweeper.View, error) {
+func (minesweeperAdapter) decodeView(raw json.RawMessage) (msView, error) {
 	if v, ok := decodeMinesweeperView(raw); ok {
-		return v, nil
+		return msView{View: v}, nil
 	}
 	var v minesweeper.View
 	err := json.Unmarshal(raw, &v)
-	return v, err
+	return msView{View: v}, err
 }
 
 func (minesweeperAdapter) decodeBeats(raw json.RawMessage) ([]minesweeper.Event, error) {
@@ -77,14 +96,31 @@ func (minesweeperAdapter) decodeBeats(raw json.RawMessage) ([]minesweeper.Event,
 	return evs, err
 }
 
-// clone copies the race boards: Apply changes them in place.
-func (minesweeperAdapter) clone(v minesweeper.View) minesweeper.View {
+// clone copies the race boards and the dense board: Apply changes them in
+// place.
+func (minesweeperAdapter) clone(v msView) msView {
 	v.Boards = slices.Clone(v.Boards)
+	if v.dense != nil {
+		v.dense = v.dense.Clone()
+	}
 	return v
 }
 
-func (minesweeperAdapter) apply(v *minesweeper.View, beats []minesweeper.Event) error {
-	return v.Apply(beats)
+// apply plays a race's beats with View.Apply, a single board's on a Dense
+// (the same view: minesweeper.TestDenseFollowsView), made from the view at
+// the first play.
+func (minesweeperAdapter) apply(v *msView, beats []minesweeper.Event) error {
+	if v.Race {
+		return v.View.Apply(beats)
+	}
+	if v.dense == nil {
+		d, err := minesweeper.NewDense(v.View)
+		if err != nil {
+			return err
+		}
+		v.dense, v.View.Cells = d, nil
+	}
+	return v.dense.Apply(beats)
 }
 
 // batches: beats on a solo or co-op board may be played several updates
@@ -94,21 +130,25 @@ func (minesweeperAdapter) apply(v *minesweeper.View, beats []minesweeper.Event) 
 // the blank cell that spreading puts back: one play of many events is many
 // plays of one. A race's Apply looks at all its events first (does any
 // end the race?): not batched.
-func (minesweeperAdapter) batches(v minesweeper.View) bool { return !v.Race }
+func (minesweeperAdapter) batches(v msView) bool { return !v.Race }
 
-func (minesweeperAdapter) choose(v minesweeper.View, seat int) (json.RawMessage, bool) {
-	return marshalMove(minesweeper.Rules{}.Choose(v, seat))
+func (minesweeperAdapter) choose(v msView, seat int) (json.RawMessage, bool) {
+	if v.dense != nil {
+		return marshalMove(v.dense.Choose())
+	}
+	return marshalMove(minesweeper.Rules{}.Choose(v.View, seat))
 }
 
-func (minesweeperAdapter) encode(v minesweeper.View) []byte { return v.AppendJSON(nil) }
+func (minesweeperAdapter) encode(v msView) []byte { return v.view().AppendJSON(nil) }
 
-func (minesweeperAdapter) appendEncode(b []byte, v minesweeper.View) []byte { return v.AppendJSON(b) }
+func (minesweeperAdapter) appendEncode(b []byte, v msView) []byte { return v.view().AppendJSON(b) }
 
 // quirk reports whether followed differs from server only by cells that
 // the server shows revealed (not mines) and the followed view still shows
 // hidden, on boards that are lost: a chord that hit a mine after flooding
 // other neighbours reveals those floods in no event.
-func (minesweeperAdapter) quirk(followed, server minesweeper.View) bool {
+func (minesweeperAdapter) quirk(fv, sv msView) bool {
+	followed, server := fv.view(), sv.view()
 	type board struct {
 		phase minesweeper.Phase
 		cells []minesweeper.ViewCell
@@ -160,7 +200,7 @@ func (minesweeperAdapter) quirk(followed, server minesweeper.View) bool {
 // mine that was not exploded, a hidden cell, or, in a race, the cells of a
 // board other than the viewer's own (a spectator's: of any board) in a
 // view or in a beat other than progress.
-func (minesweeperAdapter) leaks(frames []frame[minesweeper.View, minesweeper.Event], res protocol.Result, seat int) []finding {
+func (minesweeperAdapter) leaks(frames []frame[msView, minesweeper.Event], res protocol.Result, seat int) []finding {
 	var out []finding
 	cfg, err := msConfig(res.Config)
 	if err != nil {
@@ -203,7 +243,8 @@ func (minesweeperAdapter) leaks(frames []frame[minesweeper.View, minesweeper.Eve
 		return ok && r >= 0 && c >= 0 && r < l.Rows && c < l.Cols && l.Mine[r*l.Cols+c]
 	}
 	for _, frame := range frames {
-		for _, v := range frame.views {
+		for _, fv := range frame.views {
+			v := fv.view()
 			check := func(board int, phase minesweeper.Phase, cells []minesweeper.ViewCell) {
 				exploded := 0
 				for _, c := range cells {

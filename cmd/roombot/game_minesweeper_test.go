@@ -191,7 +191,7 @@ func TestMinesweeperFastDecode(t *testing.T) {
 		var want minesweeper.View
 		wantErr := json.Unmarshal([]byte(s), &want)
 		got, err := a.decodeView([]byte(s))
-		if (err == nil) != (wantErr == nil) || err == nil && !reflect.DeepEqual(got, want) {
+		if (err == nil) != (wantErr == nil) || err == nil && !reflect.DeepEqual(got, msView{View: want}) {
 			t.Errorf("view %s: adapter %+v, %v; game %+v, %v", s, got, err, want, wantErr)
 		}
 	}
@@ -357,7 +357,7 @@ func TestMinesweeperQueuedBeats(t *testing.T) {
 	}
 	for range 3 * maxQueued {
 		f.queue(evs, flag)
-		if n := len(f.(*viewFollower[minesweeper.View, minesweeper.Event]).queued); n >= maxQueued {
+		if n := len(f.(*viewFollower[msView, minesweeper.Event]).queued); n >= maxQueued {
 			t.Fatalf("%d updates queued", n)
 		}
 	}

@@ -21,7 +21,7 @@ import (
 var roombotGames = newGameRegistry(
 	gameOf[babagame.View, babagame.Event](babaAdapter{}),
 	gameOf[cardgame.View, cardgame.Event](cardsAdapter{}),
-	gameOf[minesweeper.View, minesweeper.Event](minesweeperAdapter{}),
+	gameOf[msView, minesweeper.Event](minesweeperAdapter{}),
 	gameOf[nim.View, nim.Event](nimAdapter{}),
 	gameOf[snake.View, snake.Event](snakeAdapter{}),
 	gameOf[spellgridgame.View, spellgridgame.Event](spellgridAdapter{}),

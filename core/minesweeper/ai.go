@@ -66,9 +66,13 @@ func (sv *Solver) Choose(v View, seat session.Seat) (Move, bool) {
 		return Move{}, false
 	}
 	sv.load(v.Rows, v.Cols, cells)
-	n := v.Rows * v.Cols
+	return sv.choose(v.Mines)
+}
+
+// choose plays the loaded board, which has mines in all.
+func (sv *Solver) choose(mines int) (Move, bool) {
 	revealed := 0
-	for k := range n {
+	for k := range sv.rows * sv.cols {
 		if sv.st[k] == Revealed {
 			revealed++
 		}
@@ -77,8 +81,8 @@ func (sv *Solver) Choose(v View, seat session.Seat) (Move, bool) {
 		return sv.opening(), true
 	}
 	sv.constrain()
-	sv.deduce(v.Mines)
-	return sv.decide(v.Mines)
+	sv.deduce(mines)
+	return sv.decide(mines)
 }
 
 func (sv *Solver) load(rows, cols int, cells []ViewCell) {
@@ -100,6 +104,23 @@ func (sv *Solver) load(rows, cols int, cells []ViewCell) {
 		sv.st[k] = c.Status
 		if c.Status == Revealed {
 			sv.adj[k] = int8(c.Adjacent)
+		}
+	}
+}
+
+// loadDense is load from a dense board.
+func (sv *Solver) loadDense(rows, cols int, d []cell) {
+	n := rows * cols
+	sv.rows, sv.cols = rows, cols
+	sv.st = grow(sv.st, n)
+	sv.adj = grow(sv.adj, n)
+	sv.known = grow(sv.known, n)
+	sv.prob = grow(sv.prob, n)
+	sv.consAt = grow(sv.consAt, n)
+	for k, c := range d[:n] {
+		sv.st[k], sv.adj[k], sv.known[k], sv.prob[k], sv.consAt[k] = c.st, 0, 0, -1, -1
+		if c.st == Revealed {
+			sv.adj[k] = int8(c.adj)
 		}
 	}
 }

@@ -31,13 +31,8 @@ func (v *View) Apply(events []Event) error {
 		if err != nil {
 			return err
 		}
-		for _, e := range events {
-			if e.Type == EventProgress || e.Type == EventEnd {
-				return fmt.Errorf("minesweeper view: %v event on a single board", e.Type)
-			}
-			if _, err := v.applyTo(d, &v.Phase, e, true); err != nil {
-				return err
-			}
+		if err := v.applySingle(d, events); err != nil {
+			return err
 		}
 		v.Cells = v.sparse(d)
 		return nil
@@ -109,6 +104,20 @@ func progressOf(bv *BoardView, e Event) error {
 		bv.Phase = PhaseWon
 	default:
 		return fmt.Errorf("minesweeper view: cannot apply %v", e.Type)
+	}
+	return nil
+}
+
+// applySingle applies a solo or co-op board's events to its dense cells d
+// and to v.Phase.
+func (v *View) applySingle(d []cell, events []Event) error {
+	for _, e := range events {
+		if e.Type == EventProgress || e.Type == EventEnd {
+			return fmt.Errorf("minesweeper view: %v event on a single board", e.Type)
+		}
+		if _, err := v.applyTo(d, &v.Phase, e, true); err != nil {
+			return err
+		}
 	}
 	return nil
 }
