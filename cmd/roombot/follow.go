@@ -91,8 +91,9 @@ type appendEncoder[V any] interface {
 // another would, as long as they all play. Such beats are queued until the
 // view is read: a player's at its next move (the updates of its own move
 // and of the others' since), a spectator's at its next check (every
-// update of the room until then), where each play of a Minesweeper board
-// spreads its cells over a dense board and lists them again.
+// update of the room until then): each play has a cost of its own (a
+// Minesweeper board's copies its dense board, so that a failed update
+// leaves it as it was).
 type batchApplier[V any] interface {
 	// batches reports whether beats played on v may be batched.
 	batches(v V) bool

@@ -124,12 +124,12 @@ func (minesweeperAdapter) apply(v *msView, beats []minesweeper.Event) error {
 }
 
 // batches: beats on a solo or co-op board may be played several updates
-// at once. View.Apply spreads the cell list over a dense board, plays each
-// event on it and lists the board again. The list leaves out only hidden
-// cells that are not mines, and on the dense board such a cell is always
-// the blank cell that spreading puts back: one play of many events is many
-// plays of one. A race's Apply looks at all its events first (does any
-// end the race?): not batched.
+// at once. A Dense plays each event on its board in turn, so one play of
+// many events is many plays of one (and so was View.Apply's: it spreads
+// the cell list over a dense board, plays each event and lists the board
+// again; the list leaves out only hidden cells that are not mines, the
+// blank cell that spreading puts back). A race's Apply looks at all its
+// events first (does any end the race?): not batched.
 func (minesweeperAdapter) batches(v msView) bool { return !v.Race }
 
 func (minesweeperAdapter) choose(v msView, seat int) (json.RawMessage, bool) {

@@ -86,16 +86,7 @@ func (sv *Solver) choose(mines int) (Move, bool) {
 }
 
 func (sv *Solver) load(rows, cols int, cells []ViewCell) {
-	n := rows * cols
-	sv.rows, sv.cols = rows, cols
-	sv.st = grow(sv.st, n)
-	sv.adj = grow(sv.adj, n)
-	sv.known = grow(sv.known, n)
-	sv.prob = grow(sv.prob, n)
-	sv.consAt = grow(sv.consAt, n)
-	for k := range n {
-		sv.st[k], sv.adj[k], sv.known[k], sv.prob[k], sv.consAt[k] = Hidden, 0, 0, -1, -1
-	}
+	sv.reset(rows, cols)
 	for _, c := range cells {
 		if c.R < 0 || c.R >= rows || c.C < 0 || c.C >= cols {
 			continue
@@ -110,6 +101,18 @@ func (sv *Solver) load(rows, cols int, cells []ViewCell) {
 
 // loadDense is load from a dense board.
 func (sv *Solver) loadDense(rows, cols int, d []cell) {
+	sv.reset(rows, cols)
+	for k, c := range d[:rows*cols] {
+		sv.st[k] = c.st
+		if c.st == Revealed {
+			sv.adj[k] = int8(c.adj)
+		}
+	}
+}
+
+// reset sizes the buffers for a rows × cols board of hidden cells that
+// nothing is known about.
+func (sv *Solver) reset(rows, cols int) {
 	n := rows * cols
 	sv.rows, sv.cols = rows, cols
 	sv.st = grow(sv.st, n)
@@ -117,11 +120,8 @@ func (sv *Solver) loadDense(rows, cols int, d []cell) {
 	sv.known = grow(sv.known, n)
 	sv.prob = grow(sv.prob, n)
 	sv.consAt = grow(sv.consAt, n)
-	for k, c := range d[:n] {
-		sv.st[k], sv.adj[k], sv.known[k], sv.prob[k], sv.consAt[k] = c.st, 0, 0, -1, -1
-		if c.st == Revealed {
-			sv.adj[k] = int8(c.adj)
-		}
+	for k := range n {
+		sv.st[k], sv.adj[k], sv.known[k], sv.prob[k], sv.consAt[k] = Hidden, 0, 0, -1, -1
 	}
 }
 
