@@ -2,7 +2,6 @@ package transport
 
 import (
 	"context"
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/roomd/roomd/internal/epollset"
 	"github.com/roomd/roomd/internal/rawsock"
 	"github.com/roomd/roomd/internal/wsframe"
 	"github.com/roomd/roomd/protocol"
@@ -51,11 +51,11 @@ type poller struct {
 
 	mu      sync.Mutex
 	running bool
-	ep      int // the epoll set, the kick eventfd and the sweep timerfd
-	ev, tm  int
-	adds    []*conn // added, not yet in conns (the loop takes them)
-	kicks   []*conn // asked to be serviced (kick)
-	stop    bool    // the server stopped: cut every socket
+	set     *epollset.Set // while running: the epoll set and its kick eventfd
+	tm      int           // while running: the sweep's timerfd, in the set; else -1
+	adds    []*conn       // added, not yet in conns (the loop takes them)
+	kicks   []*conn       // asked to be serviced (kick)
+	stop    bool          // the server stopped: cut every socket
 
 	// The loop's own.
 	conns  map[int32]*conn
@@ -82,10 +82,9 @@ const serviceBatch = 128
 // run first, and with them whatever the poller readies — a timer on a
 // timerfd, an io_uring's completion. (runtime.Gosched would put the loop
 // back ahead of those: the runnable queues come before the poller.)
-func (p *poller) yield() {
+func (p *poller) yield(set *epollset.Set) {
 	p.yields.Add(1)
-	one := uint64(1)
-	_, _, _ = syscall.RawSyscall(syscall.SYS_WRITE, uintptr(p.ev), uintptr(unsafe.Pointer(&one)), 8)
+	set.Wake()
 }
 
 // epState is a socket's state in its poller, the loop's alone but for p
@@ -108,7 +107,7 @@ const pollReadBuf = 64 << 10
 func newPollers(s *Server) []*poller {
 	ps := make([]*poller, max(1, runtime.GOMAXPROCS(0)))
 	for i := range ps {
-		ps[i] = &poller{s: s, ep: -1, ev: -1, tm: -1, batch: serviceBatch}
+		ps[i] = &poller{s: s, tm: -1, batch: serviceBatch}
 	}
 	context.AfterFunc(s.ctx, func() {
 		for _, p := range ps {
@@ -204,8 +203,9 @@ func (p *poller) add(c *conn, ep *epState) error {
 			return err
 		}
 	}
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET, Fd: ep.fd}
-	if err := unix.EpollCtl(p.ep, unix.EPOLL_CTL_ADD, int(ep.fd), &ev); err != nil {
+	// The descriptor is the token: conns is keyed by it, and a socket
+	// leaves conns before its descriptor is closed.
+	if err := p.set.Add(int(ep.fd), ep.fd, unix.EPOLLIN|unix.EPOLLOUT|unix.EPOLLRDHUP|unix.EPOLLET); err != nil {
 		if !p.running {
 			p.closeFDs()
 		}
@@ -218,44 +218,33 @@ func (p *poller) add(c *conn, ep *epState) error {
 	p.wakeLocked()
 	if !p.running {
 		p.running = true
-		go p.loop(p.ep)
+		go p.loop(p.set)
 	}
 	return nil
 }
 
-// open makes the loop's descriptors: the epoll set, an eventfd for kicks
-// and a timerfd for the sweep.
+// open makes the loop's descriptors: the epoll set with its kick eventfd,
+// and a timerfd for the sweep in it.
 func (p *poller) open() error {
-	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	set, err := epollset.New()
 	if err != nil {
 		return err
 	}
-	p.ep = ep
-	// Non-blocking, so that os.NewFile puts it in the runtime's poller.
-	if err = unix.SetNonblock(ep, true); err != nil {
-		p.closeFDs()
-		return err
-	}
-	if p.ev, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
-		p.closeFDs()
-		return err
-	}
-	if p.tm, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC); err != nil {
-		p.closeFDs()
+	tm, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		set.Close()
 		return err
 	}
 	tick := unix.NsecToTimespec(int64(p.sweepEvery()))
-	if err = unix.TimerfdSettime(p.tm, 0, &unix.ItimerSpec{Interval: tick, Value: tick}, nil); err != nil {
-		p.closeFDs()
+	if err = unix.TimerfdSettime(tm, 0, &unix.ItimerSpec{Interval: tick, Value: tick}, nil); err == nil {
+		err = set.Add(tm, int32(tm), unix.EPOLLIN|unix.EPOLLET)
+	}
+	if err != nil {
+		unix.Close(tm)
+		set.Close()
 		return err
 	}
-	for _, fd := range []int{p.ev, p.tm} {
-		ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLET, Fd: int32(fd)}
-		if err = unix.EpollCtl(p.ep, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-			p.closeFDs()
-			return err
-		}
-	}
+	p.set, p.tm = set, tm
 	if p.conns == nil {
 		p.conns = map[int32]*conn{}
 		p.buf = make([]byte, pollReadBuf)
@@ -272,19 +261,20 @@ func (p *poller) sweepEvery() time.Duration {
 }
 
 func (p *poller) closeFDs() {
-	for _, fd := range []*int{&p.ep, &p.ev, &p.tm} {
-		if *fd >= 0 {
-			unix.Close(*fd)
-			*fd = -1
-		}
+	if p.tm >= 0 {
+		unix.Close(p.tm)
+		p.tm = -1
+	}
+	if p.set != nil {
+		p.set.Close()
+		p.set = nil
 	}
 }
 
 // wakeLocked wakes the loop (p.mu held).
 func (p *poller) wakeLocked() {
-	if p.ev >= 0 {
-		one := uint64(1)
-		_, _, _ = syscall.RawSyscall(syscall.SYS_WRITE, uintptr(p.ev), uintptr(unsafe.Pointer(&one)), 8)
+	if p.set != nil {
+		p.set.Wake()
 	}
 }
 
@@ -302,22 +292,19 @@ func (p *poller) kick(c *conn, ep *epState) {
 }
 
 // loop runs until the poller holds no socket. It waits in Go's poller on
-// the epoll descriptor and takes the ready events without blocking.
-func (p *poller) loop(ep int) {
-	f := os.NewFile(uintptr(ep), "epoll")
-	rc, err := f.SyscallConn()
-	if err == nil {
-		err = rc.Read(func(uintptr) bool { return p.cycle() })
-	}
+// the epoll set and takes the ready events without blocking.
+func (p *poller) loop(set *epollset.Set) {
+	err := set.Run(func() bool { return p.cycle(set) })
 	if err != nil {
 		p.s.cfg.Logger.Error("poller stopped", "err", err)
 		p.mu.Lock()
 		p.stop = true
 		p.mu.Unlock()
-		p.cycle() // cuts every socket
+		p.cycle(set) // cuts every socket
 	}
-	// f owns ep now: closing it closes the set (p.ep was let go by cycle).
-	f.Close()
+	// The loop closes the set it waits on (cycle let go of p.set when
+	// the loop ended); the timerfd is closed there.
+	set.Close()
 }
 
 // cycle takes the ready events and services the kicked sockets; it
@@ -326,21 +313,20 @@ func (p *poller) loop(ep int) {
 // fan-out, thousands of writes, neither keeps the other sockets unread nor
 // holds the scheduler from the rooms' actors and from what waits in Go's
 // poller — the store's commit timer and its io_uring among them.
-func (p *poller) cycle() bool {
+func (p *poller) cycle(set *epollset.Set) bool {
 	for work := 0; ; {
 		p.takeRequests()
 		more := p.serviceSome()
-		n, _, errno := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(p.ep), uintptr(unsafe.Pointer(&p.events[0])), uintptr(len(p.events)), 0, 0, 0)
-		if errno == syscall.EINTR {
-			continue
-		}
-		got := errno == 0 && n > 0
-		if got {
-			for i := range int(n) {
-				p.event(p.events[i].Fd, p.events[i].Events)
+		n := set.Ready(p.events[:])
+		got := n > 0
+		for _, ev := range p.events[:n] {
+			if ev.Fd == epollset.KickToken {
+				set.Woken()
+			} else {
+				p.event(ev.Fd, ev.Events)
 			}
-			work += int(n)
 		}
+		work += n
 		work += len(p.again)
 		p.readAgain()
 		if !more && !got && len(p.again) == 0 {
@@ -350,7 +336,7 @@ func (p *poller) cycle() bool {
 			work += p.batch
 		}
 		if work >= 2*p.batch {
-			p.yield()
+			p.yield(set)
 			return false
 		}
 	}
@@ -360,13 +346,11 @@ func (p *poller) cycle() bool {
 		return false
 	}
 	// Idle: the loop ends. The epoll set is closed by loop (it is the
-	// file it waits on); the others here.
+	// file it waits on); the timerfd here.
 	p.running = false
-	p.ep = -1
-	for _, fd := range []*int{&p.ev, &p.tm} {
-		unix.Close(*fd)
-		*fd = -1
-	}
+	p.set = nil
+	unix.Close(p.tm)
+	p.tm = -1
 	return true
 }
 
@@ -419,13 +403,10 @@ func (p *poller) serviceSome() bool {
 }
 
 func (p *poller) event(fd int32, events uint32) {
-	switch int(fd) {
-	case p.ev, p.tm:
+	if int(fd) == p.tm {
 		var b [8]byte
 		_, _, _ = syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), 8)
-		if int(fd) == p.tm {
-			p.sweep()
-		}
+		p.sweep()
 		return
 	}
 	c := p.conns[fd]

@@ -2,9 +2,9 @@
 // an eventfd in it that wakes the loop: the set's descriptor is
 // non-blocking and one more descriptor there, so a loop over the set parks
 // like any goroutine — with one scheduler thread as well — and no thread
-// blocks in epoll_wait. client.Poll and roomload's spectator loop read
-// their sockets over one (roomd's poller has the same shape, with a timer
-// of its own in the set). Linux only.
+// blocks in epoll_wait. roomd's pollers (with their sweep's timerfd in
+// the set), client.Poll and roomload's spectator loop read their sockets
+// over one. Linux only.
 package epollset
 
 import (
