@@ -187,6 +187,51 @@ func BenchmarkReducer(b *testing.B) {
 	}
 }
 
+// BenchmarkDense: a flag event applied and a move chosen on a mid-game
+// expert view, as a follower does each move: the view's own (View.Apply,
+// Rules.Choose) against a Dense's.
+func BenchmarkDense(b *testing.B) {
+	s, _ := midgame(b)
+	v := s.Project(0)
+	flag := []Event{{Type: EventFlag, R: 0, C: 0, Flagged: true}}
+	unflag := []Event{{Type: EventFlag, R: 0, C: 0}}
+	b.Run("view", func(b *testing.B) {
+		b.ReportAllocs()
+		w := v
+		for i := 0; b.Loop(); i++ {
+			evs := flag
+			if i%2 == 1 {
+				evs = unflag
+			}
+			if err := w.Apply(evs); err != nil {
+				b.Fatal(err)
+			}
+			if _, ok := (Rules{}).Choose(w, 0); !ok {
+				b.Fatal("no move")
+			}
+		}
+	})
+	b.Run("dense", func(b *testing.B) {
+		b.ReportAllocs()
+		d, err := NewDense(v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; b.Loop(); i++ {
+			evs := flag
+			if i%2 == 1 {
+				evs = unflag
+			}
+			if err := d.Apply(evs); err != nil {
+				b.Fatal(err)
+			}
+			if _, ok := d.Choose(); !ok {
+				b.Fatal("no move")
+			}
+		}
+	})
+}
+
 // BenchmarkDecodeMove: a client's move through session.DecodeMove, in its
 // canonical form (ParseCanonical) and in another spacing (the strict
 // decoder through encoding/json).
