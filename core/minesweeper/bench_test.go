@@ -193,42 +193,28 @@ func BenchmarkReducer(b *testing.B) {
 func BenchmarkDense(b *testing.B) {
 	s, _ := midgame(b)
 	v := s.Project(0)
-	flag := []Event{{Type: EventFlag, R: 0, C: 0, Flagged: true}}
-	unflag := []Event{{Type: EventFlag, R: 0, C: 0}}
-	b.Run("view", func(b *testing.B) {
+	evs := [2][]Event{{{Type: EventFlag, R: 0, C: 0, Flagged: true}}, {{Type: EventFlag, R: 0, C: 0}}}
+	follow := func(b *testing.B, apply func([]Event) error, choose func() (Move, bool)) {
 		b.ReportAllocs()
-		w := v
 		for i := 0; b.Loop(); i++ {
-			evs := flag
-			if i%2 == 1 {
-				evs = unflag
-			}
-			if err := w.Apply(evs); err != nil {
+			if err := apply(evs[i%2]); err != nil {
 				b.Fatal(err)
 			}
-			if _, ok := (Rules{}).Choose(w, 0); !ok {
+			if _, ok := choose(); !ok {
 				b.Fatal("no move")
 			}
 		}
+	}
+	b.Run("view", func(b *testing.B) {
+		w := v
+		follow(b, w.Apply, func() (Move, bool) { return Rules{}.Choose(w, 0) })
 	})
 	b.Run("dense", func(b *testing.B) {
-		b.ReportAllocs()
 		d, err := NewDense(v)
 		if err != nil {
 			b.Fatal(err)
 		}
-		for i := 0; b.Loop(); i++ {
-			evs := flag
-			if i%2 == 1 {
-				evs = unflag
-			}
-			if err := d.Apply(evs); err != nil {
-				b.Fatal(err)
-			}
-			if _, ok := d.Choose(); !ok {
-				b.Fatal("no move")
-			}
-		}
+		follow(b, d.Apply, d.Choose)
 	})
 }
 
