@@ -57,9 +57,6 @@ func (d *Dense) Choose() (Move, bool) {
 	return sv.choose(d.v.Mines)
 }
 
-// Phase is the view's phase.
-func (d *Dense) Phase() Phase { return d.v.Phase }
-
 // View returns the view, its cells listed anew.
 func (d *Dense) View() View {
 	v := d.v
