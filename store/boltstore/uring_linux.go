@@ -40,18 +40,22 @@ type syncRing struct {
 
 // io_uring's ABI (include/uapi/linux/io_uring.h).
 const (
-	ioringOffSQRing   = 0
-	ioringOffCQRing   = 0x8000000
-	ioringOffSQEs     = 0x10000000
-	ioringFeatSingle  = 1 << 0 // IORING_FEAT_SINGLE_MMAP
-	ioringOpFsync     = 3
-	ioringOpWrite     = 23     // IORING_OP_WRITE, Linux 5.6
-	ioringSQELink     = 1 << 2 // IOSQE_IO_LINK
-	ioringFsyncData   = 1 << 0 // IORING_FSYNC_DATASYNC
-	ioringRegEventfd  = 4
-	ioringSQESize     = 64
-	ioringCQESize     = 16
-	ioringParamsBytes = 120
+	ioringOffSQRing  = 0
+	ioringOffCQRing  = 0x8000000
+	ioringOffSQEs    = 0x10000000
+	ioringFeatSingle = 1 << 0 // IORING_FEAT_SINGLE_MMAP
+	ioringOpFsync    = 3
+	ioringOpTimeout  = 11     // IORING_OP_TIMEOUT (TestRingWaitLeavesTheP's slow device)
+	ioringOpWrite    = 23     // IORING_OP_WRITE, Linux 5.6
+	ioringSQELink    = 1 << 2 // IOSQE_IO_LINK
+	ioringFsyncData  = 1 << 0 // IORING_FSYNC_DATASYNC
+	// IORING_TIMEOUT_ETIME_SUCCESS, Linux 5.16: a timeout's -ETIME does
+	// not cancel the requests linked after it.
+	ioringTimeoutETimeSuccess = 1 << 5
+	ioringRegEventfd          = 4
+	ioringSQESize             = 64
+	ioringCQESize             = 16
+	ioringParamsBytes         = 120
 )
 
 // ioUringParams is struct io_uring_params.

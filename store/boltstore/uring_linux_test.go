@@ -3,11 +3,18 @@ package boltstore
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -159,5 +166,116 @@ func TestRingStats(t *testing.T) {
 	blocking := openBolt(t, t.TempDir(), BoltOptions{BlockingSync: true})
 	if st := blocking.Stats(); st.RingSync || st.RingError != "" {
 		t.Fatalf("BlockingSync: %+v", st)
+	}
+}
+
+// TestRingWaitLeavesTheP: with one P, a sync the device is slow to finish
+// holds no P while the committer waits for it. The slow device is a kernel
+// timeout linked in front of an fdatasync, waited for by the ring's run,
+// as a commit's write and sync are. While run waits, another goroutine
+// makes round trips on a loopback socket (through Go's poller, answered by
+// a third goroutine) and sleeps on timers — and all of that is done before
+// run returns. The test runs in a child process without the runtime's
+// asynchronous preemption, which would otherwise cut a held P short every
+// 10 ms or so: there, a wait that holds the P (io_uring_enter waiting for
+// the completions, a sync made as a raw system call) runs nothing else
+// until the device answers, and fails this.
+// ringWaitChild marks TestRingWaitLeavesTheP's child process.
+const ringWaitChild = "ROOMD_RING_WAIT_CHILD"
+
+func TestRingWaitLeavesTheP(t *testing.T) {
+	if os.Getenv(ringWaitChild) != "1" {
+		ring(t) // skips (or fails under CI=true) here, not in the child
+		cmd := exec.Command(os.Args[0], "-test.run=^TestRingWaitLeavesTheP$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), ringWaitChild+"=1", "GODEBUG=asyncpreemptoff=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !bytes.Contains(out, []byte("--- PASS: TestRingWaitLeavesTheP")) {
+			t.Fatalf("the child: %v\n%s", err, out)
+		}
+		return
+	}
+	r := ring(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt([]byte("record"), 0); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	echoed := make(chan struct{})
+	go func() {
+		defer close(echoed)
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, _ = io.Copy(c, c)
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { c.Close(); <-echoed }()
+
+	const trips, device = 200, 300 * time.Millisecond
+	others := make(chan error, 1)
+	go func() {
+		var b [1]byte
+		for i := range trips {
+			if _, err := c.Write([]byte{byte(i)}); err != nil {
+				others <- err
+				return
+			}
+			if _, err := io.ReadFull(c, b[:]); err != nil || b[0] != byte(i) {
+				others <- fmt.Errorf("round trip %d: %v, got %d", i, err, b[0])
+				return
+			}
+		}
+		for range 5 {
+			time.Sleep(time.Millisecond)
+		}
+		others <- nil
+	}()
+
+	// The timeout completes with -ETIME; IORING_TIMEOUT_ETIME_SUCCESS
+	// keeps that from cancelling the sync linked after it.
+	ts := unix.Timespec{Nsec: int64(device)}
+	tail := atomic.LoadUint32(r.sqTail)
+	sqe := r.entry(tail)
+	sqe[0] = ioringOpTimeout
+	sqe[1] = ioringSQELink
+	*(*uint64)(unsafe.Pointer(&sqe[16])) = uint64(uintptr(unsafe.Pointer(&ts)))
+	*(*uint32)(unsafe.Pointer(&sqe[24])) = 1
+	*(*uint32)(unsafe.Pointer(&sqe[28])) = ioringTimeoutETimeSuccess
+	r.prepSync(tail+1, f)
+	var res [2]int32
+	start := time.Now()
+	err = r.run(tail, res[:])
+	waited := time.Since(start)
+	runtime.KeepAlive(&ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0] != -int32(unix.ETIME) || res[1] != 0 {
+		t.Fatalf("the timeout and the sync answered %d and %d, want -ETIME and 0", res[0], res[1])
+	}
+	if waited < device*9/10 {
+		t.Fatalf("run returned after %v: the device was not slow (want about %v)", waited, device)
+	}
+	select {
+	case err := <-others:
+		if err != nil {
+			t.Fatal(err)
+		}
+	default:
+		t.Fatalf("after the %v the sync waited, the other goroutine had not finished %d loopback round trips and 5 sleeps of 1 ms: the wait held the only P", waited, trips)
 	}
 }
