@@ -1,7 +1,6 @@
 package finetimer
 
 import (
-	"container/heap"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,14 +20,16 @@ import (
 // paid for the stack's growth, copies and all, on every run (BENCHMARKS.md,
 // "roombot's own CPU").
 type Clock struct {
-	mu     sync.Mutex
-	q      funcHeap
-	armed  time.Time // what the alarm is set for; zero: not set
-	a      alarm
-	slack  time.Duration
-	closed bool
-	done   chan struct{}
-	due    []*Func // the loop's
+	mu      sync.Mutex
+	q       timerHeap
+	base    time.Time // the clock's start: timers' times count from it
+	armed   int64     // what the alarm is set for, when isArmed
+	a       alarm
+	isArmed bool
+	slack   time.Duration
+	closed  bool
+	done    chan struct{}
+	due     []*Func // the loop's
 
 	wmu   sync.Mutex
 	idle  []chan func() // waiting workers, the last parked first
@@ -53,10 +54,10 @@ type alarm interface {
 // Func is one timer of a Clock: Reset and Stop as a time.Timer made by
 // time.AfterFunc.
 type Func struct {
-	c    *Clock
-	f    func()
-	when time.Time
-	i    int // index in c.q; -1: not pending
+	c  *Clock
+	f  func()
+	at int64 // when it runs: nanoseconds from c.base (monotonic)
+	i  int   // index in c.q; -1: not pending
 }
 
 // NewCoarseClock returns a Clock on the runtime's timers: what NewClock
@@ -64,7 +65,7 @@ type Func struct {
 func NewCoarseClock() *Clock { return startClock(newCoarseAlarm()) }
 
 func startClock(a alarm) *Clock {
-	c := &Clock{a: a, done: make(chan struct{})}
+	c := &Clock{a: a, base: time.Now(), done: make(chan struct{})}
 	go c.loop()
 	return c
 }
@@ -97,14 +98,15 @@ func (t *Func) Reset(d time.Duration) bool {
 		return false
 	}
 	was := t.i >= 0
-	t.when = time.Now().Add(d)
+	t.at = int64(time.Since(c.base) + d)
 	if was {
-		heap.Fix(&c.q, t.i)
+		c.q[t.i].at = t.at
+		c.q.fix(t.i)
 	} else {
-		heap.Push(&c.q, t)
+		c.q.push(t)
 	}
-	if c.armed.IsZero() || t.when.Before(c.armed) {
-		c.arm(t.when)
+	if !c.isArmed || t.at < c.armed {
+		c.arm(t.at)
 	}
 	return was
 }
@@ -117,16 +119,16 @@ func (t *Func) Stop() bool {
 	if t.i < 0 {
 		return false
 	}
-	heap.Remove(&c.q, t.i)
+	c.q.remove(t.i)
 	return true // the alarm may go off for nothing: the loop re-arms
 }
 
-// arm sets the alarm for when (c.mu held). An alarm the kernel refuses is
+// arm sets the alarm for at (c.mu held). An alarm the kernel refuses is
 // left to the next timer's Reset or the loop; that cannot happen with a
 // valid descriptor and duration.
-func (c *Clock) arm(when time.Time) {
-	if c.a.set(max(time.Until(when)+c.slack, time.Nanosecond)) == nil {
-		c.armed = when
+func (c *Clock) arm(at int64) {
+	if c.a.set(max(time.Duration(at)-time.Since(c.base)+c.slack, time.Nanosecond)) == nil {
+		c.armed, c.isArmed = at, true
 	}
 }
 
@@ -136,14 +138,14 @@ func (c *Clock) loop() {
 		if c.a.wait() != nil {
 			return // closed
 		}
-		now := time.Now()
+		now := int64(time.Since(c.base))
 		c.mu.Lock()
-		c.armed = time.Time{}
-		for len(c.q) > 0 && !c.q[0].when.After(now) {
-			c.due = append(c.due, heap.Pop(&c.q).(*Func))
+		c.isArmed = false
+		for len(c.q) > 0 && c.q[0].at <= now {
+			c.due = append(c.due, c.q.remove(0))
 		}
 		if len(c.q) > 0 {
-			c.arm(c.q[0].when)
+			c.arm(c.q[0].at)
 		}
 		c.mu.Unlock()
 		if len(c.due) > 0 {
@@ -200,8 +202,8 @@ func (c *Clock) Close() error {
 		return nil
 	}
 	c.closed = true
-	for _, t := range c.q {
-		t.i = -1
+	for _, e := range c.q {
+		e.t.i = -1
 	}
 	c.q = nil
 	err := c.a.close()
@@ -217,27 +219,90 @@ func (c *Clock) Close() error {
 	return err
 }
 
-// funcHeap is a min-heap of timers by when.
-type funcHeap []*Func
+// timerHeap is a min-heap of timers by time, four children to a node.
+// Each entry carries its timer's time, so that the comparisons of a push
+// or a pop read the heap's own array rather than the timers, which lie
+// apart in memory (roombot keeps one per bot: 2,000 and more); and four
+// children to a node halve the levels a timer moves through. Each timer
+// knows its index (Func.i), for Reset and Stop.
+type timerHeap []heapEntry
 
-func (h funcHeap) Len() int           { return len(h) }
-func (h funcHeap) Less(i, j int) bool { return h[i].when.Before(h[j].when) }
-func (h funcHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].i, h[j].i = i, j
+type heapEntry struct {
+	at int64
+	t  *Func
 }
-func (h *funcHeap) Push(x any) {
-	t := x.(*Func)
-	t.i = len(*h)
-	*h = append(*h, t)
+
+// heapArity is the children of a node.
+const heapArity = 4
+
+func (h *timerHeap) push(t *Func) {
+	*h = append(*h, heapEntry{t.at, t})
+	h.up(len(*h) - 1)
 }
-func (h *funcHeap) Pop() any {
-	old := *h
-	t := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
+
+// remove takes out the entry at i and returns its timer, no longer pending.
+func (h *timerHeap) remove(i int) *Func {
+	q := *h
+	t, last := q[i].t, len(q)-1
+	if i != last {
+		q[i] = q[last]
+		q[i].t.i = i
+	}
+	q[last] = heapEntry{}
+	*h = q[:last]
+	if i != last {
+		h.fix(i)
+	}
 	t.i = -1
 	return t
+}
+
+// fix restores the order after the time of the entry at i changed.
+func (h timerHeap) fix(i int) {
+	if i > 0 && h[i].at < h[(i-1)/heapArity].at {
+		h.up(i)
+	} else {
+		h.down(i)
+	}
+}
+
+func (h timerHeap) up(i int) {
+	e := h[i]
+	for i > 0 {
+		p := (i - 1) / heapArity
+		if h[p].at <= e.at {
+			break
+		}
+		h[i] = h[p]
+		h[i].t.i = i
+		i = p
+	}
+	h[i] = e
+	e.t.i = i
+}
+
+func (h timerHeap) down(i int) {
+	e, n := h[i], len(h)
+	for {
+		first := heapArity*i + 1
+		if first >= n {
+			break
+		}
+		m := first
+		for k := first + 1; k < min(first+heapArity, n); k++ {
+			if h[k].at < h[m].at {
+				m = k
+			}
+		}
+		if h[m].at >= e.at {
+			break
+		}
+		h[i] = h[m]
+		h[i].t.i = i
+		i = m
+	}
+	h[i] = e
+	e.t.i = i
 }
 
 // coarseAlarm is an alarm on a time.Timer.
