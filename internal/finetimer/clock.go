@@ -245,8 +245,7 @@ func (h *timerHeap) remove(i int) *Func {
 	q := *h
 	t, last := q[i].t, len(q)-1
 	if i != last {
-		q[i] = q[last]
-		q[i].t.i = i
+		q.set(i, q[last])
 	}
 	q[last] = heapEntry{}
 	*h = q[:last]
@@ -273,12 +272,10 @@ func (h timerHeap) up(i int) {
 		if h[p].at <= e.at {
 			break
 		}
-		h[i] = h[p]
-		h[i].t.i = i
+		h.set(i, h[p])
 		i = p
 	}
-	h[i] = e
-	e.t.i = i
+	h.set(i, e)
 }
 
 func (h timerHeap) down(i int) {
@@ -297,10 +294,14 @@ func (h timerHeap) down(i int) {
 		if h[m].at >= e.at {
 			break
 		}
-		h[i] = h[m]
-		h[i].t.i = i
+		h.set(i, h[m])
 		i = m
 	}
+	h.set(i, e)
+}
+
+// set puts e at i and tells its timer.
+func (h timerHeap) set(i int, e heapEntry) {
 	h[i] = e
 	e.t.i = i
 }

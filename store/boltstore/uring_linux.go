@@ -161,13 +161,8 @@ func (r *syncRing) fdatasync(f *os.File) error {
 // the request may still be in flight.
 func (r *syncRing) writeSync(f *os.File, p []byte, off int64) (int, error) {
 	tail := atomic.LoadUint32(r.sqTail)
-	w := r.entry(tail)
-	w[0] = ioringOpWrite
-	w[1] = ioringSQELink
-	*(*int32)(unsafe.Pointer(&w[4])) = int32(f.Fd())
-	*(*uint64)(unsafe.Pointer(&w[8])) = uint64(off)
-	*(*uint64)(unsafe.Pointer(&w[16])) = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(p))))
-	*(*uint32)(unsafe.Pointer(&w[24])) = uint32(len(p))
+	r.prep(tail, sqe{op: ioringOpWrite, flags: ioringSQELink, fd: int32(f.Fd()), off: uint64(off),
+		addr: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(p)))), len: uint32(len(p))})
 	r.prepSync(tail+1, f)
 	var res [2]int32
 	err := r.run(tail, res[:])
@@ -196,12 +191,30 @@ func (r *syncRing) entry(tail uint32) []byte {
 	return sqe
 }
 
+// sqe is what a request sets of its submission entry (struct
+// io_uring_sqe); opFlags is the union after len (fsync_flags,
+// timeout_flags, …).
+type sqe struct {
+	op, flags    uint8
+	fd           int32
+	off, addr    uint64
+	len, opFlags uint32
+}
+
+// prep fills the entry of request tail.
+func (r *syncRing) prep(tail uint32, e sqe) {
+	b := r.entry(tail)
+	b[0], b[1] = e.op, e.flags
+	*(*int32)(unsafe.Pointer(&b[4])) = e.fd
+	*(*uint64)(unsafe.Pointer(&b[8])) = e.off
+	*(*uint64)(unsafe.Pointer(&b[16])) = e.addr
+	*(*uint32)(unsafe.Pointer(&b[24])) = e.len
+	*(*uint32)(unsafe.Pointer(&b[28])) = e.opFlags
+}
+
 // prepSync fills the entry of request tail with an fdatasync of f.
 func (r *syncRing) prepSync(tail uint32, f *os.File) {
-	sqe := r.entry(tail)
-	sqe[0] = ioringOpFsync
-	*(*int32)(unsafe.Pointer(&sqe[4])) = int32(f.Fd())
-	*(*uint32)(unsafe.Pointer(&sqe[28])) = ioringFsyncData // fsync_flags
+	r.prep(tail, sqe{op: ioringOpFsync, fd: int32(f.Fd()), opFlags: ioringFsyncData})
 }
 
 // run submits the len(res) requests prepared from first on and waits for

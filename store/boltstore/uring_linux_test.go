@@ -249,12 +249,7 @@ func TestRingWaitLeavesTheP(t *testing.T) {
 	// keeps that from cancelling the sync linked after it.
 	ts := unix.Timespec{Nsec: int64(device)}
 	tail := atomic.LoadUint32(r.sqTail)
-	sqe := r.entry(tail)
-	sqe[0] = ioringOpTimeout
-	sqe[1] = ioringSQELink
-	*(*uint64)(unsafe.Pointer(&sqe[16])) = uint64(uintptr(unsafe.Pointer(&ts)))
-	*(*uint32)(unsafe.Pointer(&sqe[24])) = 1
-	*(*uint32)(unsafe.Pointer(&sqe[28])) = ioringTimeoutETimeSuccess
+	r.prep(tail, sqe{op: ioringOpTimeout, flags: ioringSQELink, addr: uint64(uintptr(unsafe.Pointer(&ts))), len: 1, opFlags: ioringTimeoutETimeSuccess})
 	r.prepSync(tail+1, f)
 	var res [2]int32
 	start := time.Now()
