@@ -403,7 +403,9 @@ end
 if keep then
   redis.call('ZADD', KEYS[1], ARGV[1], member)
   redis.call('HSET', index, who, member)
-  if ARGV[5] == '0' then -- a hash created now takes the board's expiry
+  -- A hash created now (one without an expiry) takes the board's; one
+  -- that has its own keeps it, to the millisecond (PTTL is relative).
+  if ARGV[5] == '0' and redis.call('PTTL', index) == -1 then
     local ttl = redis.call('PTTL', KEYS[1])
     if ttl > 0 then redis.call('PEXPIRE', index, ttl) end
   end

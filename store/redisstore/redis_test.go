@@ -160,9 +160,18 @@ func TestRedisKeyLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantExpiry("a later Expires", daily.Expires)
+	// A record without Expires leaves each key's expiry exactly as it is:
+	// the names hash's, set apart from the board's here, is not copied
+	// over from the board (nor drifts a millisecond by it).
+	apart := time.UnixMilli(daily.Expires + 7)
+	c.PExpireAt(ctx, keys[1], apart)
 	if err := r.Record(ctx, store.Board{Game: "mines", Board: "expert", Kind: "solo/day/2026-12-01"}, store.Score{Name: "b", Value: 6}); err != nil {
 		t.Fatal(err)
 	}
+	if got := c.PExpireTime(ctx, keys[1]).Val(); got != time.Duration(apart.UnixMilli())*time.Millisecond {
+		t.Errorf("a record without Expires: %s expires at %v, want it left at %d ms", keys[1], got, apart.UnixMilli())
+	}
+	c.PExpireAt(ctx, keys[1], time.UnixMilli(daily.Expires))
 	wantExpiry("a record without Expires", daily.Expires)
 	// A players hash that a Record without Expires creates.
 	c.Del(ctx, keys[2])
