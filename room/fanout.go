@@ -110,6 +110,7 @@ func (r *Room) flush() {
 	}
 	if len(r.b.outs) == 0 && !r.presence && len(r.b.published) == 0 {
 		r.b.replays = r.b.replays[:0]
+		r.answerJoins()
 		return
 	}
 	for i := range r.b.outs {
@@ -155,4 +156,16 @@ func (r *Room) flush() {
 	} else {
 		r.rev.Store(r.st.Rev) // a move changes no public information but the revision
 	}
+	r.answerJoins()
+}
+
+// answerJoins answers the HTTP joins the batch stored, once the room's
+// info (GET /api/rooms/{code}) shows their seats: a client that has joined
+// and then asks for the room finds its seat there.
+func (r *Room) answerJoins() {
+	for _, j := range r.b.joined {
+		j.reply <- j.res
+	}
+	clear(r.b.joined)
+	r.b.joined = r.b.joined[:0]
 }

@@ -48,9 +48,7 @@ func (r *Room) commit() {
 			r.m.record(f)
 		}
 		b.finished = b.finished[:0]
-		for _, j := range b.joins {
-			j.reply <- j.res
-		}
+		b.joined = append(b.joined, b.joins...)
 		b.joins = b.joins[:0]
 		if len(b.events) > 0 {
 			b.events = b.events[:0]

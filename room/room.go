@@ -160,7 +160,8 @@ type batch struct {
 	accepted  []pending              // the actions behind entries: told if the append fails
 	published []pending              // stored actions, measured when flushed
 	finished  []finished             // results for the leaderboards, recorded once stored
-	joins     []joinReply            // HTTP joins, answered once stored
+	joins     []joinReply            // HTTP joins, stored with the batch's entries
+	joined    []joinReply            // stored joins, answered once the room's info shows them (flush)
 	replays   []chan protocol.Replay // replay requests, answered from the stored state
 	replaced  map[string]string
 	events    []store.Event // webhook events, stored with the entries (hooks.go)

@@ -556,3 +556,30 @@ func TestStoreCtxShared(t *testing.T) {
 		t.Fatalf("contexts ended early: %v, %v", a.Err(), c.Err())
 	}
 }
+
+// TestJoinAnsweredOnceInfoShowsIt: a join over HTTP is answered only when
+// the room's info shows its seat, so that a client that has joined and
+// then asks for the room (GET /api/rooms/{code}) finds itself there. Many
+// rooms: the reply once came before the info, and a reader on another
+// thread saw the room without the seat now and then.
+func TestJoinAnsweredOnceInfoShowsIt(t *testing.T) {
+	m := newManager(t, nil)
+	ctx := context.Background()
+	for i := range 300 {
+		created, err := m.Create(ctx, CreateRequest{Game: "nim", Settings: json.RawMessage(`{"pile":10}`), Name: "Ann"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := m.Get(ctx, created.Room)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Join(ctx, "Bob", "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seats := r.Info().Seats; len(seats) != 2 || seats[res.Seat].Name != "Bob" {
+			t.Fatalf("room %d: joined as seat %d, and the room's info then shows the seats %+v", i, res.Seat, seats)
+		}
+	}
+}
