@@ -145,17 +145,9 @@ func newManager(t *testing.T, st store.Store) *Manager {
 // both connected as fake clients, and starts the match.
 func nimRoom(t *testing.T, m *Manager) (*Room, *fakeClient, *fakeClient, string) {
 	t.Helper()
-	ctx := context.Background()
-	created, err := m.Create(ctx, CreateRequest{Game: "nim", Settings: json.RawMessage(`{"pile":10}`), Name: "Ann"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := m.Get(ctx, created.Room)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, token := newNimLobby(t, m)
 	host, guest := newFake("host"), newFake("guest")
-	if err := r.Hello(host, &protocol.Hello{Room: r.Code(), Token: created.Token}); err != nil {
+	if err := r.Hello(host, &protocol.Hello{Room: r.Code(), Token: token}); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Hello(guest, &protocol.Hello{Room: r.Code(), Name: "Bob"}); err != nil {
@@ -172,7 +164,23 @@ func nimRoom(t *testing.T, m *Manager) (*Room, *fakeClient, *fakeClient, string)
 	}
 	act(t, r, guest, "g-ready", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlReady, Ready: true})
 	act(t, r, host, "h-start", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlStart})
-	return r, host, guest, created.Token
+	return r, host, guest, token
+}
+
+// newNimLobby creates a two-seat hidden-Nim room with Ann in the host's
+// seat, no one connected, and returns it and the host's token.
+func newNimLobby(t *testing.T, m *Manager) (*Room, string) {
+	t.Helper()
+	ctx := context.Background()
+	created, err := m.Create(ctx, CreateRequest{Game: "nim", Settings: json.RawMessage(`{"pile":10}`), Name: "Ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Get(ctx, created.Room)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, created.Token
 }
 
 // act sends an action at the room's current revision and returns its receipt.
@@ -566,14 +574,7 @@ func TestJoinAnsweredOnceInfoShowsIt(t *testing.T) {
 	m := newManager(t, nil)
 	ctx := context.Background()
 	for i := range 300 {
-		created, err := m.Create(ctx, CreateRequest{Game: "nim", Settings: json.RawMessage(`{"pile":10}`), Name: "Ann"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := m.Get(ctx, created.Room)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r, _ := newNimLobby(t, m)
 		res, err := r.Join(ctx, "Bob", "", "")
 		if err != nil {
 			t.Fatal(err)
