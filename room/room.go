@@ -683,7 +683,7 @@ func (r *Room) aiMove(seat int) (move []byte, ok, threw bool) {
 			move, ok, threw = nil, false, true
 		}
 	}()
-	move, ok = r.st.sess.Match().AIMove(seat)
+	move, ok = r.st.sess.AIMove(seat)
 	return move, ok, false
 }
 

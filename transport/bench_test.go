@@ -131,7 +131,7 @@ func BenchmarkTwoPlayerRoundTrip(b *testing.B) {
 			return -1, nil
 		}
 		seat := v.Active
-		m, ok := cardgame.Rules{}.Choose(ps[seat].f.(*cardsFollower).v, seat)
+		m, ok := cardgame.Rules{}.Choose(ps[seat].f.(*cardsFollower).v, seat, session.IntSeed(7).Source())
 		if !ok {
 			b.Fatalf("seat %d has nothing to do on its turn", seat)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/roomd/roomd/core/grid"
 	"github.com/roomd/roomd/core/minesweeper"
+	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/transport/client"
 )
@@ -70,7 +71,7 @@ func (p *msPlayer) setView(v any) {
 // play makes one move chosen by the solver from the player's own view.
 func (p *msPlayer) play() protocol.Receipt {
 	p.t.Helper()
-	mv, ok := minesweeper.Rules{}.Choose(p.view, p.seat)
+	mv, ok := minesweeper.Rules{}.Choose(p.view, p.seat, session.IntSeed(7).Source())
 	if !ok {
 		p.t.Fatalf("%s: solver has no move", p.name)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/roomd/roomd/core/nim"
+	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/transport/client"
 )
@@ -87,7 +88,7 @@ func TestNimHumanAgainstAI(t *testing.T) {
 		if p.ended {
 			break
 		}
-		mv, ok := nim.Rules{}.Choose(p.view, 0)
+		mv, ok := nim.Rules{}.Choose(p.view, 0, session.IntSeed(7).Source())
 		if !ok {
 			t.Fatalf("AI has no move in %+v", p.view)
 		}
@@ -308,7 +309,7 @@ func TestNimSecretsStayHidden(t *testing.T) {
 		if p.ended {
 			break
 		}
-		mv, _ := nim.Rules{}.Choose(p.view, moves%2)
+		mv, _ := nim.Rules{}.Choose(p.view, moves%2, session.IntSeed(7).Source())
 		b, _ := json.Marshal(mv)
 		if rc := p.command(string(b)); !rc.OK {
 			t.Fatalf("%s: %+v", p.name, rc.Notice)

@@ -79,7 +79,7 @@ func playSnake(t *testing.T, seed int64, cfg snake.Config, seats int) []snakeTra
 		for seat := range seats {
 			views[seat] = rules.Project(s, seat)
 			if rng.Float64() < 0.15 {
-				if m, ok := rules.Choose(views[seat], seat); ok {
+				if m, ok := rules.Choose(views[seat], seat, session.IntSeed(7).Source()); ok {
 					in = append(in, session.Input[snake.Move]{Seat: seat, Move: m})
 				}
 			}

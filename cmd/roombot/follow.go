@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+
+	"github.com/roomd/roomd/core/session"
 )
 
 // follower is a bot's own picture of the match: it starts from a view the
@@ -256,6 +259,16 @@ func (f *viewFollower[V, E]) compareDecoded(raw json.RawMessage, server any) (bo
 	detail := fmt.Sprintf("followed %s\nserver   %s", clipBytes(mine, 600), clipBytes(theirs, 600))
 	return false, f.ok && f.a.quirk(f.view, sv), detail, nil
 }
+
+// botChoice is the source the game AIs draw from when they choose a bot's
+// move: math/rand/v2's global generator (safe for concurrent use, as
+// adapters must be). A bot knows no match's secret, so it cannot use the
+// match's AI source (session.Seed.AISource) as the server's AI seats do.
+var botChoice session.Source = globalSource{}
+
+type globalSource struct{}
+
+func (globalSource) Uint32() uint32 { return rand.Uint32() }
 
 // marshalMove encodes a move an AI chose, for adapters' choose.
 func marshalMove(mv any, ok bool) (json.RawMessage, bool) {

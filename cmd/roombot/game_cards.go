@@ -87,7 +87,7 @@ func (cardsAdapter) apply(v *cardgame.View, beats []cardgame.Event) error {
 }
 
 func (cardsAdapter) choose(v cardgame.View, seat int) (json.RawMessage, bool) {
-	return marshalMove(cardgame.Rules{}.Choose(v, seat))
+	return marshalMove(cardgame.Rules{}.Choose(v, seat, botChoice))
 }
 
 func (cardsAdapter) encode(v cardgame.View) []byte {

@@ -61,7 +61,7 @@ func TestCardsLeaks(t *testing.T) {
 			t.Fatal("no end after 5000 commands")
 		}
 		seat := m.Pending()[0]
-		raw, ok := m.AIMove(seat)
+		raw, ok := m.AIMove(seat, session.IntSeed(7).Source())
 		if !ok {
 			t.Fatalf("no AI move for seat %d", seat)
 		}

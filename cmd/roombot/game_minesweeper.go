@@ -136,7 +136,7 @@ func (minesweeperAdapter) choose(v msView, seat int) (json.RawMessage, bool) {
 	if v.dense != nil {
 		return marshalMove(v.dense.Choose())
 	}
-	return marshalMove(minesweeper.Rules{}.Choose(v.View, seat))
+	return marshalMove(minesweeper.Rules{}.Choose(v.View, seat, botChoice))
 }
 
 func (minesweeperAdapter) encode(v msView) []byte { return v.view().AppendJSON(nil) }

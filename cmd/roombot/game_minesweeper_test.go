@@ -71,7 +71,7 @@ func msMatchFrames(t testing.TB, mode minesweeper.Mode, level string, seats int,
 			t.Fatal("nobody to move in a running match")
 		}
 		seat := pending[n%len(pending)]
-		raw, ok := m.AIMove(seat)
+		raw, ok := m.AIMove(seat, session.IntSeed(7).Source())
 		if !ok {
 			t.Fatalf("no AI move for seat %d", seat)
 		}

@@ -60,7 +60,7 @@ func (nimAdapter) apply(v *nim.View, beats []nim.Event) error {
 }
 
 func (nimAdapter) choose(v nim.View, seat int) (json.RawMessage, bool) {
-	return marshalMove(nim.Rules{}.Choose(v, seat))
+	return marshalMove(nim.Rules{}.Choose(v, seat, botChoice))
 }
 
 func (nimAdapter) encode(v nim.View) []byte {

@@ -126,7 +126,7 @@ func (snakeAdapter) apply(v *snake.View, beats []snake.Event) error {
 }
 
 func (snakeAdapter) choose(v snake.View, seat int) (json.RawMessage, bool) {
-	mv, ok := snake.Rules{}.Choose(v, seat)
+	mv, ok := snake.Rules{}.Choose(v, seat, botChoice)
 	if !ok {
 		return nil, false
 	}

@@ -59,7 +59,7 @@ func (tictactoeAdapter) apply(v *tictactoe.View, beats []tictactoe.Event) error 
 }
 
 func (tictactoeAdapter) choose(v tictactoe.View, seat int) (json.RawMessage, bool) {
-	return marshalMove(tictactoe.Rules{}.Choose(v, seat))
+	return marshalMove(tictactoe.Rules{}.Choose(v, seat, botChoice))
 }
 
 func (tictactoeAdapter) encode(v tictactoe.View) []byte {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/roomd/roomd/core/babagame"
 	"github.com/roomd/roomd/core/cardgame"
+	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/core/spellgridgame"
 	"github.com/roomd/roomd/protocol"
 )
@@ -242,7 +243,7 @@ func playCards(t *testing.T, b *bot, turn int) {
 		if v.Phase != cardgame.PhaseActive || v.Turn >= turn {
 			return
 		}
-		m, ok := cardgame.Rules{}.Choose(v, 0)
+		m, ok := cardgame.Rules{}.Choose(v, 0, session.IntSeed(7).Source())
 		if !ok {
 			t.Fatalf("seat 0 has nothing to do on its turn: %+v", v)
 		}

@@ -28,7 +28,7 @@ func finishedMatch(t *testing.T) (protocol.Replay, string) {
 	}
 	now := 1_000.0
 	for i := 0; !s.Status().Over; i++ {
-		mv, ok := s.Match().AIMove(0)
+		mv, ok := s.Match().AIMove(0, session.IntSeed(7).Source())
 		if !ok || i > 2000 {
 			t.Fatal("the AI has no move")
 		}

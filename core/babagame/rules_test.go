@@ -78,7 +78,7 @@ func TestStatusAndPending(t *testing.T) {
 		if p := s.Match().Pending(); !slices.Equal(p, pending) || p == nil {
 			t.Errorf("%s: pending %#v, want %v", when, p, pending)
 		}
-		if _, ok := s.Match().AIMove(0); ok {
+		if _, ok := s.Match().AIMove(0, session.IntSeed(7).Source()); ok {
 			t.Errorf("%s: an AI move", when)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/roomd/roomd/core/cards"
+	"github.com/roomd/roomd/core/session"
 )
 
 // Choose plays seat from its own view: while it is its turn, it plays the
@@ -13,7 +14,7 @@ import (
 // survive when there is one, else the hero), then ends its turn. It never
 // chooses a command the rules refuse. It returns false when the seat has
 // nothing to do.
-func (Rules) Choose(v View, seat Seat) (Move, bool) {
+func (Rules) Choose(v View, seat Seat, _ session.Source) (Move, bool) {
 	if v.Phase != PhaseActive || v.Active != seat || seat < 0 || seat >= Seats {
 		return Move{}, false
 	}

@@ -32,14 +32,14 @@ func TestAINoMove(t *testing.T) {
 	m := s.Match()
 	active := m.Pending()[0]
 	for _, seat := range []Seat{1 - active, session.Spectator, 2} {
-		if mv, ok := (Rules{}).Choose(viewOf(m, seat), seat); ok {
+		if mv, ok := (Rules{}).Choose(viewOf(m, seat), seat, session.IntSeed(7).Source()); ok {
 			t.Errorf("seat %d: %+v, want none", seat, mv)
 		}
 	}
 	if _, err := s.Apply(active, command(t, Concede())); err != nil {
 		t.Fatal(err)
 	}
-	if mv, ok := (Rules{}).Choose(viewOf(m, 1-active), 1-active); ok {
+	if mv, ok := (Rules{}).Choose(viewOf(m, 1-active), 1-active, session.IntSeed(7).Source()); ok {
 		t.Errorf("after the end: %+v, want none", mv)
 	}
 }

@@ -33,7 +33,7 @@ func BenchmarkTurn(b *testing.B) {
 		}
 		for {
 			seat := m.Pending()[0]
-			raw, _ := m.AIMove(seat)
+			raw, _ := m.AIMove(seat, session.IntSeed(7).Source())
 			step, err := m.Apply(session.Command{Seat: seat, Move: raw})
 			if err != nil {
 				b.Fatal(err)

@@ -52,7 +52,7 @@ func selfPlay(t tb, s *session.GameSession, limit int, each func(step session.St
 			t.Fatalf("no end after %d commands", limit)
 		}
 		seat := m.Pending()[0]
-		raw, ok := m.AIMove(seat)
+		raw, ok := m.AIMove(seat, session.IntSeed(7).Source())
 		if !ok {
 			t.Fatalf("the AI has no move for seat %d, whose turn it is", seat)
 		}

@@ -82,7 +82,7 @@ func randomMatch(t *rapid.T) *session.GameSession {
 		var raw json.RawMessage
 		switch k := rapid.IntRange(0, 99).Draw(t, "kind"); {
 		case k < 60:
-			raw, _ = m.AIMove(seat)
+			raw, _ = m.AIMove(seat, session.IntSeed(7).Source())
 		case k < 99:
 			raw = command(t, rapid.SampledFrom(candidates(followed[seat], seat)).Draw(t, "command"))
 		default:

@@ -192,7 +192,7 @@ func (c *Core) call(data []byte) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		cmd, ok := s.Match().AIMove(seat)
+		cmd, ok := s.AIMove(seat)
 		if !ok {
 			cmd = nil
 		}

@@ -115,7 +115,7 @@ func TestAIRaceThroughMatch(t *testing.T) {
 			}
 			pending := m.Pending()
 			seat := pending[turn%len(pending)]
-			cmd, ok := m.AIMove(seat)
+			cmd, ok := m.AIMove(seat, session.IntSeed(7).Source())
 			if !ok {
 				t.Fatalf("seat %d has no move", seat)
 			}
@@ -128,7 +128,7 @@ func TestAIRaceThroughMatch(t *testing.T) {
 			t.Errorf("status %+v", st)
 		}
 		for seat := range 3 {
-			if _, ok := m.AIMove(seat); ok {
+			if _, ok := m.AIMove(seat, session.IntSeed(7).Source()); ok {
 				t.Errorf("AI moves after the race")
 			}
 		}
@@ -186,7 +186,7 @@ func TestAIChoices(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m, ok := Rules{}.Choose(view(tc.view), tc.seat)
+			m, ok := Rules{}.Choose(view(tc.view), tc.seat, session.IntSeed(7).Source())
 			if ok != tc.ok || m != tc.want {
 				t.Errorf("chose %+v %v, want %+v %v", m, ok, tc.want, tc.ok)
 			}

@@ -207,7 +207,7 @@ func BenchmarkDense(b *testing.B) {
 	}
 	b.Run("view", func(b *testing.B) {
 		w := v
-		follow(b, w.Apply, func() (Move, bool) { return Rules{}.Choose(w, 0) })
+		follow(b, w.Apply, func() (Move, bool) { return Rules{}.Choose(w, 0, session.IntSeed(7).Source()) })
 	})
 	b.Run("dense", func(b *testing.B) {
 		d, err := NewDense(v)

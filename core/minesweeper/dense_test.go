@@ -45,7 +45,7 @@ func TestDenseFollowsView(t *testing.T) {
 				t.Fatalf("%s, viewer %d: dense\n%s\nnot\n%s", what, v, got, want)
 			}
 			seat := max(v, 0)
-			wm, wok := Rules{}.Choose(*views[v], seat)
+			wm, wok := Rules{}.Choose(*views[v], seat, session.IntSeed(7).Source())
 			gm, gok := denses[v].Choose()
 			if gm != wm || gok != wok {
 				t.Fatalf("%s, viewer %d: dense chose %v %v, not %v %v", what, v, gm, gok, wm, wok)

@@ -106,7 +106,7 @@ func raceMove(t *testing.T, s *State, seat session.Seat, n int, flagged *int) Mo
 			}
 		}
 	}
-	m, ok := Rules{}.Choose(s.Project(seat), seat)
+	m, ok := Rules{}.Choose(s.Project(seat), seat, session.IntSeed(7).Source())
 	if !ok {
 		t.Fatalf("the solver has no move for seat %d", seat)
 	}

@@ -186,8 +186,9 @@ func (Rules) Audience(s *State, viewer session.Seat) int {
 	return viewer + 1
 }
 
-// Choose picks seat's next move from its view (see Solve).
-func (Rules) Choose(v View, seat session.Seat) (Move, bool) {
+// Choose picks seat's next move from its view (see Solver): the solver's
+// choice is a function of the view alone, so it draws nothing from src.
+func (Rules) Choose(v View, seat session.Seat, _ session.Source) (Move, bool) {
 	sv := solverPool.Get().(*Solver)
 	defer solverPool.Put(sv)
 	return sv.Choose(v, seat)

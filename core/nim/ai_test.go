@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/roomd/roomd/core/session"
 )
 
 func seatView(seat Seat, pile, secret int) View {
@@ -31,7 +33,7 @@ func TestChoose(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, ok := Rules{}.Choose(seatView(0, tt.pile, tt.secret), 0)
+			m, ok := Rules{}.Choose(seatView(0, tt.pile, tt.secret), 0, session.IntSeed(7).Source())
 			if !ok || m.N != tt.want {
 				t.Errorf("Choose = %+v, %v; want take %d", m, ok, tt.want)
 			}
@@ -56,7 +58,7 @@ func TestChooseOnlyOnItsTurn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if m, ok := (Rules{}).Choose(tt.view, tt.seat); ok {
+			if m, ok := (Rules{}).Choose(tt.view, tt.seat, session.IntSeed(7).Source()); ok {
 				t.Errorf("Choose = %+v, want no move", m)
 			}
 		})
@@ -68,7 +70,7 @@ func TestChooseOnlyOnItsTurn(t *testing.T) {
 func TestChooseIsLegal(t *testing.T) {
 	for pile := 1; pile <= 40; pile++ {
 		for secret := 1; secret <= 3; secret++ {
-			m, ok := Rules{}.Choose(seatView(0, pile, secret), 0)
+			m, ok := Rules{}.Choose(seatView(0, pile, secret), 0, session.IntSeed(7).Source())
 			switch {
 			case !ok || m.N < MinTake || m.N > min(MaxTake, pile):
 				t.Errorf("pile %d secret %d: %+v, %v is not a legal take", pile, secret, m, ok)
@@ -112,7 +114,7 @@ func selfPlay(t *testing.T, seed int64, seats, pile int) Seat {
 		}
 		var acted bool
 		for seat := range seats {
-			command, ok := m.AIMove(seat)
+			command, ok := m.AIMove(seat, session.IntSeed(7).Source())
 			if ok != slices.Contains(m.Pending(), seat) {
 				t.Fatalf("seed %d: AIMove(%d) ok=%v with pending %v", seed, seat, ok, m.Pending())
 			}
@@ -132,7 +134,7 @@ func selfPlay(t *testing.T, seed int64, seats, pile int) Seat {
 		}
 	}
 	for seat := range seats {
-		if command, ok := m.AIMove(seat); ok {
+		if command, ok := m.AIMove(seat, session.IntSeed(7).Source()); ok {
 			t.Fatalf("seed %d: AIMove(%d) = %s after the end", seed, seat, command)
 		}
 	}

@@ -62,7 +62,7 @@ func TestHiddenInformation(t *testing.T) {
 func drawTake(t *rapid.T, m session.Match) (Seat, json.RawMessage) {
 	seat := m.Pending()[0]
 	if rapid.Bool().Draw(t, "ai") {
-		command, ok := m.AIMove(seat)
+		command, ok := m.AIMove(seat, session.IntSeed(7).Source())
 		if !ok {
 			t.Fatalf("the AI has no move for seat %d, whose turn it is", seat)
 		}

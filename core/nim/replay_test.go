@@ -76,7 +76,7 @@ func TestReplaySelfPlay(t *testing.T) {
 			s := newSession(t, seed, `{}`, seats)
 			for !s.Status().Over {
 				seat := s.Match().Pending()[0]
-				command, _ := s.Match().AIMove(seat)
+				command, _ := s.Match().AIMove(seat, session.IntSeed(7).Source())
 				if _, err := s.Apply(seat, command); err != nil {
 					t.Fatalf("%d seats, seed %d: %v", seats, seed, err)
 				}

@@ -23,7 +23,7 @@ func TestTurnOrder(t *testing.T) {
 					t.Fatalf("take %d: view turn %d, want %d", i, got, want)
 				}
 				for seat := range seats {
-					if _, ok := m.AIMove(seat); ok != (seat == want) {
+					if _, ok := m.AIMove(seat, session.IntSeed(7).Source()); ok != (seat == want) {
 						t.Fatalf("take %d: AIMove(%d) ok=%v, want %v", i, seat, ok, seat == want)
 					}
 				}

@@ -24,6 +24,12 @@ type Info struct {
 	// MaxMoves bounds the moves one match may log (a room refuses more).
 	// Zero means DefaultMaxMoves.
 	MaxMoves int `json:"maxMoves,omitempty"`
+	// MaxViewBytes and MaxEventBytes bound what the game sends one viewer:
+	// a projection's JSON, and the JSON array of one step's events. The
+	// game kit checks them over many matches; a room may rely on them.
+	// Zero means undeclared (the kit fails).
+	MaxViewBytes  int `json:"maxViewBytes,omitempty"`
+	MaxEventBytes int `json:"maxEventBytes,omitempty"`
 	// ConfigSchema and CommandSchema are JSON Schemas (draft 2020-12) of the
 	// config a match starts from and of one command.
 	ConfigSchema  json.RawMessage `json:"configSchema"`
@@ -114,9 +120,10 @@ type Match interface {
 	View(viewer Seat) any
 	// Audience groups viewers that see the same thing right now.
 	Audience(viewer Seat) int
-	// AIMove chooses a command for seat from its own view; ok is false when
+	// AIMove chooses a command for seat from its own view, drawing from src
+	// (GameSession.AIMove gives the match's AI source); ok is false when
 	// the game has no AI or the seat has nothing to do.
-	AIMove(seat Seat) (command json.RawMessage, ok bool)
+	AIMove(seat Seat, src Source) (command json.RawMessage, ok bool)
 	// Checkpoint encodes the state (JSON), or fails with ErrNoCheckpoint.
 	Checkpoint() ([]byte, error)
 }
@@ -186,6 +193,7 @@ func Define[C, S, M, E, V any](d Definition[C, S, M, E, V]) Game {
 	g.stepper, _ = d.Rules.(Stepper[S, M, E])
 	g.cp, _ = d.Rules.(Checkpointer[C, S])
 	g.ai, _ = d.Rules.(AI[M, V])
+	g.hider, _ = d.Rules.(Hider[S])
 	switch {
 	case d.Info.Tick != nil && g.stepper == nil:
 		panic(fmt.Sprintf("session: %s declares a tick but its rules have no Step", d.Info.ID))
@@ -205,6 +213,7 @@ type erased[C, S, M, E, V any] struct {
 	stepper Stepper[S, M, E]
 	cp      Checkpointer[C, S]
 	ai      AI[M, V]
+	hider   Hider[S]
 }
 
 func (g *erased[C, S, M, E, V]) Info() Info { return g.d.Info }
@@ -387,11 +396,11 @@ func (m *match[C, S, M, E, V]) Audience(viewer Seat) int {
 	return m.g.d.Rules.Audience(m.state, viewer)
 }
 
-func (m *match[C, S, M, E, V]) AIMove(seat Seat) (json.RawMessage, bool) {
+func (m *match[C, S, M, E, V]) AIMove(seat Seat, src Source) (json.RawMessage, bool) {
 	if m.g.ai == nil || seat < 0 || seat >= m.seats {
 		return nil, false
 	}
-	mv, ok := m.g.ai.Choose(m.g.d.Rules.Project(m.state, seat), seat)
+	mv, ok := m.g.ai.Choose(m.g.d.Rules.Project(m.state, seat), seat, src)
 	if !ok {
 		return nil, false
 	}
@@ -422,6 +431,53 @@ func State[S any](m Match) (S, bool) {
 }
 
 func (m *match[C, S, M, E, V]) typedState() any { return m.state }
+
+// hidden is what the erased match of a game made by Define offers the game
+// kit of its rules' Hider.
+type hidden interface {
+	hides() bool
+	secrets(viewer Seat) []Secret
+	resample(viewer Seat, src Source) Match
+}
+
+func (g *erased[C, S, M, E, V]) hides() bool { return g.hider != nil }
+func (m *match[C, S, M, E, V]) hides() bool  { return m.g.hider != nil }
+
+func (m *match[C, S, M, E, V]) secrets(viewer Seat) []Secret {
+	return m.g.hider.Secrets(m.state, viewer)
+}
+
+func (m *match[C, S, M, E, V]) resample(viewer Seat, src Source) Match {
+	return &match[C, S, M, E, V]{g: m.g, state: m.g.hider.Resample(m.state, viewer, src), seats: m.seats}
+}
+
+// Hides reports whether g's rules implement Hider: the game declares
+// hidden information.
+func Hides(g Game) bool {
+	h, ok := g.(interface{ hides() bool })
+	return ok && h.hides()
+}
+
+// Secrets returns what viewer must not learn in m (Hider.Secrets); ok is
+// false when m's rules declare no hidden information.
+func Secrets(m Match, viewer Seat) (secrets []Secret, ok bool) {
+	h, ok := m.(hidden)
+	if !ok || !h.hides() {
+		return nil, false
+	}
+	return h.secrets(viewer), true
+}
+
+// Resample returns a copy of m whose hidden state, as viewer knows it, is
+// drawn again from src (Hider.Resample); ok is false when m's rules
+// declare no hidden information.
+func Resample(m Match, viewer Seat, src Source) (Match, bool) {
+	h, ok := m.(hidden)
+	if !ok || !h.hides() {
+		return nil, false
+	}
+	return h.resample(viewer, src), true
+}
 
 type step[C, S, M, E, V any] struct {
 	m      *match[C, S, M, E, V]

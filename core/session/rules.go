@@ -189,9 +189,42 @@ type Checkpointer[C, S any] interface {
 }
 
 // AI is implemented by rules that can play a seat. Choose sees only that
-// seat's projected view, as a person would.
+// seat's projected view, as a person would, and draws whatever randomness
+// it needs from src: a stream derived from the match's secret, the seat and
+// the move number (Seed.AISource). The same match replays to the same AI
+// moves, and no client can compute the stream before the secret is
+// disclosed at the end.
 type AI[M, V any] interface {
-	Choose(view V, seat Seat) (M, bool)
+	Choose(view V, seat Seat, src Source) (M, bool)
+}
+
+// Hider is implemented by the rules of a game with hidden information or
+// randomness still to come (a deck's order, mines, other seats' secrets,
+// future food). The game kit (sessiontest.Run) checks with it that nothing
+// sent to a viewer gives the hidden state away.
+type Hider[S any] interface {
+	// Secrets lists what viewer must not learn in state s, each with the
+	// bytes that would give it away in a projection or an event sent to
+	// that viewer. It is empty once the game has revealed everything.
+	Secrets(s S, viewer Seat) []Secret
+	// Resample returns a new state, sharing nothing that changes with s,
+	// in which everything viewer must not know is drawn again from src and
+	// everything it has seen is kept: viewer's projection of the new state
+	// is byte for byte the old one's, and the other seats' projections keep
+	// what they show of the public state.
+	Resample(s S, viewer Seat, src Source) S
+}
+
+// Secret is one thing a viewer must not learn.
+type Secret struct {
+	// What names it, for a failing test: "seat 1's hand card 17".
+	What string
+	// Tell is the bytes that would give it away in what the viewer is
+	// sent: the JSON the game's own projection would show if it were
+	// revealed (`"id":17,"name":"Wisp"`), or the secret's own encoding (a
+	// key in hex). Two states with the same hidden state have the same
+	// Secrets, so the kit also compares them to see the hidden state change.
+	Tell string
 }
 
 // Validator is implemented by configs and moves that check themselves after

@@ -203,6 +203,13 @@ func (s *GameSession) Advance() (Step, error) {
 	return st, nil
 }
 
+// AIMove asks the game's AI for seat's next command, handing it the
+// match's AI source for this point of the match (Seed.AISource: the seat,
+// the log's length and the tick), so that the same match asks the same.
+func (s *GameSession) AIMove(seat Seat) (json.RawMessage, bool) {
+	return s.match.AIMove(seat, s.seed.AISource(seat, len(s.log), s.tick))
+}
+
 // Tick returns how many ticks a fixed-step match has run.
 func (s *GameSession) Tick() uint64 { return s.tick }
 

@@ -1,5 +1,7 @@
 package snake
 
+import "github.com/roomd/roomd/core/session"
+
 // aiSide bounds the arenas the AI plays: the large board's side.
 const aiSide = 32
 
@@ -65,7 +67,7 @@ func (c candidate) better(o candidate) bool {
 // the snake's direction; false means keep going, and also that the seat
 // has nothing to do: the match is over, the snake dead, or a turn is
 // already queued. It is deterministic and allocates nothing.
-func (Rules) Choose(v View, seat Seat) (Move, bool) {
+func (Rules) Choose(v View, seat Seat, _ session.Source) (Move, bool) {
 	if v.Phase == PhaseOver || seat < 0 || seat >= len(v.Snakes) || v.Rows <= 0 || v.Cols <= 0 || v.Rows > aiSide || v.Cols > aiSide {
 		return Move{}, false
 	}

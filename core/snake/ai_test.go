@@ -21,7 +21,7 @@ func aiMatch(t testing.TB, seed int64, c Config, seats int) (*State, []uint64) {
 		var in []session.Input[Move]
 		for _, seat := range rules.Pending(s) {
 			v := rules.Project(s, seat)
-			m, ok := rules.Choose(v, seat)
+			m, ok := rules.Choose(v, seat, session.IntSeed(7).Source())
 			if !ok {
 				continue
 			}
@@ -132,7 +132,7 @@ func TestAIChoices(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := world(t, small, 62, tt.food, tt.snakes...)
-			m, ok := Rules{}.Choose(Rules{}.Project(s, 0), 0)
+			m, ok := Rules{}.Choose(Rules{}.Project(s, 0), 0, session.IntSeed(7).Source())
 			if got := map[bool]Dir{true: m.Dir}[ok]; got != tt.want {
 				t.Errorf("the AI chose %v (%v), want %v", m.Dir, ok, tt.want)
 			}
@@ -146,24 +146,24 @@ func TestAINothingToDo(t *testing.T) {
 		sn(Right, 0, Cell{7, 15}, Cell{7, 14}, Cell{7, 13}),
 		sn(Right, 0))
 	rules := Rules{}
-	if _, ok := rules.Choose(rules.Project(s, 0), 0); !ok {
+	if _, ok := rules.Choose(rules.Project(s, 0), 0, session.IntSeed(7).Source()); !ok {
 		t.Fatal("no turn at the wall")
 	}
 	for _, seat := range []Seat{2, 3, -1} {
-		if m, ok := rules.Choose(rules.Project(s, seat), seat); ok {
+		if m, ok := rules.Choose(rules.Project(s, seat), seat, session.IntSeed(7).Source()); ok {
 			t.Errorf("seat %d turns %v", seat, m.Dir)
 		}
 	}
 	step(t, s, 62, turn(0, Up))
-	if m, ok := rules.Choose(rules.Project(s, 0), 0); ok {
+	if m, ok := rules.Choose(rules.Project(s, 0), 0, session.IntSeed(7).Source()); ok {
 		t.Errorf("seat 0 turns %v with a turn queued", m.Dir)
 	}
 	step(t, s, 63) // snake 1 hits the wall: over
-	if m, ok := rules.Choose(rules.Project(s, 0), 0); ok {
+	if m, ok := rules.Choose(rules.Project(s, 0), 0, session.IntSeed(7).Source()); ok {
 		t.Errorf("seat 0 turns %v once over", m.Dir)
 	}
 	big := View{Rows: 64, Cols: 64, Phase: PhaseRunning, Snakes: []ViewSnake{{Body: []Cell{{1, 1}, {1, 0}}, Dir: Right, Alive: true}}}
-	if _, ok := rules.Choose(big, 0); ok {
+	if _, ok := rules.Choose(big, 0, session.IntSeed(7).Source()); ok {
 		t.Error("the AI played a 64×64 arena")
 	}
 }

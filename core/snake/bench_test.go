@@ -36,7 +36,7 @@ func steadyMatch(tb testing.TB, speed string) steady {
 			}
 			var in []session.Input[Move]
 			for _, seat := range rules.Pending(s) {
-				if m, ok := rules.Choose(rules.Project(s, seat), seat); ok {
+				if m, ok := rules.Choose(rules.Project(s, seat), seat, session.IntSeed(7).Source()); ok {
 					in = append(in, session.Input[Move]{Seat: seat, Move: m})
 				}
 			}
@@ -135,7 +135,7 @@ func BenchmarkChoose(b *testing.B) {
 	v := midView(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		Rules{}.Choose(v, 0)
+		Rules{}.Choose(v, 0, session.IntSeed(7).Source())
 	}
 }
 

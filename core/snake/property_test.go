@@ -48,7 +48,7 @@ func inputs(rng *rand.Rand, ai, noise float64, seats int, views []View) []sessio
 	var out []session.Input[Move]
 	for seat := range seats {
 		if rng.Float64() < ai {
-			if m, ok := (Rules{}).Choose(views[seat], seat); ok {
+			if m, ok := (Rules{}).Choose(views[seat], seat, session.IntSeed(7).Source()); ok {
 				out = append(out, session.Input[Move]{Seat: seat, Move: m})
 			}
 		}

@@ -19,7 +19,7 @@ func aiSession(t *testing.T, seed int64, config string, seats int) *session.Game
 	for !s.Status().Over {
 		m := s.Match()
 		for _, seat := range m.Pending() {
-			if command, ok := m.AIMove(seat); ok {
+			if command, ok := m.AIMove(seat, session.IntSeed(7).Source()); ok {
 				if _, err := s.Input(seat, command, float64(s.Tick())*50); err != nil {
 					t.Fatalf("tick %d: seat %d's %s: %v", s.Tick(), seat, command, err)
 				}

@@ -1,11 +1,13 @@
 package tictactoe
 
-// Choose picks seat's mark from the view, deterministically: a square that
-// completes its own line (the first, in reading order); else one that
-// blocks the other seat's line; else the centre; else the first free
-// corner; else the first free square. ok is false when the game is over,
-// it is not seat's turn, or the view's grid is not a grid.
-func (Rules) Choose(v View, seat Seat) (Move, bool) {
+import "github.com/roomd/roomd/core/session"
+
+// Choose picks seat's mark from the view: a square that completes its own
+// line (the first, in reading order); else one that blocks the other
+// seat's line; else the centre; else a free corner drawn from src; else a
+// free square drawn from src. ok is false when the game is over, it is not
+// seat's turn, or the view's grid is not a grid.
+func (Rules) Choose(v View, seat Seat, src session.Source) (Move, bool) {
 	if v.Phase != PhaseActive || v.Turn != seat || seat < 0 || seat >= Seats {
 		return Move{}, false
 	}
@@ -21,19 +23,28 @@ func (Rules) Choose(v View, seat Seat) (Move, bool) {
 			return m, true
 		}
 	}
-	for _, m := range []Move{{1, 1}, {0, 0}, {0, 2}, {2, 0}, {2, 2}} {
+	if b[1][1] == Empty {
+		return Move{1, 1}, true
+	}
+	var free []Move
+	for _, m := range []Move{{0, 0}, {0, 2}, {2, 0}, {2, 2}} {
 		if b[m.R][m.C] == Empty {
-			return m, true
+			free = append(free, m)
 		}
 	}
-	for r := range Size {
-		for c := range Size {
-			if b[r][c] == Empty {
-				return Move{r, c}, true
+	if len(free) == 0 {
+		for r := range Size {
+			for c := range Size {
+				if b[r][c] == Empty {
+					free = append(free, Move{r, c})
+				}
 			}
 		}
 	}
-	return Move{}, false
+	if len(free) == 0 {
+		return Move{}, false
+	}
+	return free[session.Intn(src, len(free))], true
 }
 
 // completing returns the first empty square, in reading order, where mark

@@ -26,7 +26,7 @@ func TestChoose(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := View{Board: tt.board, Turn: tt.seat, Phase: PhaseActive}
-			m, ok := Rules{}.Choose(v, tt.seat)
+			m, ok := Rules{}.Choose(v, tt.seat, session.IntSeed(7).Source())
 			if !ok || m != tt.want {
 				t.Errorf("Choose = %+v, %v; want %+v", m, ok, tt.want)
 			}
@@ -49,7 +49,7 @@ func TestChooseNothing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if m, ok := (Rules{}).Choose(tt.view, tt.seat); ok {
+			if m, ok := (Rules{}).Choose(tt.view, tt.seat, session.IntSeed(7).Source()); ok {
 				t.Errorf("Choose = %+v, want no move", m)
 			}
 		})
@@ -61,7 +61,7 @@ func TestAISelfPlay(t *testing.T) {
 	s := newSession(t)
 	for i := 0; !s.Status().Over; i++ {
 		seat := s.Match().Pending()[0]
-		command, ok := s.Match().AIMove(seat)
+		command, ok := s.Match().AIMove(seat, session.IntSeed(7).Source())
 		if !ok {
 			t.Fatalf("mark %d: no AI move for seat %d", i, seat)
 		}

@@ -25,7 +25,7 @@ func randomGame(t *rapid.T) *session.GameSession {
 		var command json.RawMessage
 		if rapid.Bool().Draw(t, "ai") {
 			var ok bool
-			if command, ok = m.AIMove(seat); !ok {
+			if command, ok = m.AIMove(seat, session.IntSeed(7).Source()); !ok {
 				t.Fatalf("the AI has no move for seat %d, whose turn it is", seat)
 			}
 		} else {

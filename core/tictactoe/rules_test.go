@@ -131,7 +131,7 @@ func TestStatusAndTurns(t *testing.T) {
 			t.Errorf("%s: pending %#v, want %v", when, p, pending)
 		}
 		for seat := range Seats {
-			if _, ok := s.Match().AIMove(seat); ok != slices.Contains(pending, seat) {
+			if _, ok := s.Match().AIMove(seat, session.IntSeed(7).Source()); ok != slices.Contains(pending, seat) {
 				t.Errorf("%s: AIMove(%d) ok=%v with pending %v", when, seat, ok, pending)
 			}
 		}
@@ -253,7 +253,7 @@ func TestSameForEveryone(t *testing.T) {
 
 func ExampleRules_Choose() {
 	v := View{Board: [Size]string{"XX.", "OO.", "..."}, Turn: 1, Phase: PhaseActive}
-	m, _ := Rules{}.Choose(v, 1) // O wins on the middle row rather than block X
+	m, _ := Rules{}.Choose(v, 1, session.IntSeed(7).Source()) // O wins on the middle row rather than block X
 	fmt.Println(m.R, m.C)
 	// Output: 1 2
 }

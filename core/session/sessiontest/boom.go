@@ -39,4 +39,6 @@ func (boomRules) Pending(*BoomState) []session.Seat                { return []se
 func (boomRules) Project(s *BoomState, _ session.Seat) BoomState   { return *s }
 func (boomRules) ProjectEvents(_ *BoomState, e []int, _ int) []int { return e }
 func (boomRules) Audience(*BoomState, session.Seat) int            { return 0 }
-func (boomRules) Choose(BoomState, session.Seat) (boomMove, bool)  { panic("the AI is broken") }
+func (boomRules) Choose(BoomState, session.Seat, session.Source) (boomMove, bool) {
+	panic("the AI is broken")
+}

@@ -91,4 +91,6 @@ func (tapRules) Pending(s *TapState) []session.Seat {
 func (tapRules) Project(s *TapState, _ session.Seat) TapState    { return *s }
 func (tapRules) ProjectEvents(_ *TapState, e []int, _ int) []int { return e }
 func (tapRules) Audience(*TapState, session.Seat) int            { return 0 }
-func (tapRules) Choose(TapState, session.Seat) (tapMove, bool)   { return tapMove{Tap: true}, true }
+func (tapRules) Choose(TapState, session.Seat, session.Source) (tapMove, bool) {
+	return tapMove{Tap: true}, true
+}

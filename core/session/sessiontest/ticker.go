@@ -113,7 +113,7 @@ func (tickerRules) Project(s *TickerState, _ session.Seat) TickerView {
 func (tickerRules) ProjectEvents(_ *TickerState, e []int, _ session.Seat) []int { return e }
 func (tickerRules) Audience(*TickerState, session.Seat) int                     { return 0 }
 
-func (tickerRules) Choose(v TickerView, _ session.Seat) (tickerMove, bool) {
+func (tickerRules) Choose(v TickerView, _ session.Seat, _ session.Source) (tickerMove, bool) {
 	return tickerMove{Add: 1}, !v.Over && v.Tick%10 == 9
 }
 
