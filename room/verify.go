@@ -50,8 +50,11 @@ func Verify(games *session.Registry, data []byte) (Verification, error) {
 	if err := json.Unmarshal(data, &head); err != nil {
 		return Verification{}, fmt.Errorf("%w: %v", ErrBadRecord, err)
 	}
-	g, ok := games.Lookup(head.Game)
+	g, ok := games.LookupVersion(head.Game, head.RulesVersion)
 	if !ok {
+		if _, known := games.Lookup(head.Game); known {
+			return Verification{}, fmt.Errorf("%w: %s rules %q are not known to this build", ErrBadRecord, head.Game, head.RulesVersion)
+		}
 		return Verification{}, fmt.Errorf("%w %q", ErrUnknownGame, head.Game)
 	}
 	rec, err := session.DecodeRecord(data)
@@ -65,6 +68,12 @@ func Verify(games *session.Registry, data []byte) (Verification, error) {
 	verdict, match := session.ReplayMatch(g, rec)
 	out.Replay = verdict
 	out.Outcome = checkOutcome(verdict, match, head.Result)
+	if i, err := session.FirstRefused(g, rec); out.Outcome.OK && i >= 0 {
+		// The room logged only what it accepted: on the match the secret
+		// deals, every entry must be accepted again (a card in the hand it
+		// was played from, a mine where it exploded).
+		out.Outcome = CheckResult{Detail: fmt.Sprintf("entry %d of the log is refused on the match the secret deals (%v): the moves were not played on it", i, err)}
+	}
 	out.Fair = out.Commitment.OK && out.Outcome.OK
 	return out, nil
 }

@@ -225,10 +225,11 @@ type cardsDealt struct {
 }
 
 // cardsDeal rebuilds the deal of a match from its seed as core/cardgame
-// documents it: one uint32 of the seed's source seeds mulberry32, which
-// shuffles seat 0's deck then seat 1's (Fisher–Yates from the last index
-// down to 1, j = pick(i+1), pick(n) = (u32 × n) >> 32); the heroes are ids
-// 1 and 2, then seat 0's cards from the top, then seat 1's. It checks the
+// documents it: the seed's own stream (for a disclosed secret, ChaCha8
+// keyed with it, each number the high half of a 64-bit output) shuffles
+// seat 0's deck then seat 1's (Fisher–Yates from the last index down to 1,
+// j = pick(i+1), pick(n) = (u32 × n) >> 32); the heroes are ids 1 and 2,
+// then seat 0's cards from the top, then seat 1's. It checks the
 // result against the rules' own deal: the hands each seat sees at the
 // start must be the tops of the rebuilt decks.
 func cardsDeal(seed session.Seed, cfg cardgame.Config) (cardsDealt, error) {
@@ -242,7 +243,7 @@ func cardsDeal(seed session.Seed, cfg cardgame.Config) (cardsDealt, error) {
 	if err := json.Unmarshal(full, &named); err != nil {
 		return cardsDealt{}, err
 	}
-	rng := session.NewRNG(int64(seed.Source().Uint32()))
+	rng := seed.Source()
 	out := cardsDealt{owner: map[cards.ID]int{}}
 	next := cards.ID(cardgame.Seats + 1)
 	for p, names := range named.Decks {

@@ -11,13 +11,17 @@
 // sees a deck but its size. The seed, the deck order and the name of a card
 // in a hidden zone are never sent.
 //
-// Randomness (§5): the engine's generator is mulberry32. A match draws one
-// uint32 from its session.Seed's Source and seeds mulberry32 with it; that
-// one stream then shuffles player 0's deck and then player 1's (Fisher–Yates
-// from the last index down to 1, j = pick(i+1)), picks the first seat with
-// pick(2), and goes on as the engine's generator for every random pick of
-// the match (the engine is seeded with the stream's state after those
-// draws). pick(n) is (uint64(next) * n) >> 32.
+// Randomness (§5): everything random in a match draws from the match's
+// stream, session.Seed.Stream — for a room's match, ChaCha8 keyed with its
+// 32-byte secret, each 32-bit draw the high half of a 64-bit output (the
+// stream Minesweeper places its mines from). It shuffles player 0's deck and
+// then player 1's (Fisher–Yates from the last index down to 1,
+// j = Intn(i+1)), picks the first seat with Intn(2), and goes on as the
+// engine's generator for every random pick of the match. Intn(n) is
+// (uint64(next) * n) >> 32. Once the match is over and its secret disclosed,
+// anyone can derive the deals, draws and picks (`roomd verify` does); before,
+// no number of seen cards narrows the 2^256 secrets. Rules cards/1 drew all
+// of it from 32 bits of the secret instead (legacy.go).
 //
 // Game is the erased form that rooms run; Rules, Config, Move, Event and
 // View are the typed rules and their JSON forms, for tests and Go clients.
@@ -34,7 +38,7 @@ import (
 
 // RulesVersion changes whenever the same seed and log could play out
 // differently.
-const RulesVersion = "cards/1"
+const RulesVersion = "cards/2"
 
 // Seats is the number of seats of a duel.
 const Seats = 2
@@ -58,6 +62,8 @@ var Game = session.Define(session.Definition[Config, *State, Move, Event, View]{
 		Name:          "Card duel",
 		RulesVersion:  RulesVersion,
 		Modes:         []session.Mode{duel},
+		MaxViewBytes:  maxViewBytes,
+		MaxEventBytes: maxEventBytes,
 		ConfigSchema:  json.RawMessage(configSchema),
 		CommandSchema: json.RawMessage(commandSchema),
 	},

@@ -53,8 +53,11 @@ type State struct {
 	moves    int
 }
 
-// Rules is the card duel's rules.
-type Rules struct{}
+// Rules is the card duel's rules. The zero value is the rules of
+// RulesVersion; LegacyV1 runs with the derivation of cards/1.
+type Rules struct {
+	v1 bool // cards/1: the decks drawn from 32 bits of the secret (legacy.go)
+}
 
 var (
 	_ session.Rules[Config, *State, Move, Event, View] = Rules{}
@@ -62,32 +65,30 @@ var (
 	_ session.AI[Move, View]                           = Rules{}
 )
 
-// pick is §5's random pick among n: one draw, (u32 × n) >> 32.
-func pick(rng *session.RNG, n int) int { return int((uint64(rng.Uint32()) * uint64(n)) >> 32) }
-
-// Init shuffles both decks and picks the first seat from the seed (see
-// the package doc), allocates the ids (heroes 1 and 2, then seat 0's deck
-// top first, then seat 1's), deals 3 cards to the first seat and 4 to the
-// second, and starts the first turn.
-func (Rules) Init(seed session.Seed, config Config, seats int) (*State, error) {
+// Init shuffles both decks and picks the first seat from the match's
+// stream (see the package doc), allocates the ids (heroes 1 and 2, then
+// seat 0's deck top first, then seat 1's), deals 3 cards to the first seat
+// and 4 to the second, and starts the first turn. The engine goes on with
+// the same stream for every random pick of the match.
+func (r Rules) Init(seed session.Seed, config Config, seats int) (*State, error) {
 	if seats != Seats {
 		return nil, fmt.Errorf("the card duel is for %d seats, not %d", Seats, seats)
 	}
 	if err := config.Validate(); err != nil {
 		return nil, err
 	}
-	rng := session.NewRNG(int64(seed.Source().Uint32()))
-	var decks [Seats][]string
-	for p := range decks {
-		d := slices.Clone(config.deck(p))
-		for i := len(d) - 1; i > 0; i-- {
-			j := pick(rng, i+1)
-			d[i], d[j] = d[j], d[i]
-		}
-		decks[p] = d
+	var (
+		decks [Seats][]string
+		first Seat
+		rng   session.Stream
+	)
+	if r.v1 {
+		decks, first, rng = dealV1(seed, config)
+	} else {
+		rng = seed.Stream()
+		decks, first = deal(&rng, config)
 	}
-	first := pick(rng, 2)
-	g, err := cards.NewGame(cards.Options{Decks: decks, Seed: rng.State()})
+	g, err := cards.NewGame(cards.Options{Decks: decks, Stream: rng, MaxEvents: maxSequenceEvents})
 	if err != nil {
 		return nil, err
 	}

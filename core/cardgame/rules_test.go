@@ -1,7 +1,9 @@
 package cardgame
 
 import (
+	"encoding/hex"
 	"encoding/json"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +14,7 @@ import (
 
 func TestInfo(t *testing.T) {
 	info := Game.Info()
-	if info.ID != "cards" || info.Name != "Card duel" || info.RulesVersion != "cards/1" || info.Ranking != nil || info.Tick != nil {
+	if info.ID != "cards" || info.Name != "Card duel" || info.RulesVersion != "cards/2" || info.Ranking != nil || info.Tick != nil {
 		t.Errorf("info %+v", info)
 	}
 	if len(info.Modes) != 1 || info.Modes[0] != (session.Mode{ID: "duel", Name: "Duel", MinSeats: 2, MaxSeats: 2, AI: true}) {
@@ -119,14 +121,31 @@ func TestConfigs(t *testing.T) {
 }
 
 // shuffled is an independent reading of §5 and the package doc: the deck
-// order and the first seat a seed gives.
-func shuffled(seed session.Seed, decks [2][]string) ([2][]string, Seat) {
-	a := seed.Source().Uint32()
-	next := func() uint32 {
-		a += 0x6D2B79F5
-		t := (a ^ (a >> 15)) * (a | 1)
-		t = (t + (t^(t>>7))*(t|61)) ^ t
-		return t ^ (t >> 14)
+// order and the first seat a seed gives. A secret seed's numbers are
+// ChaCha8's, keyed with the secret, each the high half of a 64-bit output;
+// an integer seed's are mulberry32's, seeded with the integer (the
+// reference's integer seeds). Under cards/1 (v1) they were mulberry32's
+// seeded with the first of those numbers.
+func shuffled(seed session.Seed, decks [2][]string, v1 bool) ([2][]string, Seat) {
+	mulberry := func(a uint32) func() uint32 {
+		return func() uint32 {
+			a += 0x6D2B79F5
+			t := (a ^ (a >> 15)) * (a | 1)
+			t = (t + (t^(t>>7))*(t|61)) ^ t
+			return t ^ (t >> 14)
+		}
+	}
+	var next func() uint32
+	if n, ok := seed.Int(); ok {
+		next = mulberry(uint32(n))
+	} else {
+		var key [32]byte
+		hex.Decode(key[:], []byte(seed.String()))
+		c := rand.NewChaCha8(key)
+		next = func() uint32 { return uint32(c.Uint64() >> 32) }
+	}
+	if v1 {
+		next = mulberry(next())
 	}
 	pick := func(n int) int { return int(uint64(next()) * uint64(n) >> 32) }
 	var out [2][]string
@@ -141,7 +160,15 @@ func shuffled(seed session.Seed, decks [2][]string) ([2][]string, Seat) {
 	return out, pick(2)
 }
 
+// TestInit: the decks and the first seat are the ones §5 gives, under the
+// rules of now and under cards/1's (LegacyV1, what verify checks old
+// matches with).
 func TestInit(t *testing.T) {
+	t.Run("cards/2", func(t *testing.T) { testInit(t, Rules{}) })
+	t.Run("cards/1", func(t *testing.T) { testInit(t, Rules{v1: true}) })
+}
+
+func testInit(t *testing.T, rules Rules) {
 	firsts := map[Seat]bool{}
 	for n := range int64(20) {
 		seed := session.IntSeed(n)
@@ -149,11 +176,11 @@ func TestInit(t *testing.T) {
 			seed = session.SecretSeed([32]byte{byte(n)})
 		}
 		decks := [2][]string{twice(deckA...), twice(deckB...)}
-		s, err := Rules{}.Init(seed, Config{Decks: decks}, Seats)
+		s, err := rules.Init(seed, Config{Decks: decks}, Seats)
 		if err != nil {
 			t.Fatal(err)
 		}
-		order, first := shuffled(seed, decks)
+		order, first := shuffled(seed, decks, rules.v1)
 		firsts[first] = true
 		if s.first != first || s.active != first || s.turn != 1 || s.mana[first] != 1 || s.max[first] != 1 || s.max[1-first] != 0 {
 			t.Errorf("seed %d: first %d active %d turn %d mana %v/%v, want first %d", n, s.first, s.active, s.turn, s.mana, s.max, first)

@@ -7,14 +7,15 @@ import (
 	"github.com/roomd/roomd/core/session"
 )
 
-// wireConfig gives seed 1 a short match whose JSON is pinned below.
+// wireConfig gives seed 43150 a short match whose JSON is pinned below (the
+// deal seed 1 gave under cards/1).
 const wireConfig = `{"decks":[["Wisp","Bloodfen Raptor","Fireball","Leper Gnome","Wisp"],` +
 	`["Fireball","Leper Gnome","Arcane Intellect","Chillwind Yeti","Shield Block"]]}`
 
 // The JSON of the first views and of each update's events, per viewer
 // (seat 0, seat 1, spectator), pinned by hand.
 func TestWire(t *testing.T) {
-	s := newSession(t, 1, wireConfig)
+	s := newSession(t, 43150, wireConfig)
 	m := s.Match()
 	views := []string{
 		`{"phase":"active","turn":1,"active":0,"first":0,"seat":0,"players":[` +

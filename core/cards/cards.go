@@ -7,8 +7,9 @@
 // appended to a log of Events (§7).
 //
 // The engine is pure and deterministic: its one source of randomness is
-// mulberry32 seeded with Options.Seed (§5), it reads no clock and does no
-// I/O. A call that fails returns an error and leaves the game exactly as
+// the stream it is given (Options.Stream: a match's secret stream in the
+// room game) or, for the harness of §4–§5, mulberry32 seeded with
+// Options.Seed; it reads no clock and does no I/O. A call that fails returns an error and leaves the game exactly as
 // it was, log included.
 //
 // The methods that SpellGrid (§9) builds on beyond the harness are
@@ -76,9 +77,18 @@ type Options struct {
 	// Decks are the players' decks by player, top card first: Decks[p][0]
 	// is drawn first. Tokens cannot go in a deck. Nil means an empty deck.
 	Decks [2][]string
-	// Seed seeds the mulberry32 generator of random picks (§5). Zero is
-	// seed 0.
+	// Stream is the generator of random picks (§5): a room game's is the
+	// match's secret stream, so that no client can compute a pick. The
+	// zero Stream means mulberry32 seeded with Seed, the harness's
+	// integer seed.
+	Stream session.Stream
+	// Seed seeds the mulberry32 generator of random picks (§5) when Stream
+	// is zero. Zero is seed 0.
 	Seed uint32
+	// MaxEvents bounds the events one Sequence may log: one that would log
+	// more fails with ErrRunaway, changing nothing. Zero means
+	// MaxSequenceEvents; more than that is MaxSequenceEvents too.
+	MaxEvents int
 	// Cards are definitions added to the built-in set (Library), each
 	// replacing any of its name, validated with it (§3.6). Nil adds none.
 	Cards []CardDef
@@ -151,7 +161,7 @@ type state struct {
 	ents     []entity // by id; ents[0] is unused
 	sides    [2]side
 	order    uint32 // the last order of play given
-	rng      session.RNG
+	rng      session.Stream
 	mult     []multiplier // the multiplier snapshot
 	rules    []RuleAura
 	naive    bool
@@ -190,9 +200,10 @@ type queued struct {
 
 // Game is one game of the card engine. It is not safe for concurrent use.
 type Game struct {
-	s       state
-	log     []Event
-	chooser Chooser
+	s         state
+	log       []Event
+	chooser   Chooser
+	maxEvents int
 
 	// The running call's scratch: the state to restore if it fails, the
 	// stacks of selections and of Queues (each nested use pushes above the
@@ -217,7 +228,14 @@ func NewGame(opts Options) (*Game, error) {
 		}
 	}
 	n := 3 + len(opts.Decks[0]) + len(opts.Decks[1])
-	g := &Game{s: state{reg: reg, ents: make([]entity, 3, n), rng: *session.NewRNG(int64(opts.Seed))}}
+	rng := opts.Stream
+	if rng.Generator() == 0 {
+		rng = session.IntSeed(int64(opts.Seed)).Stream()
+	}
+	g := &Game{s: state{reg: reg, ents: make([]entity, 3, n), rng: rng}, maxEvents: MaxSequenceEvents}
+	if opts.MaxEvents > 0 && opts.MaxEvents < MaxSequenceEvents {
+		g.maxEvents = opts.MaxEvents
+	}
 	for p := range Player(2) {
 		g.s.ents[p+1] = entity{owner: p, zone: ZoneBoard, order: uint32(p) + 1}
 		g.s.sides[p].hero = ID(p) + 1
@@ -250,7 +268,7 @@ func (g *Game) deckable(name string) (*CardDef, error) {
 
 // Clone returns an independent copy of the game, log, chooser and all.
 func (g *Game) Clone() *Game {
-	c := &Game{log: append([]Event(nil), g.log...), chooser: g.chooser}
+	c := &Game{log: append([]Event(nil), g.log...), chooser: g.chooser, maxEvents: g.maxEvents}
 	copyState(&c.s, &g.s)
 	return c
 }
@@ -337,3 +355,32 @@ func checkPlayer(p Player) error {
 	}
 	return nil
 }
+
+// SwapHidden exchanges the cards of a and b, two instances of one player
+// in a hidden zone (its deck or hand) that have never been in play: each
+// keeps its id, owner and zone, and takes the other's definition. It is
+// what a game's Resample redraws hidden cards with (session.Hider); the
+// log is untouched.
+func (g *Game) SwapHidden(a, b ID) error {
+	for _, id := range [2]ID{a, b} {
+		switch {
+		case id == NoID || int(id) >= len(g.s.ents):
+			return fmt.Errorf("swapHidden: %w: %d", ErrUnknownID, id)
+		case id <= 2:
+			return fmt.Errorf("swapHidden: %w: %d", ErrHero, id)
+		}
+		e := &g.s.ents[id]
+		if (e.zone != ZoneDeck && e.zone != ZoneHand) || e.order != 0 || e.damage != 0 {
+			return fmt.Errorf("swapHidden: card %d is not hidden and untouched", id)
+		}
+	}
+	ea, eb := &g.s.ents[a], &g.s.ents[b]
+	if ea.owner != eb.owner {
+		return fmt.Errorf("swapHidden: cards %d and %d belong to different players", a, b)
+	}
+	ea.def, eb.def = eb.def, ea.def
+	return nil
+}
+
+// Reseed replaces the generator of random picks.
+func (g *Game) Reseed(rng session.Stream) { g.s.rng = rng }

@@ -25,7 +25,8 @@ var (
 	ErrInvalidCard = errors.New("invalid card definition")
 	// ErrAssemble is wrapped by every AssembleError.
 	ErrAssemble = errors.New("AssembleError")
-	// ErrRunaway fails a Sequence that logs more than 65536 events or
+	// ErrRunaway fails a Sequence that logs more than 65536 events (or
+	// Options.MaxEvents) or
 	// nests more than 256 activations one inside another: cards that loop
 	// for ever (a Deathrattle that summons its own card and damages it)
 	// end that way, with the state as before the call.

@@ -3,10 +3,11 @@ package cards
 // Resolution (§6.1, §6.2): Sequences, Phases, Queues, the end of an
 // outermost Phase and the Death Phases.
 
-// A Sequence that logs more than maxSequenceEvents events, or nests more
-// than maxDepth activations inside one another, fails with ErrRunaway.
+// A Sequence that logs more than Options.MaxEvents events (by default
+// MaxSequenceEvents), or nests more than maxDepth activations inside one
+// another, fails with ErrRunaway.
 const (
-	maxSequenceEvents = 1 << 16
+	MaxSequenceEvents = 1 << 16
 	maxDepth          = 256
 )
 
@@ -40,7 +41,7 @@ func (g *Game) sequence(run func()) (err error) {
 // emit logs an event of the running Sequence.
 func (g *Game) emit(e Event) {
 	g.events++
-	if g.events > maxSequenceEvents {
+	if g.events > g.maxEvents {
 		panic(runaway{})
 	}
 	g.log = append(g.log, e)

@@ -1,13 +1,17 @@
 package cards
 
+import "github.com/roomd/roomd/core/session"
+
 // Snapshot is the whole visible state of a game, for the projection and
 // persistence of the room game (§10) and for tests. It shares nothing
 // with the game.
 type Snapshot struct {
 	Players [2]PlayerSnapshot `json:"players"`
 	Outcome Outcome           `json:"outcome"`
-	// RNG is the state of the generator (session.RNG.State).
-	RNG uint32 `json:"rng"`
+	// RNG is the state of the generator (session.Stream.State): for the
+	// harness's mulberry32 its 32-bit state, a JSON number; for a secret
+	// stream its key and draws. It is never part of a view.
+	RNG session.StreamState `json:"rng"`
 	// NextID is the id the next card will get.
 	NextID ID `json:"nextId"`
 	// LastOrder is the last order of play given.

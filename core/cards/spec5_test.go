@@ -55,9 +55,9 @@ func TestS5_OneValuePerPick(t *testing.T) {
 	summon(t, g, "Knife Juggler", 0)
 	before := g.Snapshot().RNG
 	summon(t, g, "Wisp", 0) // the Juggler throws at the enemy hero, the only candidate
-	rng := session.NewRNG(int64(before))
+	rng := session.NewRNG(int64(before.Mulberry))
 	rng.Uint32()
-	if g.Snapshot().RNG != rng.State() {
+	if g.Snapshot().RNG.Mulberry != rng.State() {
 		t.Fatal("a pick among one candidate must draw exactly one number")
 	}
 	if health(t, g, 2) != 29 {

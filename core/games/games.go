@@ -13,7 +13,15 @@ import (
 	"github.com/roomd/roomd/core/tictactoe"
 )
 
-// Registry returns a new registry of every game.
+// Registry returns a new registry of every game, with the retired rules
+// versions that finished matches may still be verified under.
 func Registry() *session.Registry {
-	return session.NewRegistry(babagame.Game, cardgame.Game, minesweeper.Game, nim.Game, snake.Game, spellgridgame.Game, tictactoe.Game)
+	r := session.NewRegistry(All()...)
+	r.Retire(cardgame.LegacyV1)
+	return r
+}
+
+// All lists every game of this build.
+func All() []session.Game {
+	return []session.Game{babagame.Game, cardgame.Game, minesweeper.Game, nim.Game, snake.Game, spellgridgame.Game, tictactoe.Game}
 }

@@ -522,10 +522,13 @@ func (s *step[C, S, M, E, V]) AppendBeats(dst []byte, viewer Seat) ([]byte, erro
 	return append(dst, b...), err
 }
 
-// Registry maps game ids to games. It is safe for concurrent use.
+// Registry maps game ids to games. It is safe for concurrent use. Beside
+// the games it runs it may hold retired versions of their rules, which only
+// LookupVersion finds: what `roomd verify` checks old matches with.
 type Registry struct {
-	mu    sync.RWMutex
-	games map[string]Game
+	mu      sync.RWMutex
+	games   map[string]Game
+	retired map[[2]string]Game // by id and rules version
 }
 
 // NewRegistry returns a registry holding games.
@@ -542,6 +545,30 @@ func (r *Registry) Register(g Game) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.games[g.Info().ID] = g
+}
+
+// Retire adds g as a retired version of its game's rules: LookupVersion
+// finds it, Lookup and Games do not.
+func (r *Registry) Retire(g Game) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.retired == nil {
+		r.retired = make(map[[2]string]Game)
+	}
+	info := g.Info()
+	r.retired[[2]string{info.ID, info.RulesVersion}] = g
+}
+
+// LookupVersion returns the game with id under rules version rv: the game
+// Lookup returns when it runs rv (or rv is ""), else a retired version.
+func (r *Registry) LookupVersion(id, rv string) (Game, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if g, ok := r.games[id]; ok && (rv == "" || g.Info().RulesVersion == rv) {
+		return g, true
+	}
+	g, ok := r.retired[[2]string{id, rv}]
+	return g, ok
 }
 
 // Lookup returns the game with id.

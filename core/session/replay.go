@@ -149,6 +149,33 @@ func ReplayMatch(game Game, rec Record) (Verdict, Match) {
 	return v, m
 }
 
+// FirstRefused returns the index of the first entry of rec's log that the
+// rules refuse when the record is replayed from its seed, and why; -1 when
+// every entry is accepted (or the game has a fixed step, whose inputs are
+// not refused but ignored). A room logs only the commands it accepted, so
+// in a room's record a refused entry means its log was not played on the
+// match its seed deals — Replay, which follows the reference, skips such
+// entries as no-ops.
+func FirstRefused(game Game, rec Record) (int, error) {
+	if game.Info().Tick != nil {
+		return -1, nil
+	}
+	seats := rec.Seats
+	if seats == 0 {
+		seats = 1
+	}
+	m, err := game.New(rec.Seed, rec.Config, seats)
+	if err != nil {
+		return 0, err
+	}
+	for i, e := range rec.Log {
+		if _, err := m.Apply(Command{Seat: e.Seat, Move: e.Move, T: e.T}); err != nil {
+			return i, err
+		}
+	}
+	return -1, nil
+}
+
 // replayTicks replays a fixed-step match: its ticks, each with the inputs
 // logged for it. Time is ticks.
 func replayTicks(game Game, m Match, rec Record, seats int) (Verdict, Match) {

@@ -51,6 +51,9 @@ func chachaStream(key [SeedBytes]byte, draws uint64) Stream {
 	return st
 }
 
+// Generator returns the stream's generator; 0 for the zero Stream.
+func (st *Stream) Generator() Generator { return st.gen }
+
 // Uint32 returns the next 32-bit number.
 func (st *Stream) Uint32() uint32 {
 	if st.gen == ChaCha8 {
