@@ -275,4 +275,3 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
-
