@@ -35,6 +35,16 @@ func place(cells []cell, rows, cols, mines int, src session.Source, r, c int, or
 			*order = append(*order, k)
 		}
 	}
+	count(cells, rows, cols)
+	return draws
+}
+
+// count sets every cell's adjacency from the mines: the number of mines
+// around a safe cell, 0 for a mine.
+func count(cells []cell, rows, cols int) {
+	for k := range cells {
+		cells[k].adj = 0
+	}
 	var buf [8]int32
 	for k := range cells {
 		if !cells[k].mine {
@@ -46,7 +56,6 @@ func place(cells []cell, rows, cols, mines int, src session.Source, r, c int, or
 			}
 		}
 	}
-	return draws
 }
 
 // around appends to buf the keys of the 8-way neighbours of (r, c) on a

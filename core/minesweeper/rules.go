@@ -7,8 +7,8 @@ import (
 	"github.com/roomd/roomd/core/session"
 )
 
-// Rules is Minesweeper's session.Rules and session.AI. It holds nothing:
-// the zero value is ready and safe for concurrent use.
+// Rules is Minesweeper's session.Rules, session.AI and session.Hider. It
+// holds nothing: the zero value is ready and safe for concurrent use.
 type Rules struct{}
 
 var (
@@ -16,14 +16,57 @@ var (
 	_ session.Mover[*State, Move, Event]               = Rules{}
 	_ session.Checkpointer[Config, *State]             = Rules{}
 	_ session.AI[Move, View]                           = Rules{}
+	_ session.Hider[*State]                            = Rules{}
 )
+
+// maxRaceSeats bounds a race's seats, and so its boards.
+const maxRaceSeats = 4
 
 // Modes of Info, in the order listed.
 var modes = []session.Mode{
 	{ID: string(ModeSolo), Name: "Solo", MinSeats: 1, MaxSeats: 1},
 	{ID: string(ModeCoop), Name: "Co-op", MinSeats: 1, MaxSeats: 4, AI: true},
-	{ID: string(ModeRace), Name: "Race", MinSeats: 2, MaxSeats: 4, AI: true},
+	{ID: string(ModeRace), Name: "Race", MinSeats: 2, MaxSeats: maxRaceSeats, AI: true},
 }
+
+// Bounds of what one viewer is sent (Info.MaxViewBytes and MaxEventBytes).
+// A board has at most MaxSide² = 10,000 cells, of two-digit coordinates at
+// most, and a race at most maxRaceSeats = 4 boards. Every length below is
+// that of the longest JSON of its kind, with the comma that follows it in a
+// list; a test checks each against the encoders.
+const (
+	maxCells = MaxSide * MaxSide // 10,000
+
+	// The config echoed in views: the canonical form rooms keep (67 bytes).
+	// A config given to Game.New with keys of its own is echoed as given
+	// and may go beyond MaxViewBytes.
+	maxConfigBytes = len(`{"mode":"coop","level":"custom","rows":100,"cols":100,"mines":9999}`)
+	// A view but its config and boards: 54 bytes.
+	maxViewFrame = len(`{"config":,"phase":"active","mode":"race","boards":[]}`)
+	// A race board but its cells: 83 bytes.
+	maxBoardFrame = len(`{"seat":3,"phase":"active","revealed":10000,"safe":10000,"flags":10000,"cells":[]},`)
+	// A view's cell: 62 bytes.
+	maxViewCell = len(`{"r":99,"c":99,"status":"revealed","adjacent":8,"mine":false},`)
+
+	// An event but its list of cells or mines: the progress event is the
+	// longest, 90 bytes.
+	maxEventFrame = len(`{"type":"progress","seat":3,"phase":"active","revealed":10000,"safe":10000,"flags":10000},`)
+	// A reveal event's cell: 29 bytes.
+	maxRevealedCell = len(`{"r":99,"c":99,"adjacent":8},`)
+	// An explode or end event's mine: 16 bytes.
+	maxMinePos = len(`{"r":99,"c":99},`)
+	// One step's events: the mover's (a reveal and a win at most) and, when
+	// it ends a race, one end event for each other board.
+	maxStepEvents = 2 + maxRaceSeats - 1
+
+	// Every board of a race listed whole once it is over:
+	// 54 + 67 + 4 × (83 + 10,000 × 62) = 2,480,453 bytes.
+	maxViewBytes = maxViewFrame + maxConfigBytes + maxRaceSeats*(maxBoardFrame+maxCells*maxViewCell)
+	// The array's brackets, five frames, one board revealed whole and the
+	// mines of the three others (an explode lists fewer than a reveal):
+	// 2 + 5 × 90 + 10,000 × 29 + 3 × 10,000 × 16 = 770,452 bytes.
+	maxEventBytes = 2 + maxStepEvents*maxEventFrame + maxCells*maxRevealedCell + (maxRaceSeats-1)*maxCells*maxMinePos
+)
 
 // Info describes the game to rooms and clients.
 var Info = session.Info{
@@ -34,6 +77,8 @@ var Info = session.Info{
 	// Leaderboards rank cleared boards by the host's time, lower first;
 	// only the standard levels have lists (a custom board has none).
 	Ranking:       &session.Ranking{By: session.RankTime, Boards: levelIDs()},
+	MaxViewBytes:  maxViewBytes,
+	MaxEventBytes: maxEventBytes,
 	ConfigSchema:  []byte(ConfigSchema),
 	CommandSchema: []byte(CommandSchema),
 }
@@ -156,7 +201,7 @@ func (Rules) ProjectEvents(s *State, events []Event, viewer session.Seat) []Even
 		return events
 	}
 	out := make([]Event, 0, len(events))
-	var told [4]bool // seats are at most 4 in a race
+	var told [maxRaceSeats]bool
 	for _, e := range events {
 		switch {
 		case e.Seat == viewer:

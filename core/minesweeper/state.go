@@ -128,7 +128,7 @@ func seatRange(m Mode) (lo, hi int) {
 	case ModeCoop:
 		return 1, 4
 	case ModeRace:
-		return 2, 4
+		return 2, maxRaceSeats
 	default:
 		return 1, 1
 	}
