@@ -44,6 +44,8 @@ var Game = session.Define(session.Definition[Config, *State, Move, Event, View]{
 		Name:          "Baba",
 		RulesVersion:  RulesVersion,
 		Modes:         []session.Mode{coop},
+		MaxViewBytes:  maxViewBytes,
+		MaxEventBytes: maxEventBytes,
 		ConfigSchema:  json.RawMessage(configSchema),
 		CommandSchema: json.RawMessage(commandSchema),
 	},

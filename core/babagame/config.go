@@ -31,8 +31,10 @@ const (
 //	{"level":"baba-is-you","control":"shared"}
 //
 // with both members optional: "level" is one of LevelIDs (default the
-// first), "control" is "shared" (default) or "turns". The zero value is the
-// first level, shared.
+// first), "control" is "shared" (default) or "turns". "mode" may be given as
+// "coop", the only mode (the id GET /api/games lists, so that a generic
+// client creates every mode alike); the canonical form leaves it out. The
+// zero value is the first level, shared.
 type Config struct {
 	Level   string
 	Control string
@@ -50,8 +52,8 @@ func (c Config) level() string {
 func (c Config) turns() bool { return c.Control == ControlTurns }
 
 // UnmarshalJSON decodes a config strictly: an object whose members may be
-// "level" (a level id) and "control" ("shared" or "turns"), each at most
-// once.
+// "level" (a level id), "control" ("shared" or "turns") and "mode"
+// ("coop"), each at most once.
 func (c *Config) UnmarshalJSON(data []byte) error {
 	members, err := session.Members(data)
 	if err != nil {
@@ -71,8 +73,12 @@ func (c *Config) UnmarshalJSON(data []byte) error {
 				return fmt.Errorf(`control must be "shared" or "turns", got %s`, session.Clip(string(m.Value)))
 			}
 			out.Control = s
+		case "mode":
+			if json.Unmarshal(m.Value, &s) != nil || s != ModeCoop {
+				return fmt.Errorf(`mode must be "coop", got %s`, session.Clip(string(m.Value)))
+			}
 		default:
-			return fmt.Errorf(`unknown config field %q (they are "level" and "control")`, session.Clip(m.Key))
+			return fmt.Errorf(`unknown config field %q (they are "level", "control" and "mode")`, session.Clip(m.Key))
 		}
 	}
 	*c = out

@@ -23,8 +23,9 @@ func (c Config) levelID() string {
 	return c.Level
 }
 
-// UnmarshalJSON decodes a config strictly: an object whose only member may
-// be "level", a string naming a level.
+// UnmarshalJSON decodes a config strictly: an object whose members may be
+// "level", a string naming a level, and "mode", "solo" (the only mode, as
+// GET /api/games lists it; the canonical form leaves it out).
 func (c *Config) UnmarshalJSON(data []byte) error {
 	ms, err := session.Members(data)
 	if err != nil {
@@ -32,8 +33,15 @@ func (c *Config) UnmarshalJSON(data []byte) error {
 	}
 	var out Config
 	for _, m := range ms {
+		if m.Key == "mode" {
+			var mode string
+			if json.Unmarshal(m.Value, &mode) != nil || mode != ModeSolo {
+				return fmt.Errorf(`mode must be "solo", got %s`, session.Clip(string(m.Value)))
+			}
+			continue
+		}
 		if m.Key != "level" {
-			return fmt.Errorf(`unknown config field %q (the only one is "level")`, session.Clip(m.Key))
+			return fmt.Errorf(`unknown config field %q (they are "level" and "mode")`, session.Clip(m.Key))
 		}
 		if err := json.Unmarshal(m.Value, &out.Level); err != nil || string(m.Value) == "null" {
 			return fmt.Errorf("level must be a string, got %s", session.Clip(string(m.Value)))

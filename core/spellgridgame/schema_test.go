@@ -37,5 +37,6 @@ func TestSchemasAgree(t *testing.T) {
 var configCases = []string{
 	`{}`, `{"level":"scribe"}`, `{"level":"double"}`, `{"level":"golem"}`,
 	`{"level":"nowhere"}`, `{"level":""}`, `{"level":null}`, `{"level":3}`,
-	`{"Level":"scribe"}`, `{"level":"scribe","mode":"solo"}`, `[]`, `3`, `"scribe"`,
+	`{"Level":"scribe"}`, `{"level":"scribe","mode":"solo"}`, `{"mode":"solo"}`, `{"mode":"coop"}`,
+	`{"mode":null}`, `[]`, `3`, `"scribe"`,
 }

@@ -48,6 +48,8 @@ var Game = session.Define(session.Definition[Config, *State, Move, Event, View]{
 		Name:          "SpellGrid",
 		RulesVersion:  RulesVersion,
 		Modes:         []session.Mode{solo},
+		MaxViewBytes:  maxViewBytes,
+		MaxEventBytes: maxEventBytes,
 		ConfigSchema:  json.RawMessage(configSchema),
 		CommandSchema: json.RawMessage(commandSchema),
 	},
