@@ -37,6 +37,8 @@ var Game = session.Define(session.Definition[Config, *State, Move, Event, View]{
 		Name:          "Hidden Nim",
 		RulesVersion:  RulesVersion,
 		Modes:         []session.Mode{classic},
+		MaxViewBytes:  maxViewBytes,
+		MaxEventBytes: maxEventBytes,
 		ConfigSchema:  json.RawMessage(configSchema),
 		CommandSchema: json.RawMessage(commandSchema),
 	},

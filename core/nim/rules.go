@@ -68,7 +68,7 @@ func (Rules) Init(seed session.Seed, c Config, seats int) (*State, error) {
 	rng := seed.Source()
 	secrets := make([]int, seats)
 	for i := range secrets {
-		secrets[i] = session.Intn(rng, 3) + 1
+		secrets[i] = deal(rng)
 	}
 	return &State{config: c.echo(), seats: seats, pile: c.pile(), secrets: secrets, history: []Take{}}, nil
 }
