@@ -1,7 +1,6 @@
 package snake
 
 import (
-	"encoding/binary"
 	"slices"
 
 	"github.com/roomd/roomd/core/grid"
@@ -100,10 +99,7 @@ func (Rules) Init(seed session.Seed, c Config, seats int) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
-	src := seed.Source()
-	for i := 0; i < len(s.secret); i += 4 {
-		binary.LittleEndian.PutUint32(s.secret[i:], src.Uint32())
-	}
+	s.secret = drawKey(seed.Source())
 	cells := s.g.Cells()
 	for i := range s.snakes {
 		body, d := spawn(s.rows, s.cols, i)

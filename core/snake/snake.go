@@ -63,6 +63,8 @@ var Game = session.Define(session.Definition[Config, *State, Move, Event, View]{
 		Ranking:       &session.Ranking{By: session.RankScore, Higher: true, Boards: []string{BoardSmall, BoardMedium, BoardLarge}},
 		Tick:          &session.Rate{Hz: Hz},
 		MaxMoves:      MaxMoves,
+		MaxViewBytes:  maxViewBytes,
+		MaxEventBytes: maxEventBytes,
 		ConfigSchema:  json.RawMessage(configSchema),
 		CommandSchema: json.RawMessage(commandSchema),
 	},

@@ -433,7 +433,7 @@ func TestFoodDraws(t *testing.T) {
 		copy(buf[:], key[:])
 		binary.LittleEndian.PutUint64(buf[32:], draws+uint64(i))
 		sum := sha256.Sum256(buf[:])
-		if got, want := s.draw(1000), int(binary.LittleEndian.Uint64(sum[:8])%1000); got != want {
+		if got, want := s.drawAt(draws+uint64(i), 1000), int(binary.LittleEndian.Uint64(sum[:8])%1000); got != want {
 			t.Fatalf("draw %d: %d, want %d", i, got, want)
 		}
 	}

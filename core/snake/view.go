@@ -58,25 +58,10 @@ func (v *View) AppendJSON(b []byte) []byte {
 	b = appendString(append(b, `,"phase":`...), v.Phase)
 	b = append(b, `,"snakes":[`...)
 	for i := range v.Snakes {
-		sn := &v.Snakes[i]
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendCells(append(b, `{"body":`...), sn.Body)
-		b = appendDir(append(b, `,"dir":`...), sn.Dir)
-		b = strconv.AppendBool(append(b, `,"alive":`...), sn.Alive)
-		b = strconv.AppendInt(append(b, `,"score":`...), int64(sn.Score), 10)
-		if len(sn.Queue) > 0 {
-			b = append(b, `,"queue":[`...)
-			for j, d := range sn.Queue {
-				if j > 0 {
-					b = append(b, ',')
-				}
-				b = appendDir(b, d)
-			}
-			b = append(b, ']')
-		}
-		b = append(b, '}')
+		b = v.Snakes[i].appendJSON(b)
 	}
 	b = appendCells(append(b, `],"food":`...), v.Food)
 	if v.Phase == PhaseOver {
@@ -88,6 +73,25 @@ func (v *View) AppendJSON(b []byte) []byte {
 			b = strconv.AppendInt(b, int64(w), 10)
 		}
 		b = appendString(append(b, `],"why":`...), v.Why)
+	}
+	return append(b, '}')
+}
+
+// appendJSON appends the snake's JSON, as a view has it, to b.
+func (sn *ViewSnake) appendJSON(b []byte) []byte {
+	b = appendCells(append(b, `{"body":`...), sn.Body)
+	b = appendDir(append(b, `,"dir":`...), sn.Dir)
+	b = strconv.AppendBool(append(b, `,"alive":`...), sn.Alive)
+	b = strconv.AppendInt(append(b, `,"score":`...), int64(sn.Score), 10)
+	if len(sn.Queue) > 0 {
+		b = append(b, `,"queue":[`...)
+		for j, d := range sn.Queue {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = appendDir(b, d)
+		}
+		b = append(b, ']')
 	}
 	return append(b, '}')
 }

@@ -116,22 +116,34 @@ func (s *State) key(at Cell) int32 { return int32(at[0]*s.cols + at[1]) }
 // cellOf returns the address of a key.
 func (s *State) cellOf(k int32) Cell { return Cell{int(k) / s.cols, int(k) % s.cols} }
 
-// draw returns the next number in [0, n) of the food stream: draw i is the
-// first 8 bytes (little-endian) of SHA-256(key || i as 8 little-endian
-// bytes), modulo n. n must be positive. It does not allocate.
-func (s *State) draw(n int) int {
+// drawAt returns draw i of the food stream, a number in [0, n): the first
+// 8 bytes (little-endian) of SHA-256(key || i as 8 little-endian bytes),
+// modulo n. n must be positive. It does not allocate.
+func (s *State) drawAt(i uint64, n int) int {
 	var buf [len(s.secret) + 8]byte
 	copy(buf[:], s.secret[:])
-	binary.LittleEndian.PutUint64(buf[len(s.secret):], s.draws)
-	s.draws++
+	binary.LittleEndian.PutUint64(buf[len(s.secret):], i)
 	sum := sha256.Sum256(buf[:])
 	return int(binary.LittleEndian.Uint64(sum[:8]) % uint64(n))
 }
 
-// placeFood puts one food on an empty cell drawn uniformly among them, in
-// row-major order, and returns it; false when no cell is empty (nothing is
-// drawn then).
+// placeFood puts one food on the cell nextFood names, drawing it, and
+// returns it; false when no cell is empty (nothing is drawn then).
 func (s *State) placeFood() (Cell, bool) {
+	at, ok := s.nextFood()
+	if !ok {
+		return Cell{}, false
+	}
+	s.draws++
+	s.g.Cells()[s.key(at)] = cellFood
+	return at, true
+}
+
+// nextFood returns the cell the next food would be placed on if it were
+// placed now, without drawing it: an empty cell drawn uniformly among them
+// (the next draw of the food stream), in row-major order; false when no
+// cell is empty.
+func (s *State) nextFood() (Cell, bool) {
 	cells := s.g.Cells()
 	n := 0
 	for _, c := range cells {
@@ -142,13 +154,12 @@ func (s *State) placeFood() (Cell, bool) {
 	if n == 0 {
 		return Cell{}, false
 	}
-	k := s.draw(n)
+	k := s.drawAt(s.draws, n)
 	for i, c := range cells {
 		if c != cellEmpty {
 			continue
 		}
 		if k == 0 {
-			cells[i] = cellFood
 			return s.cellOf(int32(i)), true
 		}
 		k--
