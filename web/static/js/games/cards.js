@@ -41,7 +41,7 @@ import { copyView, applyBeat, describeBeat, minionOf } from './cards/model.js';
 
 // The page module's contract: registry.js.
 export const id = 'cards';
-export const rulesVersion = 'cards/1';
+export const rulesVersion = 'cards/2';
 export const icon = 'cards';
 export const tagline = t('cards.tagline');
 
