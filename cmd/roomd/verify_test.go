@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roomd/roomd/core/cardgame"
 	"github.com/roomd/roomd/core/minesweeper"
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/protocol"
@@ -105,5 +106,77 @@ func TestVerifyCommand(t *testing.T) {
 	}
 	if code, _, _ := run(); code != 2 {
 		t.Fatalf("no argument: exit %d", code)
+	}
+}
+
+// TestVerifyDuel: roomd verify checks a finished card duel by re-deriving
+// its deals, draws and random effects from the disclosed secret. A duel
+// played to its end under cards/2 is fair; the same record claimed as
+// cards/1 (whose deal came from 32 bits of the secret) is not — its
+// moves are refused on that deal; a duel stored under cards/1 before the
+// change (testdata/fixtures/cards1) still is, re-derived the old way.
+func TestVerifyDuel(t *testing.T) {
+	var key [session.SeedBytes]byte
+	copy(key[:], "the duel's secret, from crypto!!")
+	seed := session.SecretSeed(key)
+	config := json.RawMessage(`{"decks":["raiders","wardens"],"mode":"duel"}`)
+	s, err := session.NewSession(cardgame.Game, seed, config, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := 1_000.0
+	for i := 0; !s.Status().Over; i++ {
+		seat := s.Match().Pending()[0]
+		mv, ok := s.AIMove(seat)
+		if !ok || i > 3000 {
+			t.Fatal("the AI has no move")
+		}
+		now += 500
+		if _, err := s.ApplyAt(seat, mv, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, _ := s.Result()
+	seedJSON, _ := seed.MarshalJSON()
+	logJSON, _ := json.Marshal(s.Log())
+	rec := protocol.Replay{Game: "cards", RulesVersion: cardgame.RulesVersion, Seed: seedJSON, Config: config, Seats: 2, Log: logJSON,
+		Result: protocol.Result{Match: 1, Status: res.Status, TimeMs: res.Time, Winners: res.Outcome.Winners, Seed: seedJSON,
+			Commitment: seed.Commitment(), Config: config}}
+	dir := t.TempDir()
+	verify := func(name string, r any) (int, string) {
+		b, _ := json.Marshal(r)
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var out, errOut bytes.Buffer
+		code := verifyMain([]string{p}, strings.NewReader(""), &out, &errOut)
+		return code, out.String() + errOut.String()
+	}
+	if code, out := verify("cards2.json", rec); code != 0 || !strings.Contains(out, `"fair":true`) {
+		t.Fatalf("a duel played under cards/2: exit %d %s", code, out)
+	}
+	old := rec
+	old.RulesVersion = cardgame.LegacyRulesVersion
+	if code, out := verify("as-cards1.json", old); code != 1 || !strings.Contains(out, "refused on the match the secret deals") && !strings.Contains(out, "the result says") {
+		t.Fatalf("the duel claimed as cards/1: exit %d %s", code, out)
+	}
+	data, err := os.ReadFile("../../testdata/fixtures/cards1/bolt.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fx struct {
+		Rooms []struct {
+			Replay     map[string]any `json:"replay"`
+			Commitment string         `json:"commitment"`
+		} `json:"rooms"`
+	}
+	if err := json.Unmarshal(data, &fx); err != nil || len(fx.Rooms) < 2 || fx.Rooms[1].Replay == nil {
+		t.Fatalf("the cards/1 fixture: %v", err)
+	}
+	stored := fx.Rooms[1].Replay
+	stored["commitment"] = fx.Rooms[1].Commitment
+	if code, out := verify("stored-cards1.json", stored); code != 0 || !strings.Contains(out, `"fair":true`) {
+		t.Fatalf("the duel stored under cards/1: exit %d %s", code, out)
 	}
 }
