@@ -31,31 +31,32 @@ func (r *kitRand) next() uint64 {
 func (r *kitRand) Uint32() uint32 { return uint32(r.next() >> 32) }
 
 var (
-	birthday     sync.Once
-	collidingA   [session.SeedBytes]byte
-	collidingB   [session.SeedBytes]byte
-	birthdayDraw int
+	birthday sync.Once
+	pairs    [][2][session.SeedBytes]byte
 )
 
-// collidingSecrets returns two secrets whose streams' first 32-bit outputs
-// are equal: a birthday search over about 2^16 secrets, done once.
-func collidingSecrets() (a, b [session.SeedBytes]byte) {
+// collidingPairs is how many pairs of secrets with equal first outputs the
+// narrowing check plays.
+const collidingPairs = 8
+
+// collidingSecrets returns pairs of secrets whose streams' first 32-bit
+// outputs are equal: a birthday search over about 2^18 secrets, done once.
+func collidingSecrets() [][2][session.SeedBytes]byte {
 	birthday.Do(func() {
 		r := newKitRand("birthday")
-		seen := make(map[uint32][session.SeedBytes]byte, 1<<17)
-		for {
+		seen := make(map[uint32][session.SeedBytes]byte, 1<<18)
+		for len(pairs) < collidingPairs {
 			var key [session.SeedBytes]byte
 			for i := 0; i < len(key); i += 8 {
 				binary.LittleEndian.PutUint64(key[i:], r.next())
 			}
-			birthdayDraw++
 			first := session.SecretSeed(key).Source().Uint32()
 			if other, ok := seen[first]; ok {
-				collidingA, collidingB = other, key
-				return
+				pairs = append(pairs, [2][session.SeedBytes]byte{other, key})
+				continue
 			}
 			seen[first] = key
 		}
 	})
-	return collidingA, collidingB
+	return pairs
 }
