@@ -87,6 +87,13 @@ func TestConfig(t *testing.T) {
 			if err != nil || newErr != nil {
 				t.Fatalf("Configure: %v; New: %v", err, newErr)
 			}
+			wantMax := MaxSeats
+			if strings.Contains(tt.canonical, `"board":"small"`) {
+				wantMax = 4 // a room admits no more players than the board holds
+			}
+			if setup.Mode.MaxSeats != wantMax {
+				t.Errorf("setup's mode admits %d seats, want %d", setup.Mode.MaxSeats, wantMax)
+			}
 			if setup.Mode.ID != ModeArena || string(setup.Config) != tt.canonical || setup.Board != tt.board {
 				t.Errorf("setup %s %s board %q, want %s board %q", setup.Mode.ID, setup.Config, setup.Board, tt.canonical, tt.board)
 			}

@@ -80,6 +80,9 @@ func setup(c Config) (session.Setup, error) {
 		return session.Setup{}, fmt.Errorf("snake config: %w", err)
 	}
 	st := session.Setup{Mode: arena}
+	// A board holds fewer snakes than the mode's most (the small one 4): a
+	// room admits players up to the setup's MaxSeats, so it says so.
+	st.Mode.MaxSeats = min(st.Mode.MaxSeats, c.board().MaxSeats)
 	if c.speed() == SpeedNormal && c.timeLimit() == DefaultTimeLimit && c.food() == DefaultFood {
 		st.Board = c.board().ID
 	}
