@@ -232,13 +232,24 @@ func (c *tclient) receipt(id string) protocol.Receipt {
 }
 
 // send sends an action and waits for its receipt.
+// send sends a and waits for its receipt. An action refused because the
+// transport is off line was not sent: like a player, the helper waits until
+// it is back on line and sends it again (a room that moves node, say, may
+// take the transport off line between a waitOnline and the send).
 func (c *tclient) send(a protocol.Action) protocol.Receipt {
 	c.t.Helper()
-	id, err := c.tr.Send(context.Background(), a)
-	if err != nil {
-		c.t.Fatalf("%s: send %s: %v", c.name, a.Type, err)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		id, err := c.tr.Send(context.Background(), a)
+		if errors.Is(err, client.ErrOffline) && time.Now().Before(deadline) {
+			c.waitOnline()
+			continue
+		}
+		if err != nil {
+			c.t.Fatalf("%s: send %s: %v", c.name, a.Type, err)
+		}
+		return c.receipt(id)
 	}
-	return c.receipt(id)
 }
 
 func (c *tclient) command(cmd string) protocol.Receipt {
