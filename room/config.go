@@ -21,11 +21,18 @@ type Config struct {
 	Store store.Store
 	// Leaderboards records finished results. Nil means none are recorded.
 	Leaderboards store.Leaderboards
-	// Outbox keeps webhook events (hooks.go): each is stored with the
-	// entries that made it. Nil means no webhooks.
+	// Outbox keeps what a room's changes owe the world beyond the room,
+	// each stored in the same write as the entries that made it: a finished
+	// match's leaderboard results (leaderboard.go, applied by
+	// Manager.RecordScores) and, with Webhooks, webhook events (hooks.go).
+	// A dispatcher (transport/webhook) hands them on. Nil means no webhooks,
+	// and results recorded from memory once stored, best effort (a store
+	// outage then drops them).
 	Outbox store.Outbox
-	// HooksQueued is called by a room's actor once it has stored webhook
-	// events; it must not block (a dispatcher's Wake).
+	// Webhooks makes the rooms put webhook events in the Outbox.
+	Webhooks bool
+	// HooksQueued is called by a room's actor once it has stored events in
+	// the Outbox; it must not block (a dispatcher's Wake).
 	HooksQueued func()
 	// AliveEvery is how often the manager notes in Claims that this
 	// process runs (pause.go: a crash's downtime is then known to the

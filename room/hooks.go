@@ -31,6 +31,9 @@ func hookEvent(typ, room, game string, at int64, data any) (store.Event, error) 
 	return store.Event{ID: id, Data: body, Due: at}, nil
 }
 
+// hooks reports whether rooms make webhook events.
+func (m *Manager) hooks() bool { return m.cfg.Webhooks && m.cfg.Outbox != nil }
+
 // hookPlayer is seat i as events name it.
 func (st *state) hookPlayer(i int) protocol.HookPlayer {
 	p := st.Players[i]
@@ -39,7 +42,7 @@ func (st *state) hookPlayer(i int) protocol.HookPlayer {
 
 // hook queues an event of the room for the batch's write.
 func (r *Room) hook(typ string, at int64, data any) {
-	if r.m.cfg.Outbox == nil {
+	if !r.m.hooks() {
 		return
 	}
 	ev, err := hookEvent(typ, r.code, r.st.Game, at, data)
@@ -76,7 +79,7 @@ func (r *Room) leaving(e *entry) (protocol.HookSeat, bool) {
 // took out (from leaving), ranked whether its match's result went to the
 // leaderboards.
 func (r *Room) hooksFor(e *entry, eff effect, left *protocol.HookSeat, ranked bool) {
-	if r.m.cfg.Outbox == nil {
+	if !r.m.hooks() {
 		return
 	}
 	st := r.st
@@ -112,7 +115,7 @@ func (st *state) hookPlayers() []protocol.HookPlayer {
 // room's first write (the store creates rooms and keeps events apart): a
 // crash between the two loses it, before the creator has heard of the room.
 func (m *Manager) hookCreated(ctx context.Context, st *state, at int64) {
-	if m.cfg.Outbox == nil {
+	if !m.hooks() {
 		return
 	}
 	data := protocol.HookRoom{Settings: st.Settings, Mode: st.setup.Mode.ID, Access: st.access(), Host: st.hookPlayer(0)}

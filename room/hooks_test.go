@@ -24,7 +24,7 @@ import (
 func TestWebhookEvents(t *testing.T) {
 	st := memstore.New()
 	var woken atomic.Int32
-	m, err := NewManager(Config{Games: session.NewRegistry(nim.Game), Store: st, Outbox: st, AIDelay: -1,
+	m, err := NewManager(Config{Games: session.NewRegistry(nim.Game), Store: st, Outbox: st, Webhooks: true, AIDelay: -1,
 		PresenceInterval: time.Millisecond, HooksQueued: func() { woken.Add(1) }})
 	if err != nil {
 		t.Fatal(err)

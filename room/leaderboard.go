@@ -122,9 +122,75 @@ func (r *Room) finish() {
 	if signedIn {
 		player = strings.Join(players, " & ")
 	}
-	r.b.finished = append(r.b.finished, finished{boards: boards, score: store.Score{
+	f := finished{boards: boards, score: store.Score{
 		Name: strings.Join(names, " & "), Player: player, Value: rankedValue(st.game.Info().Ranking, res.TimeMs, res.Score),
-		Room: r.code, Match: res.Match, At: now.UnixMilli()}})
+		Room: r.code, Match: res.Match, At: now.UnixMilli()}}
+	if r.m.cfg.Outbox == nil || r.m.cfg.Leaderboards == nil {
+		r.b.finished = append(r.b.finished, f)
+		return
+	}
+	// The results go in the outbox, in the same write as the entry that
+	// ended the match: stored with it or not at all, then applied by
+	// Manager.RecordScores until they are (store outages included).
+	ev, err := scoresEvent(r.code, st.Game, f)
+	if err != nil {
+		r.log.Error("leaderboard results not encoded", "match", res.Match, "err", err)
+		return
+	}
+	r.b.events = append(r.b.events, ev)
+}
+
+// ScoresEvent is the type of the outbox event that carries a finished
+// match's leaderboard results (Manager.RecordScores applies it). It is
+// never sent to a webhook receiver.
+const ScoresEvent = "roomd.scores"
+
+// scoresJob is the data of a ScoresEvent: the score and the lists it goes
+// on.
+type scoresJob struct {
+	Boards []scoresBoard `json:"boards"`
+	Score  store.Score   `json:"score"`
+}
+
+type scoresBoard struct {
+	Game    string `json:"game"`
+	Board   string `json:"board"`
+	Kind    string `json:"kind"`
+	Higher  bool   `json:"higher,omitempty"`
+	Expires int64  `json:"expires,omitempty"`
+}
+
+func scoresEvent(room, game string, f finished) (store.Event, error) {
+	job := scoresJob{Score: f.score}
+	for _, b := range f.boards {
+		job.Boards = append(job.Boards, scoresBoard{Game: b.Game, Board: b.Board, Kind: b.Kind, Higher: b.Higher, Expires: b.Expires})
+	}
+	return hookEvent(ScoresEvent, room, game, f.score.At, job)
+}
+
+// RecordScores applies one ScoresEvent from the outbox: the score on each
+// of its lists. It is idempotent — a score recorded again changes nothing
+// (store.Leaderboards.Record keeps the older of equal scores) — so the
+// dispatcher retries it until it succeeds, and a delivery repeated after a
+// crash does no harm. An event it cannot read is an error that says so.
+func (m *Manager) RecordScores(ctx context.Context, ev store.Event) error {
+	if m.cfg.Leaderboards == nil {
+		return errors.New("room: no leaderboards to record results on")
+	}
+	var env struct {
+		Type string    `json:"type"`
+		Data scoresJob `json:"data"`
+	}
+	if err := json.Unmarshal(ev.Data, &env); err != nil || env.Type != ScoresEvent {
+		return fmt.Errorf("room: event %s is not a %s event: %v", ev.ID, ScoresEvent, err)
+	}
+	for _, b := range env.Data.Boards {
+		board := store.Board{Game: b.Game, Board: b.Board, Kind: b.Kind, Higher: b.Higher, Expires: b.Expires}
+		if err := m.cfg.Leaderboards.Record(ctx, board, env.Data.Score); err != nil {
+			return fmt.Errorf("room: record %s/%s/%s: %w", b.Game, b.Board, b.Kind, err)
+		}
+	}
+	return nil
 }
 
 // record hands a result to the leaderboard writer without waiting: a room

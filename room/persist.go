@@ -28,7 +28,7 @@ func (r *Room) commit() {
 		var dropped int
 		dropped, err = r.m.cfg.Outbox.AppendWith(ctx, r.disk.lease, b.entries, b.events)
 		if dropped > 0 {
-			r.log.Error("webhook outbox full: events dropped", "dropped", dropped)
+			r.log.Error("outbox full: events dropped (webhook events, leaderboard results)", "dropped", dropped)
 			r.m.cfg.Metrics.observeHooksDropped(dropped)
 		}
 	} else {

@@ -431,7 +431,7 @@ func (r *Room) accept(e *entry, p pending) (err error) {
 	e.Rev = r.st.Rev + 1
 	e.T = r.now().UnixMilli()
 	var left *protocol.HookSeat
-	if r.m.cfg.Outbox != nil {
+	if r.m.hooks() {
 		if seat, ok := r.leaving(e); ok {
 			left = &seat
 		}

@@ -360,15 +360,19 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	reg.MustRegister(storeMetrics(st)...)
-	var hooks *webhook.Dispatcher
-	var outbox store.Outbox
+	// The store's outbox carries every match's leaderboard results (stored
+	// with the match's end, applied by the rooms' RecordScores) and, with a
+	// URL, the webhook events: one dispatcher hands both on.
+	var rooms *room.Manager
+	hooks, err := webhook.New(webhook.Config{URL: cfg.hooks.url, Secret: []byte(cfg.hooks.secret), Outbox: st, Logger: log, Registerer: reg,
+		Handlers: map[string]webhook.Handler{room.ScoresEvent: func(ctx context.Context, ev store.Event) error {
+			return rooms.RecordScores(ctx, ev)
+		}}})
+	if err != nil {
+		st.Close()
+		return err
+	}
 	if cfg.hooks.url != "" {
-		hooks, err = webhook.New(webhook.Config{URL: cfg.hooks.url, Secret: []byte(cfg.hooks.secret), Outbox: st, Logger: log, Registerer: reg})
-		if err != nil {
-			st.Close()
-			return err
-		}
-		outbox = st
 		log.Info("webhooks on", "url", redactURL(cfg.hooks.url))
 	}
 	var verifier transport.Verifier
@@ -386,9 +390,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 		IdleTimeout: cfg.idleTimeout, RetryAfter: cfg.retryAfter, AIDelay: cfg.aiDelay, EndedTTL: cfg.endedTTL,
 		MaxRooms: cfg.limits.maxRooms, MaxSpectators: cfg.limits.maxSpectators, MaxMatchMoves: cfg.limits.maxMatchMoves,
 		SeatGrace: cfg.limits.seatGrace, LobbyTimeout: cfg.limits.lobbyTimeout}
-	if hooks != nil {
-		rcfg.Outbox, rcfg.HooksQueued = outbox, hooks.Wake
-	}
+	rcfg.Outbox, rcfg.Webhooks, rcfg.HooksQueued = st, cfg.hooks.url != "", hooks.Wake
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		st.Close()
@@ -400,7 +402,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 		rcfg.Cluster, rcfg.Node, rcfg.LeaseTTL = c, cluster.Self.ID, cfg.node.leaseTTL
 		log.Info("one node of a cluster on Redis", "node", cluster.Self.ID, "publicUrl", cluster.Self.URL, "peerUrl", cluster.Self.PeerURL, "leaseTtl", cfg.node.leaseTTL)
 	}
-	rooms, err := room.NewManager(rcfg)
+	rooms, err = room.NewManager(rcfg)
 	if err != nil {
 		ln.Close()
 		st.Close()
@@ -410,9 +412,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	hooksDone := make(chan struct{})
 	go func() {
 		defer close(hooksDone)
-		if hooks != nil {
-			hooks.Run(hctx) // delivers from the store's outbox until the store closes
-		}
+		hooks.Run(hctx) // hands on the store's outbox until the store closes
 	}()
 	defer func() { stopHooks(); <-hooksDone }()
 	reg.MustRegister(rooms.Collector())

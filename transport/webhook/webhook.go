@@ -37,6 +37,18 @@
 // are in flight at once and a retried event arrives after later ones:
 // receivers must not rely on order; "at" carries the host time of each
 // event.
+//
+// # Local handlers
+//
+// The outbox also carries what roomd owes itself beyond a room: a finished
+// match's leaderboard results (room.ScoresEvent), stored with the match's
+// end. An event whose type has a Config.Handlers entry is handed to that
+// function in this process, never POSTed: nil acknowledges it, an error is
+// a failed attempt retried with the same backoff, and it is never dropped
+// (a store outage delays a score, it does not lose it). Without a URL the
+// dispatcher runs the handlers only; an event with neither a handler nor a
+// URL (a webhook event left from a run with webhooks) is dropped with a
+// warning.
 package webhook
 
 import (
@@ -162,11 +174,20 @@ type Config struct {
 	Batch int
 	// Parallel is how many deliveries are in flight at once (default 4).
 	Parallel int
+	// Handlers handle events of their types in this process (see Local
+	// handlers). A URL, Handlers or both are required.
+	Handlers map[string]Handler
 	// Registerer, when not nil, gets the counters
-	// roomd_webhook_delivered_total, roomd_webhook_failed_attempts_total
-	// and roomd_webhook_dropped_total.
+	// roomd_webhook_delivered_total, roomd_webhook_failed_attempts_total,
+	// roomd_webhook_dropped_total, and roomd_outbox_handled_total and
+	// roomd_outbox_handler_failures_total by event type.
 	Registerer prometheus.Registerer
 }
+
+// Handler handles one event of the outbox in this process; nil
+// acknowledges it. It must be idempotent: an event may be handed to it
+// more than once.
+type Handler func(ctx context.Context, ev store.Event) error
 
 // Dispatcher delivers the outbox's events. Make one with New and start it
 // with Run.
@@ -183,6 +204,8 @@ type Dispatcher struct {
 	batch       int
 	parallel    int
 
+	handlers map[string]Handler
+
 	wake chan struct{}
 
 	mu       sync.Mutex
@@ -190,29 +213,34 @@ type Dispatcher struct {
 	soonest  int64 // earliest due (Unix ms) of an event this process retried; 0: none
 
 	delivered, failed, dropped prometheus.Counter
+	handled, handlerFailed     *prometheus.CounterVec
 }
 
 // New checks cfg and makes a Dispatcher.
 func New(cfg Config) (*Dispatcher, error) {
 	u, err := url.Parse(cfg.URL)
 	switch {
+	case cfg.URL == "" && len(cfg.Handlers) == 0:
+		return nil, errors.New("webhook: no URL and no handlers")
 	case cfg.URL == "":
-		return nil, errors.New("webhook: no URL")
 	case err != nil:
 		return nil, fmt.Errorf("webhook: URL: %w", err)
 	case u.Scheme != "http" && u.Scheme != "https":
 		return nil, fmt.Errorf("webhook: URL %q: scheme must be http or https", cfg.URL)
 	case u.Host == "":
 		return nil, fmt.Errorf("webhook: URL %q has no host", cfg.URL)
-	case len(cfg.Secret) == 0:
+	case cfg.URL != "" && len(cfg.Secret) == 0:
 		return nil, errors.New("webhook: a URL needs a secret")
 	case cfg.Outbox == nil:
 		return nil, errors.New("webhook: no outbox")
 	case cfg.Poll < 0, cfg.MaxAttempts < 0, cfg.Batch < 0, cfg.Parallel < 0:
 		return nil, errors.New("webhook: negative Poll, MaxAttempts, Batch or Parallel")
 	}
+	if cfg.URL == "" {
+		u = nil
+	}
 	d := &Dispatcher{
-		url:         u.String(),
+		handlers:    cfg.Handlers,
 		secret:      bytes.Clone(cfg.Secret),
 		outbox:      cfg.Outbox,
 		client:      cfg.Client,
@@ -225,6 +253,9 @@ func New(cfg Config) (*Dispatcher, error) {
 		parallel:    cmp(cfg.Parallel, DefaultParallel),
 		wake:        make(chan struct{}, 1),
 		inflight:    make(map[string]bool),
+	}
+	if u != nil {
+		d.url = u.String()
 	}
 	if d.client == nil {
 		d.client = &http.Client{
@@ -250,7 +281,11 @@ func New(cfg Config) (*Dispatcher, error) {
 			Help: "Webhook deliveries that failed (non-2xx, timeout, unreachable) and are retried or dropped."})
 		d.dropped = prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_webhook_dropped_total",
 			Help: "Webhook events dropped after their last attempt failed."})
-		for _, c := range []prometheus.Collector{d.delivered, d.failed, d.dropped} {
+		d.handled = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roomd_outbox_handled_total",
+			Help: "Outbox events handled in this process (a match's leaderboard results), by event type."}, []string{"type"})
+		d.handlerFailed = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roomd_outbox_handler_failures_total",
+			Help: "Outbox events whose handler failed (a store outage); each is retried, never dropped."}, []string{"type"})
+		for _, c := range []prometheus.Collector{d.delivered, d.failed, d.dropped, d.handled, d.handlerFailed} {
 			if err := cfg.Registerer.Register(c); err != nil {
 				return nil, fmt.Errorf("webhook: metrics: %w", err)
 			}
@@ -398,6 +433,20 @@ func (d *Dispatcher) deliver(ctx context.Context, ev store.Event) {
 	if err := json.Unmarshal(ev.Data, &head); err != nil {
 		d.log.Warn("webhook: event is not a JSON object; sending it as it is", "event", ev.ID, "err", err)
 	}
+	if h, ok := d.handlers[head.Type]; ok {
+		d.handle(ctx, ev, head.Type, h)
+		return
+	}
+	if d.url == "" {
+		inc(d.dropped)
+		d.log.Warn("outbox: an event of a type with no handler, and webhooks are off: dropped", "event", ev.ID, "type", head.Type)
+		sctx, cancel := d.storeContext(ctx)
+		defer cancel()
+		if err := d.outbox.Ack(sctx, []string{ev.ID}); err != nil {
+			d.log.Error("outbox: removing a dropped event", "event", ev.ID, "type", head.Type, "err", err)
+		}
+		return
+	}
 	err := d.post(ctx, ev, head.Type)
 	if err != nil && ctx.Err() != nil {
 		// Stopping: this was no attempt of the receiver's; leave the event
@@ -425,11 +474,49 @@ func (d *Dispatcher) deliver(ctx context.Context, ev store.Event) {
 		}
 		return
 	}
-	due := d.now().Add(d.backoff(attempts)).UnixMilli()
 	d.log.Warn("webhook: delivery failed; will retry",
-		"event", ev.ID, "type", head.Type, "attempts", attempts, "retry_at", time.UnixMilli(due), "err", err)
+		"event", ev.ID, "type", head.Type, "attempts", attempts, "err", err)
+	d.retry(sctx, ev, head.Type, attempts)
+}
+
+// handle runs a local handler on ev: acknowledged when it succeeds,
+// retried with backoff when it fails, never dropped.
+func (d *Dispatcher) handle(ctx context.Context, ev store.Event, typ string, h Handler) {
+	hctx, hcancel := d.storeContext(ctx)
+	err := h(hctx, ev)
+	hcancel()
+	sctx, cancel := d.storeContext(ctx)
+	defer cancel()
+	if err == nil {
+		if d.handled != nil {
+			d.handled.WithLabelValues(typ).Inc()
+		}
+		if err := d.outbox.Ack(sctx, []string{ev.ID}); err != nil {
+			d.log.Error("outbox: acknowledging a handled event (it will be handled again)", "event", ev.ID, "type", typ, "err", err)
+		}
+		return
+	}
+	if d.handlerFailed != nil {
+		d.handlerFailed.WithLabelValues(typ).Inc()
+	}
+	attempts := ev.Attempts + 1
+	d.log.Warn("outbox: handling an event failed; will retry", "event", ev.ID, "type", typ, "attempts", attempts, "err", err)
+	d.retry(sctx, ev, typ, attempts)
+}
+
+// localBackoffCap caps the wait between a local handler's attempts: a
+// score waits for a store outage to end, then no more than this.
+const localBackoffCap = 10 * time.Second
+
+// retry records a failed attempt and when the event is due again.
+func (d *Dispatcher) retry(sctx context.Context, ev store.Event, typ string, attempts int) {
+	wait := d.backoff(attempts)
+	if _, local := d.handlers[typ]; local {
+		wait = min(wait, localBackoffCap)
+	}
+	due := d.now().Add(wait).UnixMilli()
 	if err := d.outbox.Retry(sctx, ev.ID, attempts, due); err != nil {
-		d.log.Error("webhook: recording a failed delivery", "event", ev.ID, "type", head.Type, "err", err)
+		d.log.Error("webhook: recording a failed delivery or handling", "event", ev.ID, "type", typ, "err", err)
 		return
 	}
 	d.mu.Lock()

@@ -769,3 +769,86 @@ func TestMemstoreOutbox(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalHandlers: events of a type with a handler are handed to it in
+// this process, never POSTed; a failing handler is retried with backoff
+// past MaxAttempts (a store outage must not drop a score) and the event is
+// acknowledged once it succeeds; without a URL the dispatcher runs the
+// handlers alone, and drops, with a warning, an event nothing takes.
+func TestLocalHandlers(t *testing.T) {
+	rc, srv := newReceiver(t, nil)
+	ob := newFakeOutbox()
+	hook := mustEvent(t, protocol.HookMatchEnded, "K7QXMP", protocol.HookMatch{Match: 1})
+	local := mustEvent(t, "roomd.scores", "K7QXMP", map[string]int{"match": 1})
+	enqueue(t, ob, hook)
+	enqueue(t, ob, local)
+	var (
+		mu    sync.Mutex
+		calls int
+	)
+	handler := func(_ context.Context, ev store.Event) error {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if ev.ID != local.ID {
+			t.Errorf("the handler got event %s, not the local one", ev.ID)
+		}
+		if calls <= 5 {
+			return errors.New("the store is down")
+		}
+		return nil
+	}
+	reg := prometheus.NewRegistry()
+	start(t, Config{URL: srv.URL, Outbox: ob, Poll: 5 * time.Millisecond, Backoff: fast, MaxAttempts: 2, Registerer: reg,
+		Handlers: map[string]Handler{"roomd.scores": handler}})
+	waitFor(t, "both events acknowledged", func() bool { return len(ob.ackedIDs()) == 2 })
+	mu.Lock()
+	if calls != 6 {
+		t.Errorf("the handler ran %d times, want 6 (5 failures past MaxAttempts 2, then a success)", calls)
+	}
+	mu.Unlock()
+	for _, r := range rc.got() {
+		if r.header.Get("X-Roomd-Delivery") == local.ID {
+			t.Fatal("a local event was POSTed to the webhook receiver")
+		}
+	}
+	if n := len(rc.got()); n != 1 {
+		t.Fatalf("the receiver got %d requests, want the one webhook event", n)
+	}
+	if got := counterOf(t, reg, "roomd_outbox_handler_failures_total", "roomd.scores"); got != 5 {
+		t.Errorf("roomd_outbox_handler_failures_total = %v, want 5", got)
+	}
+
+	// No URL: the handlers run, a webhook event is dropped with a warning.
+	ob2 := newFakeOutbox()
+	enqueue(t, ob2, mustEvent(t, protocol.HookRoomCreated, "K7QXMP", nil))
+	other := mustEvent(t, "roomd.scores", "K7QXMP", nil)
+	enqueue(t, ob2, other)
+	var logs syncBuffer
+	var handled atomic.Int32
+	start(t, Config{Outbox: ob2, Poll: 5 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		Handlers: map[string]Handler{"roomd.scores": func(context.Context, store.Event) error { handled.Add(1); return nil }}})
+	waitFor(t, "both events gone", func() bool { return ob2.pending() == 0 })
+	if handled.Load() != 1 || !strings.Contains(logs.String(), "no handler, and webhooks are off: dropped") {
+		t.Fatalf("without a URL: %d handled, log %s", handled.Load(), logs.String())
+	}
+}
+
+func counterOf(t *testing.T, reg *prometheus.Registry, name, label string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			for _, m := range mf.GetMetric() {
+				if len(m.GetLabel()) == 1 && m.GetLabel()[0].GetValue() == label {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	t.Fatalf("no metric %s{%s}", name, label)
+	return 0
+}
