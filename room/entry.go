@@ -31,6 +31,9 @@ const (
 	// kindResume credits a running match with the time the server was
 	// stopped (a graceful restart): its clock leaves it out.
 	kindResume = "resume"
+	// kindStall ends a match that cannot go on: its seats are all the
+	// AI's, and one it waits on stopped (its moves kept failing).
+	kindStall = "stall"
 	// kindTick ends a real-time match at its tick: the ticks themselves
 	// are not stored (they follow from the inputs), but the end of a match
 	// is a change to the room.

@@ -2,6 +2,7 @@ package room
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/roomd/roomd/protocol"
 )
@@ -39,4 +40,19 @@ func asRefusal(err error) (*refusal, bool) {
 
 func (r *refusal) notice() *protocol.Notice {
 	return &protocol.Notice{Code: r.code, Message: r.msg}
+}
+
+// rulesRefusal reports whether a refusal's code is the game's rules
+// refusing a command (a game: code, or a command it could not read), not
+// the room's (storage, limits).
+func rulesRefusal(code string) bool {
+	return strings.HasPrefix(code, "game:") || code == protocol.CodeInvalidCommand
+}
+
+// clipMove is a move for a message: at most 120 bytes of it.
+func clipMove(move []byte) string {
+	if len(move) > 120 {
+		return string(move[:120]) + "…"
+	}
+	return string(move)
 }

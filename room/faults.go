@@ -65,24 +65,64 @@ func engineThrewNotice() *refusal {
 	return refuse(protocol.CodeEngineThrew, "the game's code failed on this action; nothing changed, and the failure is logged")
 }
 
-// maxAIFailures is how many times in a row an AI seat may fail before the
-// room stops asking it for moves (until the next match).
+// maxAIFailures is how many times in a row an AI seat may fail — its code
+// panics, or the rules refuse the move it proposes — before the room stops
+// asking it for moves (until the next match).
 const maxAIFailures = 3
 
-// aiThrew counts a failure of seat's AI; past maxAIFailures it stops the
-// seat's AI and tells everyone.
-func (r *Room) aiThrew(seat int) {
+// aiThrew counts a panic of seat's AI (aiFailed).
+func (r *Room) aiThrew(seat int) { r.aiFailed(seat, "its code failed") }
+
+// aiFailed counts a failure of seat's AI, why it failed in words; at
+// maxAIFailures in a row it stops the seat's AI for the match and tells
+// everyone. A command-driven match whose seats are all the AI's, waiting on
+// a stopped one, cannot go on: it ends "stalled" (stallIfStuck).
+func (r *Room) aiFailed(seat int, why string) {
 	if r.aiFailures == nil {
 		r.aiFailures = map[int]int{}
 	}
 	r.aiFailures[seat]++
-	if r.aiFailures[seat] == maxAIFailures {
-		r.log.Error("an AI seat keeps failing; it will not move again this match", "seat", seat)
-		frame := notice(protocol.CodeEngineThrew, fmt.Sprintf("the AI of seat %d keeps failing and will not move again this match; resign or start a new one", seat))
-		for c := range r.members {
-			r.send(out{to: c, frame: frame})
+	if r.aiFailures[seat] != maxAIFailures {
+		return
+	}
+	r.log.Error("an AI seat keeps failing; it will not move again this match", "seat", seat, "why", why)
+	r.m.cfg.Metrics.observeAIStopped(r.st.Game)
+	frame := notice(protocol.CodeEngineThrew, fmt.Sprintf("the AI of seat %d failed %d times in a row (%s) and will not move again this match; resign or start a new one", seat, maxAIFailures, why))
+	for c := range r.members {
+		r.send(out{to: c, frame: frame})
+	}
+	r.stallIfStuck()
+}
+
+// stallIfStuck ends a match that no one can move on (stuck) "stalled",
+// with no winner.
+func (r *Room) stallIfStuck() {
+	if !r.stuck() {
+		return
+	}
+	if err := r.accept(&entry{Kind: kindStall}, pending{}); err != nil {
+		r.log.Warn("end a stalled match", "err", err)
+	}
+}
+
+// stuck reports whether the running command-driven match can go on no
+// more: every seat is the AI's, and a seat it waits on has a stopped AI.
+func (r *Room) stuck() bool {
+	st := r.st
+	if len(r.aiFailures) == 0 || st.Phase != phaseRunning || st.sess == nil || st.stepped() {
+		return false
+	}
+	for _, p := range st.Players {
+		if !p.AI && !p.Gone {
+			return false // a human may still resign, or the host start anew
 		}
 	}
+	for _, seat := range st.sess.Match().Pending() {
+		if r.aiBroken(seat) {
+			return true
+		}
+	}
+	return false
 }
 
 // aiBroken reports whether seat's AI has failed too often this match.

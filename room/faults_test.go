@@ -2,8 +2,10 @@ package room
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -92,6 +94,120 @@ func TestAIPanic(t *testing.T) {
 		sendAct(t, r, c, "mine", protocol.TypeCommand, json.RawMessage(`{}`), nil)
 		if rc := c.receipt(t, "mine"); !rc.OK {
 			t.Fatalf("a human move after the AI broke: %+v", rc)
+		}
+	})
+}
+
+// stubbornGame is a game for two whose seats take turns counting up, one
+// move {"n":N} at a time (N the next number; anything else is refused), to
+// 10. Seat 0's AI counts right; seat 1's proposes N+5, which the rules
+// refuse.
+var stubbornGame = session.Define(session.Definition[struct{}, *stubbornState, stubbornMove, int, stubbornState]{
+	Info:  session.Info{ID: "stubborn", Name: "Stubborn", RulesVersion: "stubborn/1", Modes: []session.Mode{stubbornMode}},
+	Rules: stubbornRules{},
+	Setup: func(struct{}) (session.Setup, error) { return session.Setup{Mode: stubbornMode}, nil },
+})
+
+var stubbornMode = session.Mode{ID: "duel", Name: "Duel", MinSeats: 2, MaxSeats: 2, AI: true}
+
+type (
+	stubbornState struct{ N, Turn int }
+	stubbornMove  struct {
+		N int `json:"n"`
+	}
+	stubbornRules struct{}
+)
+
+func (stubbornRules) Init(session.Seed, struct{}, int) (*stubbornState, error) {
+	return &stubbornState{}, nil
+}
+func (stubbornRules) Apply(s *stubbornState, in session.Input[stubbornMove]) (*stubbornState, []int, error) {
+	switch {
+	case s.N >= 10:
+		return s, nil, session.Reject(session.CodeGameOver, "over")
+	case in.Seat != s.Turn:
+		return s, nil, session.Reject(session.CodeNotYourTurn, "not your turn")
+	case in.Move.N != s.N+1:
+		return s, nil, session.Reject(session.CodeInvalidMove, "the next number is %d", s.N+1)
+	}
+	s.N, s.Turn = s.N+1, 1-s.Turn
+	return s, []int{s.N}, nil
+}
+func (stubbornRules) Status(s *stubbornState) session.Status {
+	st := session.Status{Phase: "counting", Started: s.N > 0, Over: s.N >= 10}
+	if st.Over {
+		st.Outcome.Winners = []int{}
+	}
+	return st
+}
+func (stubbornRules) Pending(s *stubbornState) []int {
+	if s.N >= 10 {
+		return nil
+	}
+	return []int{s.Turn}
+}
+func (stubbornRules) Project(s *stubbornState, _ int) stubbornState        { return *s }
+func (stubbornRules) ProjectEvents(_ *stubbornState, e []int, _ int) []int { return e }
+func (stubbornRules) Audience(*stubbornState, int) int                     { return 0 }
+func (stubbornRules) Choose(v stubbornState, seat int, _ session.Source) (stubbornMove, bool) {
+	if v.Turn != seat || v.N >= 10 {
+		return stubbornMove{}, false
+	}
+	if seat == 1 {
+		return stubbornMove{N: v.N + 5}, true
+	}
+	return stubbornMove{N: v.N + 1}, true
+}
+
+// TestAIRefusedStops: an AI whose move the rules refuse three times in a
+// row is stopped for the match, with a notice to the room, as a panicking
+// one is (it was asked again for ever); with a human seated the match goes
+// on (the human may resign). A match whose seats are then all the AI's,
+// waiting on the stopped one, ends "stalled".
+func TestAIRefusedStops(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reg := prometheus.NewRegistry()
+		mt := NewMetrics(reg)
+		m := bubbleManager(t, Config{Games: session.NewRegistry(stubbornGame), Metrics: mt, AIDelay: time.Millisecond})
+		created, _ := m.Create(t.Context(), CreateRequest{Game: "stubborn", Name: "Ann"})
+		r, _ := m.Get(t.Context(), created.Room)
+		c := newFake("ann")
+		r.Hello(c, &protocol.Hello{Room: r.Code(), Token: created.Token})
+		synctest.Wait()
+		sendAct(t, r, c, "ai", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlFillWithAI})
+		sendAct(t, r, c, "go", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlStart})
+		sendAct(t, r, c, "one", protocol.TypeCommand, json.RawMessage(`{"n":1}`), nil)
+		time.Sleep(time.Second) // the AI's tries, a millisecond apart each
+		synctest.Wait()
+		if n := testutil.ToFloat64(mt.aiStopped.WithLabelValues("stubborn")); n != 1 {
+			t.Fatalf("roomd_ai_stopped_total = %v, want 1", n)
+		}
+		n := c.last(t, protocol.TypeNotice).Notice
+		if n.Code != protocol.CodeEngineThrew || !strings.Contains(n.Message, "the rules refused its move") {
+			t.Fatalf("notice %+v", n)
+		}
+		if ph := r.Info().Phase; ph != protocol.PhaseRunning {
+			t.Fatalf("with Ann seated the match is %s, want running", ph)
+		}
+		rev := r.Stats().Rev
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if got := r.Stats().Rev; got != rev {
+			t.Fatalf("the stopped AI was asked again: revision %d → %d", rev, got)
+		}
+		// Ann leaves: the AI takes her seat, and every seat is the AI's,
+		// one waiting on the stopped one: the match ends, stalled.
+		w := newFake("watcher")
+		r.Hello(w, &protocol.Hello{Room: r.Code(), Watch: true})
+		synctest.Wait()
+		sendAct(t, r, c, "bye", protocol.TypeLeave, nil, nil)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if ph := r.Info().Phase; ph != protocol.PhaseEnded {
+			t.Fatalf("an all-AI match waiting on a stopped AI is %s, want ended", ph)
+		}
+		if res := w.last(t, protocol.TypeUpdate).Update.Result; res == nil || res.Status != "stalled" || len(res.Winners) != 0 {
+			t.Fatalf("result %+v, want stalled with no winner", res)
 		}
 	})
 }

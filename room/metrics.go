@@ -20,6 +20,7 @@ type Metrics struct {
 	encoded     prometheus.Counter
 	sent        prometheus.Counter
 	panics      *prometheus.CounterVec
+	aiStopped   *prometheus.CounterVec
 	hooksDrop   prometheus.Counter
 	tickLate    *prometheus.HistogramVec
 	tickTime    *prometheus.HistogramVec
@@ -60,6 +61,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Webhook events dropped because the outbox was full."}),
 		panics: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roomd_engine_panics_total",
 			Help: "Panics of a game's code (rules, projection, AI) that a room recovered from, by game."}, []string{"game"}),
+		aiStopped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roomd_ai_stopped_total",
+			Help: "AI seats stopped for a match after failing three times in a row (a panic, or a move the rules refused), by game."}, []string{"game"}),
 		tickLate: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "roomd_tick_lateness_seconds",
 			Help:    "How late a real-time room's ticks ran against their schedule (the first of those run at once), by game.",
 			Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25}}, []string{"game"}),
@@ -81,7 +84,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Rooms this node took over after another node's lease on them expired (that node died or stalled)."}),
 	}
 	reg.MustRegister(mt.actions, mt.rejected, mt.latency, mt.appendTime, mt.appendBatch, mt.appendFail,
-		mt.resyncs, mt.reconnects, mt.encoded, mt.sent, mt.panics, mt.hooksDrop, mt.tickLate, mt.tickTime, mt.tickBytes, mt.tickSkipped,
+		mt.resyncs, mt.reconnects, mt.encoded, mt.sent, mt.panics, mt.aiStopped, mt.hooksDrop, mt.tickLate, mt.tickTime, mt.tickBytes, mt.tickSkipped,
 		mt.renewTime, mt.renewFail, mt.moves, mt.takeovers)
 	return mt
 }
@@ -136,6 +139,12 @@ func (m *Metrics) observeHooksDropped(n int) {
 func (m *Metrics) observePanic(game string) {
 	if m != nil {
 		m.panics.WithLabelValues(game).Inc()
+	}
+}
+
+func (m *Metrics) observeAIStopped(game string) {
+	if m != nil {
+		m.aiStopped.WithLabelValues(game).Inc()
 	}
 }
 

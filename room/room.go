@@ -504,7 +504,7 @@ func (r *Room) sendSnapshot(c Client) {
 func (r *Room) schedule() {
 	now := r.now()
 	r.noteAbsent(now)
-	if r.aiAt.IsZero() && r.aiSeat() >= 0 && !r.frozen {
+	if r.aiAt.IsZero() && !r.frozen && (r.aiSeat() >= 0 || r.stuck()) {
 		r.aiAt = now.Add(r.m.cfg.AIDelay)
 	}
 	next := r.idleAt()
@@ -651,6 +651,7 @@ func (r *Room) aiSeat() int {
 func (r *Room) playAI() {
 	seat := r.aiSeat()
 	if seat < 0 {
+		r.stallIfStuck() // the AI seats left have stopped: no one can move
 		return
 	}
 	r.aiNext++
@@ -665,10 +666,14 @@ func (r *Room) playAI() {
 	p := r.st.Players[seat]
 	if err := r.accept(&entry{Kind: kindCommand, By: p.ID, Move: move}, pending{}); err != nil {
 		r.log.Warn("AI move refused", "seat", seat, "move", string(move), "err", err)
-		if rf, ok := asRefusal(err); ok && rf.code == protocol.CodeEngineThrew {
+		rf, ok := asRefusal(err)
+		switch {
+		case ok && rf.code == protocol.CodeEngineThrew:
 			r.aiThrew(seat)
-			return
+		case ok && rulesRefusal(rf.code):
+			r.aiFailed(seat, fmt.Sprintf("the rules refused its move %s: %s", clipMove(move), rf.msg))
 		}
+		return
 	}
 	delete(r.aiFailures, seat)
 }

@@ -270,6 +270,12 @@ func (s *state) dispatch(e *entry) (effect, error) {
 		}
 		s.endMatch(e.T, "resigned", others(len(s.Players), seat))
 		return effect{meta: true, ended: true}, nil
+	case kindStall:
+		if err := s.need(phaseRunning); err != nil {
+			return effect{}, err
+		}
+		s.endMatch(e.T, "stalled", nil)
+		return effect{meta: true, ended: true}, nil
 	case kindLeave:
 		return s.leave(e)
 	case kindEpoch:

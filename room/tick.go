@@ -274,7 +274,12 @@ func (r *Room) aiInputs() {
 		}
 		if err := r.input(&entry{Kind: kindCommand, By: st.Players[seat].ID, Move: move}, pending{}); err != nil {
 			r.log.Warn("AI input refused", "seat", seat, "move", string(move), "err", err)
+			if rf, ok := asRefusal(err); ok && rulesRefusal(rf.code) {
+				r.aiFailed(seat, fmt.Sprintf("the rules refused its input %s: %s", clipMove(move), rf.msg))
+			}
+			continue
 		}
+		delete(r.aiFailures, seat)
 	}
 }
 
