@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -29,6 +30,10 @@ type hookReceiver struct {
 	accepted map[string]int // event id → POSTs accepted
 	events   map[string]protocol.WebhookEvent
 	bad      []string
+	// last is the last delivery accepted, as it came: what an attacker who
+	// captured it would replay.
+	lastBody   []byte
+	lastHeader string
 }
 
 func (h *hookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -37,7 +42,7 @@ func (h *hookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer h.mu.Unlock()
 	var ev protocol.WebhookEvent
 	switch {
-	case !webhook.Verify(h.secret, body, r.Header.Get("X-Roomd-Signature")):
+	case webhook.Verify(h.secret, body, r.Header.Get("X-Roomd-Signature"), webhook.DefaultTolerance, time.Now()) != nil:
 		h.bad = append(h.bad, "bad signature: "+string(body))
 	case json.Unmarshal(body, &ev) != nil || ev.ID == "":
 		h.bad = append(h.bad, "unreadable: "+string(body))
@@ -51,6 +56,7 @@ func (h *hookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.accepted[ev.ID]++
 	h.events[ev.ID] = ev
+	h.lastBody, h.lastHeader = body, r.Header.Get("X-Roomd-Signature")
 }
 
 // TestKill9WebhooksArriveOnce: a site's backend is down while a room is
@@ -162,5 +168,16 @@ func TestKill9WebhooksArriveOnce(t *testing.T) {
 		t.Fatalf("match.ended: %s", evs[3].Data)
 	}
 	t.Logf("%d events: each refused %v times before the kill, delivered once after it", len(evs), recv.tried)
+	// A delivery captured and replayed after the tolerance is refused by the
+	// check PROTOCOL.md §6 documents (webhook.Verify).
+	recv.mu.Lock()
+	body, header := recv.lastBody, recv.lastHeader
+	recv.mu.Unlock()
+	if err := webhook.Verify(recv.secret, body, header, webhook.DefaultTolerance, time.Now()); err != nil {
+		t.Fatalf("the captured delivery, checked now: %v", err)
+	}
+	if err := webhook.Verify(recv.secret, body, header, webhook.DefaultTolerance, time.Now().Add(webhook.DefaultTolerance+time.Minute)); !errors.Is(err, webhook.ErrExpired) {
+		t.Fatalf("the captured delivery replayed %v later: %v, want %v", webhook.DefaultTolerance+time.Minute, err, webhook.ErrExpired)
+	}
 	p2.term()
 }

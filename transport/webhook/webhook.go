@@ -16,7 +16,7 @@
 //	User-Agent:        roomd-webhook/1
 //	X-Roomd-Event:     the event's type, e.g. player.joined
 //	X-Roomd-Delivery:  the event's id (a ULID; the same as "id" in the body)
-//	X-Roomd-Signature: sha256=<hex HMAC-SHA256 of the body, keyed by the secret>
+//	X-Roomd-Signature: t=<Unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>", keyed by the secret>
 //
 // A 2xx answer acknowledges the event and it leaves the outbox. Anything
 // else — another status (redirects are not followed by the default client),
@@ -32,8 +32,9 @@
 // the outbox recorded it, or when the receiver's 2xx answer is lost.
 // Receivers must deduplicate by the event id (X-Roomd-Delivery, or "id" in
 // the body), and should check the signature with Verify (or its equivalent:
-// an HMAC-SHA256 of the raw body, compared in constant time) before trusting
-// a body. Events are sent roughly in the order they became due, but several
+// an HMAC-SHA256 of "<t>.<raw body>" compared in constant time, and t
+// within a few minutes of their clock, so that a captured delivery cannot
+// be replayed later) before trusting a body. Events are sent roughly in the order they became due, but several
 // are in flight at once and a retried event arrives after later ones:
 // receivers must not rely on order; "at" carries the host time of each
 // event.
@@ -65,6 +66,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -77,34 +79,78 @@ import (
 // SignatureHeader carries the body's signature.
 const SignatureHeader = "X-Roomd-Signature"
 
-const sigPrefix = "sha256="
+// DefaultTolerance is how old a signature's time may be, by default, for
+// Verify to take it: a delivery captured and replayed later is refused.
+const DefaultTolerance = 5 * time.Minute
 
-// Sign returns the signature header value for body: "sha256=" and the hex
-// HMAC-SHA256 of body keyed by secret.
-func Sign(secret, body []byte) string {
-	m := hmac.New(sha256.New, secret)
-	m.Write(body)
-	return sigPrefix + hex.EncodeToString(m.Sum(nil))
+// Sign returns the signature header value for body sent at t:
+// "t=<Unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>", keyed by secret>".
+// The time is inside the signed text, so it cannot be changed without the
+// secret.
+func Sign(secret, body []byte, t time.Time) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	return "t=" + ts + ",v1=" + hex.EncodeToString(mac(secret, ts, body))
 }
 
-// Verify reports whether header is body's signature under secret, comparing
-// in constant time. It is for receivers (and tests); an empty secret never
-// verifies.
-func Verify(secret, body []byte, header string) bool {
-	if len(secret) == 0 {
-		return false
-	}
-	hexSum, ok := strings.CutPrefix(header, sigPrefix)
-	if !ok {
-		return false
-	}
-	got, err := hex.DecodeString(hexSum)
-	if err != nil {
-		return false
-	}
+func mac(secret []byte, ts string, body []byte) []byte {
 	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(ts))
+	m.Write([]byte{'.'})
 	m.Write(body)
-	return hmac.Equal(got, m.Sum(nil))
+	return m.Sum(nil)
+}
+
+// Errors of Verify.
+var (
+	ErrSignature = errors.New("webhook: the signature does not match the body")
+	ErrMalformed = errors.New("webhook: the signature header is not t=<unix>,v1=<hex>")
+	ErrExpired   = errors.New("webhook: the signature's time is outside the tolerance (a replay, or a clock far off)")
+)
+
+// Verify checks header (X-Roomd-Signature) against body as a receiver
+// must: the HMAC of "t.body" under secret, compared in constant time (any
+// of several v1 values may match, for a secret being rotated), and the
+// time t within tolerance of now, either way (zero tolerance means
+// DefaultTolerance). An empty secret never verifies. It returns nil, or an
+// error saying what was wrong (ErrMalformed, ErrExpired, ErrSignature).
+func Verify(secret, body []byte, header string, tolerance time.Duration, now time.Time) error {
+	if len(secret) == 0 {
+		return ErrSignature
+	}
+	if tolerance <= 0 {
+		tolerance = DefaultTolerance
+	}
+	var ts string
+	var sums [][]byte
+	for part := range strings.SplitSeq(header, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		switch {
+		case !ok:
+			return ErrMalformed
+		case k == "t":
+			ts = v
+		case k == "v1":
+			sum, err := hex.DecodeString(v)
+			if err != nil {
+				return ErrMalformed
+			}
+			sums = append(sums, sum)
+		}
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || len(sums) == 0 {
+		return ErrMalformed
+	}
+	if age := now.Sub(time.Unix(sec, 0)); age > tolerance || age < -tolerance {
+		return ErrExpired
+	}
+	want := mac(secret, ts, body)
+	for _, sum := range sums {
+		if hmac.Equal(sum, want) {
+			return nil
+		}
+	}
+	return ErrSignature
 }
 
 // Defaults of Config.
@@ -542,7 +588,7 @@ func (d *Dispatcher) post(ctx context.Context, ev store.Event, typ string) error
 		req.Header.Set("X-Roomd-Event", typ)
 	}
 	req.Header.Set("X-Roomd-Delivery", ev.ID)
-	req.Header.Set(SignatureHeader, Sign(d.secret, ev.Data))
+	req.Header.Set(SignatureHeader, Sign(d.secret, ev.Data, d.now()))
 	resp, err := d.client.Do(req)
 	if err != nil {
 		return err

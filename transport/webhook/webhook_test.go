@@ -3,6 +3,9 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -316,7 +319,7 @@ func TestDeliversEachEventOnceSigned(t *testing.T) {
 		if !bytes.Equal(r.body, ev.Data) {
 			t.Errorf("%s: body %s, want %s", id, r.body, ev.Data)
 		}
-		if !Verify(secret, r.body, r.header.Get("X-Roomd-Signature")) {
+		if err := Verify(secret, r.body, r.header.Get("X-Roomd-Signature"), 0, time.Now()); err != nil {
 			t.Errorf("%s: bad signature %q", id, r.header.Get("X-Roomd-Signature"))
 		}
 		var b protocol.WebhookEvent
@@ -447,7 +450,7 @@ func TestReceiverDownThenUp(t *testing.T) {
 	waitFor(t, "the event acked", func() bool { return len(ob.ackedIDs()) == 1 })
 	reqs := rc.got()
 	if len(reqs) != 1 || reqs[0].header.Get("X-Roomd-Delivery") != ev.ID ||
-		!Verify(secret, reqs[0].body, reqs[0].header.Get("X-Roomd-Signature")) {
+		Verify(secret, reqs[0].body, reqs[0].header.Get("X-Roomd-Signature"), 0, time.Now()) != nil {
 		t.Fatalf("receiver got %d requests (%v), want the event once, signed", len(reqs), reqs)
 	}
 }
@@ -484,37 +487,60 @@ func TestMaxAttemptsDrops(t *testing.T) {
 	}
 }
 
+// TestSignVerify: a signature carries its time and the HMAC of
+// "t.body"; Verify takes it within the tolerance, and refuses a tampered
+// body or time, another secret, a malformed header, and a delivery
+// replayed after the tolerance (or stamped too far ahead).
 func TestSignVerify(t *testing.T) {
 	body := []byte(`{"id":"01H","type":"room.created"}`)
-	sig := Sign(secret, body)
-	if !strings.HasPrefix(sig, "sha256=") || len(sig) != len("sha256=")+64 {
+	at := time.Unix(1750000000, 0)
+	sig := Sign(secret, body, at)
+	if !strings.HasPrefix(sig, "t=1750000000,v1=") || len(sig) != len("t=1750000000,v1=")+64 {
 		t.Fatalf("signature %q", sig)
 	}
-	// A known answer (HMAC-SHA256 test vector 2 of RFC 4231).
-	if got := Sign([]byte("Jefe"), []byte("what do ya want for nothing?")); got !=
-		"sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843" {
-		t.Errorf("Sign test vector: %s", got)
+	// A known answer: HMAC-SHA256 of "1750000000." and the body, keyed
+	// "Jefe" (computed apart: printf '1750000000.what do ya want for
+	// nothing?' | openssl dgst -sha256 -hmac Jefe).
+	if got := Sign([]byte("Jefe"), []byte("what do ya want for nothing?"), at); got !=
+		"t=1750000000,v1=506036c2a6cd0a56bfbc53812d4606af2739d4d00afe61b4372e8506441ac008" {
+		t.Errorf("Sign: %s", got)
 	}
-	if !Verify(secret, body, sig) {
-		t.Error("a signature does not verify")
+	if err := Verify(secret, body, sig, time.Minute, at.Add(59*time.Second)); err != nil {
+		t.Errorf("a signature 59 s old, tolerance 1 min: %v", err)
+	}
+	if err := Verify(secret, body, "v1=00,"+sig, 0, at); err != nil {
+		t.Errorf("one of several v1 matching: %v", err)
 	}
 	tampered := bytes.Replace(body, []byte("created"), []byte("deleted"), 1)
+	moved := strings.Replace(sig, "t=1750000000", "t=1750000100", 1)
 	for name, c := range map[string]struct {
 		secret, body []byte
 		header       string
+		now          time.Time
+		want         error
 	}{
-		"tampered body": {secret, tampered, sig},
-		"wrong secret":  {[]byte("other"), body, sig},
-		"empty secret":  {nil, body, Sign(nil, body)},
-		"no prefix":     {secret, body, sig[len("sha256="):]},
-		"not hex":       {secret, body, "sha256=zz"},
-		"truncated":     {secret, body, sig[:len(sig)-2]},
-		"empty":         {secret, body, ""},
+		"tampered body":        {secret, tampered, sig, at, ErrSignature},
+		"another time":         {secret, body, moved, at.Add(100 * time.Second), ErrSignature},
+		"wrong secret":         {[]byte("other"), body, sig, at, ErrSignature},
+		"empty secret":         {nil, body, Sign(nil, body, at), at, ErrSignature},
+		"replayed 6 min later": {secret, body, sig, at.Add(6 * time.Minute), ErrExpired},
+		"stamped 6 min ahead":  {secret, body, sig, at.Add(-6 * time.Minute), ErrExpired},
+		"the old form":         {secret, body, "sha256=" + hmacHex(string(secret), string(body)), at, ErrMalformed},
+		"no v1":                {secret, body, "t=1750000000", at, ErrMalformed},
+		"not hex":              {secret, body, "t=1750000000,v1=zz", at, ErrMalformed},
+		"no time":              {secret, body, sig[len("t=1750000000,"):], at, ErrMalformed},
+		"empty":                {secret, body, "", at, ErrMalformed},
 	} {
-		if Verify(c.secret, c.body, c.header) {
-			t.Errorf("%s: verifies", name)
+		if err := Verify(c.secret, c.body, c.header, 0, c.now); !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %v", name, err, c.want)
 		}
 	}
+}
+
+func hmacHex(key, msg string) string {
+	m := hmac.New(sha256.New, []byte(key))
+	m.Write([]byte(msg))
+	return hex.EncodeToString(m.Sum(nil))
 }
 
 func TestWakeDeliversPromptly(t *testing.T) {
@@ -758,7 +784,7 @@ func TestMemstoreOutbox(t *testing.T) {
 	}
 	got := map[string]bool{}
 	for _, r := range reqs {
-		if !Verify(secret, r.body, r.header.Get("X-Roomd-Signature")) {
+		if err := Verify(secret, r.body, r.header.Get("X-Roomd-Signature"), 0, time.Now()); err != nil {
 			t.Errorf("bad signature on %s", r.body)
 		}
 		got[r.header.Get("X-Roomd-Delivery")] = true
