@@ -170,9 +170,7 @@ func TestKill9WebhooksArriveOnce(t *testing.T) {
 	t.Logf("%d events: each refused %v times before the kill, delivered once after it", len(evs), recv.tried)
 	// A delivery captured and replayed after the tolerance is refused by the
 	// check PROTOCOL.md §6 documents (webhook.Verify).
-	recv.mu.Lock()
-	body, header := recv.lastBody, recv.lastHeader
-	recv.mu.Unlock()
+	body, header := recv.lastBody, recv.lastHeader // recv.mu is held
 	if err := webhook.Verify(recv.secret, body, header, webhook.DefaultTolerance, time.Now()); err != nil {
 		t.Fatalf("the captured delivery, checked now: %v", err)
 	}
