@@ -264,6 +264,11 @@ func (m *Manager) restore(ctx context.Context, code string) (*Room, error) {
 	if st.Closed {
 		return nil, ErrNoRoom
 	}
+	if rec.Rewound {
+		if err := m.moveRewound(ctx, lease, st, &rec); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrStorage, err)
+		}
+	}
 	r := newRoom(m, st, lease, rec)
 	m.cfg.Logger.Info("room restored", "room", code, "room_id", r.id, "rev", st.Rev, "replayed", len(rec.Entries))
 	return r, nil

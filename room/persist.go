@@ -3,6 +3,7 @@ package room
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/roomd/roomd/internal/ids"
@@ -135,6 +136,35 @@ func (r *Room) recreate() {
 	r.disk.restored(lease, store.Record{Snapshot: snap}, r.now())
 	r.frozen, r.unsure = false, false
 	r.resyncAll()
+}
+
+// moveRewound moves a room that the store rewound (store.Record.Rewound: it
+// lost entries the room had acknowledged) to a new epoch before the room is
+// served, so that a client who saw the lost revisions gets a snapshot of the
+// new epoch, which wins over what it has, rather than waiting for revisions
+// that will never come back. The epoch's entry is stored first (the store
+// then stops reporting the room rewound); rec gets it too, as the store
+// holds it.
+func (m *Manager) moveRewound(ctx context.Context, lease store.Lease, st *state, rec *store.Record) error {
+	from, rev := st.Epoch, st.Rev
+	e := &entry{Rev: st.Rev + 1, Kind: kindEpoch, Epoch: ids.New(), T: m.cfg.Now().UnixMilli()}
+	if _, err := st.apply(e); err != nil {
+		return err
+	}
+	data, err := e.encode()
+	if err != nil {
+		return err
+	}
+	entries := []store.Entry{{Rev: e.Rev, Data: data}}
+	err = m.cfg.Store.Append(ctx, lease, entries)
+	m.noteWrite(err)
+	if err != nil {
+		return fmt.Errorf("store the new epoch of rewound room %s: %w", lease.Room, err)
+	}
+	rec.Entries = append(rec.Entries, entries...)
+	m.cfg.Logger.Warn("the store lost changes this room had acknowledged; moved it to a new epoch", "room", lease.Room,
+		"rev", rev, "epoch", e.Epoch, "from_epoch", from)
+	return nil
 }
 
 // reload replaces the room's state with what the store holds.

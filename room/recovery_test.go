@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -251,4 +253,99 @@ func TestResendInSameBatchIsNotAcknowledged(t *testing.T) {
 		}
 	}
 	st.SetFail(nil)
+}
+
+// rewindingStore reports the rooms in rewound as store.Record.Rewound
+// until an entry of theirs is stored, as a store that lost writes does.
+type rewindingStore struct {
+	*memstore.Memory
+	mu      sync.Mutex
+	rewound map[string]bool
+}
+
+func (s *rewindingStore) Open(ctx context.Context, room string) (store.Lease, store.Record, error) {
+	l, rec, err := s.Memory.Open(ctx, room)
+	s.mu.Lock()
+	rec.Rewound = s.rewound[room]
+	s.mu.Unlock()
+	return l, rec, err
+}
+
+func (s *rewindingStore) Append(ctx context.Context, l store.Lease, e []store.Entry) error {
+	err := s.Memory.Append(ctx, l, e)
+	if err == nil {
+		s.mu.Lock()
+		delete(s.rewound, l.Room)
+		s.mu.Unlock()
+	}
+	return err
+}
+
+// TestRewoundRoomNewEpoch: a room the store opens Rewound (it may have lost
+// revisions its clients saw) is loaded in a new epoch, stored before anyone
+// is served, so a client that comes back gets a snapshot of the new epoch;
+// when the store refuses the epoch the room is not loaded; once stored, the
+// next load keeps it.
+func TestRewoundRoomNewEpoch(t *testing.T) {
+	ctx := context.Background()
+	st := &rewindingStore{Memory: memstore.New(), rewound: map[string]bool{}}
+	m1, err := NewManager(Config{Games: session.NewRegistry(nim.Game), Store: st, AIDelay: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, host, _, hostToken := nimRoom(t, m1)
+	act(t, r, host, "m1", protocol.TypeCommand, take(1), nil)
+	code, epoch, seen := r.Code(), host.last(t, protocol.TypeSnapshot).Snapshot.Epoch, currentRev(t, host)
+	if err := m1.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, rec, err := st.Memory.Open(ctx, code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := rec.Entries[len(rec.Entries)-1].Rev
+	st.rewound[code] = true
+
+	st.SetFail(errors.New("disk on fire"))
+	m2 := newManager(t, st)
+	if _, err := m2.Get(ctx, code); !errors.Is(err, ErrStorage) {
+		t.Fatalf("load while the store refuses the new epoch: %v, want ErrStorage", err)
+	}
+	st.SetFail(nil)
+	r2, err := m2.Get(ctx, code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := newFake("back")
+	r2.Hello(back, &protocol.Hello{Room: code, Token: hostToken, Epoch: epoch, Rev: &seen})
+	snap := back.last(t, protocol.TypeSnapshot).Snapshot
+	if snap.Epoch == epoch || snap.Rev <= stored {
+		t.Fatalf("came back in epoch %s at rev %d; want a new epoch (not %s) after rev %d", snap.Epoch, snap.Rev, epoch, stored)
+	}
+	// The epoch is the first entry stored after the load (a running
+	// match's resume follows it).
+	_, rec, err = st.Memory.Open(ctx, code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(rec.Entries, func(e store.Entry) bool { return e.Rev == stored+1 })
+	if i < 0 {
+		t.Fatalf("no entry at rev %d among the store's %d", stored+1, len(rec.Entries))
+	}
+	if e, err := decodeEntry(rec.Entries[i].Data); err != nil || e.Kind != kindEpoch || e.Epoch != snap.Epoch {
+		t.Fatalf("the store's entry at rev %d is %+v (%v), want the epoch %s", stored+1, e, err, snap.Epoch)
+	}
+	if err := m2.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m3 := newManager(t, st)
+	r3, err := m3.Get(ctx, code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := newFake("again")
+	r3.Hello(again, &protocol.Hello{Room: code, Token: hostToken})
+	if got := again.last(t, protocol.TypeSnapshot).Snapshot.Epoch; got != snap.Epoch {
+		t.Fatalf("reloaded in epoch %s, want %s: moved again", got, snap.Epoch)
+	}
 }

@@ -57,6 +57,14 @@ type Record struct {
 	Entries  []Entry
 	// Ended is true when the room was marked ended (it expires later).
 	Ended bool
+	// Rewound is true when the store may have lost writes of this room
+	// that it had acknowledged — an embedded store whose damaged log the
+	// operator chose to open without what followed the damage — so that
+	// clients may have seen revisions it no longer has. The room moves to a new
+	// epoch before it serves anyone. The store reports it until an entry
+	// after the revision the room came back at is stored. Stores that
+	// never lose an acknowledged write never set it.
+	Rewound bool
 }
 
 // Lease is the right to write one room. Token is the fencing token: it

@@ -58,6 +58,7 @@ type serveConfig struct {
 	ioUring         bool
 	spareSyncProc   bool
 	checkpoint      time.Duration
+	walRecover      string
 	restoreAll      bool
 	endedTTL        time.Duration
 	sndbuf          int
@@ -71,6 +72,12 @@ type serveConfig struct {
 	tlsCert, tlsKey string
 	node            nodeConfig
 }
+
+// The values of --wal-recover.
+const (
+	walRefuse  = "refuse"
+	walDiscard = "discard-after-damage"
+)
 
 // nodeConfig makes roomd one node of several on one Redis (issue: scale
 // out; transport/cluster.go).
@@ -125,6 +132,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	ioUring := ef.Bool("io-uring", "", true, "the write-ahead log's fsyncs go through io_uring (Linux), so that none holds a thread of the Go runtime while the disk works; false calls fdatasync")
 	spareSyncProc := ef.Bool("spare-sync-proc", "", true, "with GOMAXPROCS 1 (set or chosen), the embedded store's bbolt transactions raise it to 2 while they run, so that their blocking fsyncs stall no socket or room; false keeps GOMAXPROCS as it is")
 	checkpoint := ef.Duration("checkpoint-interval", "", boltstore.DefaultCheckpointInterval, "how long the embedded store's appends and snapshots may stay in its write-ahead log only before a background checkpoint carries them into bbolt")
+	walRecover := ef.String("wal-recover", "", walRefuse, "what to do at start when the embedded store's write-ahead log is damaged (not just its last record torn by a crash): refuse (exit 1, changing nothing) or discard-after-damage (keep a copy of the log in the data directory, start from the records before the damage, and move the rooms it writes to a new epoch); set it for the one start that accepts the loss")
 	restoreAll := ef.Bool("restore-all", "", false, "restore every live room at start instead of on its first join")
 	endedTTL := ef.Duration("ended-ttl", "", 24*time.Hour, "how long a closed room stays in the store")
 	cpuprofile := ef.String("cpuprofile", "", "", "write a pprof CPU profile of the whole run to this file (for load tests)")
@@ -175,8 +183,11 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 		http:      transport.HTTPConfig{ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *httpIdle},
 		logFormat: *logFormat, logLevel: *logLevel,
 		idleTimeout: *idle, retryAfter: *retry, shutdownTimeout: *shutdown, aiDelay: *aiDelay, adminToken: *adminToken,
-		dataDir: *dataDir, redisURL: *redisURL, memory: *memory, fsync: *fsync, commitInterval: *commitInterval, wal: *wal, ioUring: *ioUring, spareSyncProc: *spareSyncProc, checkpoint: *checkpoint, restoreAll: *restoreAll, endedTTL: *endedTTL, sndbuf: *sndbuf, poller: *poller, cpuprofile: *cpuprofile}
+		dataDir: *dataDir, redisURL: *redisURL, memory: *memory, fsync: *fsync, commitInterval: *commitInterval, wal: *wal, ioUring: *ioUring, spareSyncProc: *spareSyncProc, checkpoint: *checkpoint, walRecover: *walRecover, restoreAll: *restoreAll, endedTTL: *endedTTL, sndbuf: *sndbuf, poller: *poller, cpuprofile: *cpuprofile}
 	fs.Visit(func(f *flag.Flag) { cfg.adminTokenArg = cfg.adminTokenArg || f.Name == "admin-token" })
+	if cfg.walRecover != walRefuse && cfg.walRecover != walDiscard {
+		return serveConfig{}, fmt.Errorf("--wal-recover %q: want %s or %s", cfg.walRecover, walRefuse, walDiscard)
+	}
 	switch *quotas {
 	case "on":
 	case "off":
@@ -333,8 +344,14 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	octx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	st, err := openStore(octx, storeConfig{redisURL: cfg.redisURL, redis: redisstore.RedisOptions{Cluster: cfg.node.redisCluster}, dataDir: cfg.dataDir, memory: cfg.memory,
 		bolt: boltstore.BoltOptions{NoSync: !cfg.fsync, CommitInterval: cfg.commitInterval, NoWAL: !cfg.wal, BlockingSync: !cfg.ioUring, KeepProcs: !cfg.spareSyncProc,
-			DefaultProcs: os.Getenv("GOMAXPROCS") == "", CheckpointInterval: cfg.checkpoint}})
+			DefaultProcs: os.Getenv("GOMAXPROCS") == "", CheckpointInterval: cfg.checkpoint,
+			DiscardAfterDamage: cfg.walRecover == walDiscard, Logger: log}})
 	cancel()
+	if errors.Is(err, boltstore.ErrWALDamaged) {
+		return fmt.Errorf("open store: %w; nothing was changed. Restore the data directory from a backup, "+
+			"or start once with --wal-recover=%s (ROOMD_WAL_RECOVER) to keep a copy of the log in the data directory "+
+			"and start from the records before the damage, losing what follows (STORAGE.md)", err, walDiscard)
+	}
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -92,6 +93,17 @@ type BoltOptions struct {
 	// pending: past it the next batch checkpoints. Zero means
 	// DefaultWALSize.
 	WALSize int64
+	// DiscardAfterDamage opens a store whose write-ahead log is damaged
+	// (walscan.go) by giving up what follows the damage: a copy of the
+	// log's files is kept in a new directory damaged-<UTC time> beside
+	// them, the records before the damage are replayed, and every live
+	// room opens Rewound (store.Record) until it stores an entry again.
+	// False (the default) fails the open with a *WALDamage, changing
+	// nothing.
+	DiscardAfterDamage bool
+	// Logger gets the store's warnings: a torn record dropped from the
+	// write-ahead log, damage it opened without. Nil means none.
+	Logger *slog.Logger
 }
 
 func (o *BoltOptions) init() {
@@ -121,6 +133,9 @@ func (o *BoltOptions) init() {
 	}
 	if o.WALSize <= 0 {
 		o.WALSize = DefaultWALSize
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 }
 
@@ -185,6 +200,9 @@ type Bolt struct {
 	wg     sync.WaitGroup
 
 	replayed, skipped int // of the write-ahead log, at open
+	// recovered is the log's damage the open started without
+	// (DiscardAfterDamage), or nil.
+	recovered *WALDamage
 
 	// wal is the write-ahead log: nil with NoWAL. The committer's own.
 	wal *wal
@@ -265,11 +283,21 @@ func Open(dir string, opts BoltOptions) (*Bolt, error) {
 	if err != nil {
 		return nil, fmt.Errorf("boltstore: open %s: %w", dir, err)
 	}
+	// The log is read, and judged, before anything is written: a damaged
+	// one leaves every file as it was.
+	scan, err := scanWAL(db, dir)
+	if err == nil && scan.damage != nil && !opts.DiscardAfterDamage {
+		err = scan.damage
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("boltstore: open %s: %w", dir, err)
+	}
 	err = db.Update(func(tx *bbolt.Tx) error {
 		// Claims stored before their expiry was indexed are indexed once.
 		indexClaims := tx.Bucket(bClaimD) == nil
 		for _, name := range [][]byte{bRooms, bSnaps, bLog, bExpiry, bBoards, bCounts, bNames, bBoardX, bBoardD, bClaims, bClaimD,
-			bOutbox, bOutboxID, bOutboxN, bWAL} {
+			bOutbox, bOutboxID, bOutboxN, bWAL, bRewound} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
@@ -284,7 +312,7 @@ func Open(dir string, opts BoltOptions) (*Bolt, error) {
 		return nil, fmt.Errorf("boltstore: open %s: %w", dir, err)
 	}
 	b := &Bolt{db: db, opts: opts, queue: queue.New[*boltOp](0), apart: queue.New[*boltOp](0), quit: make(chan struct{})}
-	if err := b.openWAL(dir); err != nil {
+	if err := b.openWAL(dir, scan); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("boltstore: open %s: %w", dir, err)
 	}
@@ -558,6 +586,9 @@ func deleteRoom(tx *bbolt.Tx, code string) error {
 	if err := tx.Bucket(bSnaps).Delete([]byte(code)); err != nil {
 		return err
 	}
+	if err := tx.Bucket(bRewound).Delete([]byte(code)); err != nil {
+		return err
+	}
 	return deleteLog(tx, code, math.MaxUint64)
 }
 
@@ -676,6 +707,9 @@ func (b *Bolt) Open(ctx context.Context, room string) (store.Lease, store.Record
 		rec = store.Record{
 			Snapshot: store.Snapshot{Rev: m.snapRev, Data: slices.Clone(tx.Bucket(bSnaps).Get([]byte(room)))},
 			Ended:    m.ended != 0,
+		}
+		if rec.Rewound, err = rewound(tx, room, m); err != nil {
+			return err
 		}
 		prefix := logPrefix(room)
 		c := tx.Bucket(bLog).Cursor()

@@ -50,7 +50,10 @@ import (
 // its checksum — and replays, in one transaction, the runs that chain on
 // from the checkpoint's sequence number. Sequence numbers are never reused
 // (a failed write's included), so a stale record never passes for the next
-// one.
+// one. Before it writes anything, the open looks for damage: a record that
+// continues the log beyond the chain's end, or a file shorter than it was
+// written; it then refuses to open rather than lose what follows
+// (walscan.go, wal_damage.go). Only a torn last record is dropped.
 //
 // A record is
 //
@@ -112,6 +115,10 @@ type wal struct {
 	ringErr atomic.Pointer[string]
 	off     int64  // where the next record goes
 	seq     uint64 // the last sequence number handed out
+	// size is each file's size: the log never shrinks them, and each
+	// checkpoint records them (walSizes) so that the next open can tell a
+	// file cut short.
+	size [2]int64
 	// broken is the error of a failed write or sync: what the file holds
 	// past off is then unknown, and nothing is logged until a checkpoint
 	// has moved past every sequence number handed out.
@@ -166,8 +173,9 @@ func (w *wal) entry(log *bbolt.Bucket, code string, rev uint64) []byte {
 }
 
 // openWAL opens (creating them if needed) the log's files in dir and
-// replays what they hold past bbolt's checkpoint into the database.
-func (b *Bolt) openWAL(dir string) error {
+// replays what the scan found past bbolt's checkpoint into the database.
+// With damage (DiscardAfterDamage), it first keeps a copy of the files.
+func (b *Bolt) openWAL(dir string, scan *walScan) error {
 	w := &wal{noSync: b.opts.NoSync, keepProcs: b.opts.KeepProcs, defaultProcs: b.opts.DefaultProcs, pending: map[string]*pendingRoom{}, done: make(chan error, 1)}
 	if !w.noSync && !b.opts.BlockingSync {
 		var err error
@@ -196,9 +204,28 @@ func (b *Bolt) openWAL(dir string) error {
 			return err
 		}
 	}
-	if err := b.replay(w); err != nil {
+	if d := scan.damage; d != nil {
+		kept, err := keepDamaged(dir, scan, time.Now())
+		if err != nil {
+			w.close()
+			return fmt.Errorf("keep a copy of the damaged %s: %w", WALFile, err)
+		}
+		d.Kept = kept
+	}
+	marked, err := b.replay(w, scan)
+	if err != nil {
 		w.close()
 		return fmt.Errorf("replay %s: %w", WALFile, err)
+	}
+	if d := scan.damage; d != nil {
+		b.recovered = d
+		b.opts.Logger.Warn("write-ahead log damaged: started from the records before the damage, as asked; "+
+			"every live room moves to a new epoch when it is next loaded", "err", d.Error(), "file", d.File, "offset", d.Offset,
+			"intact_records_discarded", d.After, "rooms", d.Rooms, "rewound", marked, "kept", d.Kept)
+	}
+	if t := scan.torn; t != nil {
+		b.opts.Logger.Warn("write-ahead log: dropped a torn last record (cut short by a crash as it was written, so never acknowledged)",
+			"file", walFiles[t.file], "offset", t.off)
 	}
 	b.wal = w
 	return nil
@@ -226,93 +253,6 @@ func syncDir(dir string) error {
 	}
 	defer d.Close()
 	return d.Sync()
-}
-
-// replay applies the records past the checkpoint, in one transaction that
-// also moves the checkpoint past them. A write the replay finds refused
-// (the room expired meanwhile, or — which the committer's order rules out —
-// fenced or not following) is skipped and counted.
-func (b *Bolt) replay(w *wal) error {
-	var applied uint64
-	if err := b.db.View(func(tx *bbolt.Tx) error {
-		if bk := tx.Bucket(bWAL); bk != nil {
-			applied = u64(bk.Get(walApplied))
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	// Each file's run: its records from offset 0, each one above the last.
-	type run struct {
-		first uint64
-		recs  [][]walOp
-	}
-	var runs []run
-	w.seq = applied
-	for _, f := range w.files {
-		data, err := io.ReadAll(f)
-		if err != nil {
-			return err
-		}
-		var r run
-		for off, seq := 0, uint64(0); ; {
-			if seq == 0 && len(data) >= walHeader+8 {
-				seq = u64(data[walHeader:]) // the first record names its own
-			}
-			payload, n, ok := nextRecord(data[off:], seq)
-			if !ok {
-				break
-			}
-			ops, ok := decodeOps(payload[8:])
-			if !ok {
-				break
-			}
-			if len(r.recs) == 0 {
-				r.first = seq
-			}
-			r.recs = append(r.recs, ops)
-			w.seq = max(w.seq, seq) // never hand out a number a file holds
-			seq++
-			off += n
-		}
-		runs = append(runs, r)
-	}
-	// Chain the runs on from the checkpoint.
-	var recs [][]walOp
-	next := applied + 1
-	for range runs {
-		for _, r := range runs {
-			if len(r.recs) > 0 && r.first == next {
-				recs = append(recs, r.recs...)
-				next += uint64(len(r.recs))
-			}
-		}
-	}
-	w.replayed = len(recs)
-	if w.seq == applied {
-		return nil // nothing past the checkpoint
-	}
-	// The checkpoint moves past every number the files hold, chained or
-	// not, so that the records written next are the ones a replay reads.
-	return b.db.Update(func(tx *bbolt.Tx) error {
-		for _, ops := range recs {
-			for _, o := range ops {
-				var err error
-				if o.snap != nil {
-					err = b.snapshotTx(tx, o.lease, *o.snap)
-				} else {
-					_, err = b.appendTx(tx, o.lease, o.entries)
-				}
-				if err != nil {
-					if !soft(err) {
-						return err
-					}
-					w.skipped++
-				}
-			}
-		}
-		return tx.Bucket(bWAL).Put(walApplied, be64(w.seq))
-	})
 }
 
 // walOp is one logged write: an append (entries) or a snapshot.
@@ -616,6 +556,7 @@ func (w *wal) write(ops []walOp) error {
 		return err
 	}
 	w.off += int64(len(w.buf))
+	w.size[w.cur] = max(w.size[w.cur], w.off)
 	if cap(w.buf) > 1<<20 {
 		w.buf = nil // a rare large batch: do not keep its buffer
 	}
@@ -719,7 +660,7 @@ func (b *Bolt) startCheckpoint() {
 		return
 	}
 	w.inflight = true
-	frozen, seq := w.frozen, w.frozenSeq
+	frozen, seq, sizes := w.frozen, w.frozenSeq, w.size
 	b.ckwg.Add(1)
 	go func() {
 		defer b.ckwg.Done()
@@ -732,7 +673,7 @@ func (b *Bolt) startCheckpoint() {
 			if err := applyLayer(tx, frozen, true); err != nil {
 				return err
 			}
-			return tx.Bucket(bWAL).Put(walApplied, be64(seq))
+			return w.putPosition(tx, seq, sizes)
 		})
 		w.done <- err
 	}()
@@ -779,7 +720,7 @@ func (b *Bolt) applyPending(tx *bbolt.Tx) error {
 	if err := applyLayer(tx, w.pending, false); err != nil {
 		return err
 	}
-	return tx.Bucket(bWAL).Put(walApplied, be64(w.seq))
+	return w.putPosition(tx, w.seq, w.size)
 }
 
 // applyLayer writes a layer of pending writes into tx, room by room in key

@@ -241,6 +241,57 @@ func testReopen(t *testing.T, sub *Subject) {
 	}
 }
 
+// testRewound: a room opens Rewound only when the store lost writes of it
+// (Subject.Rewind), and then until an entry after the revision it came
+// back at is stored, however often it is opened before; a room with
+// nothing lost never does.
+func testRewound(t *testing.T, sub *Subject) {
+	s := sub.S
+	a := MustCreate(t, s, "REWND1", store.Snapshot{Data: []byte("s0")})
+	MustCreate(t, s, "REWND2", store.Snapshot{Data: []byte("s0")})
+	MustAppend(t, s, a, Entries("REWND1", 1, 2))
+	MustAppend(t, s, a, Entries("REWND1", 3, 3))
+	notRewound := func(what string) {
+		t.Helper()
+		for _, code := range []string{"REWND1", "REWND2"} {
+			if _, rec := MustOpen(t, s, code); rec.Rewound {
+				t.Fatalf("%s: %s opened Rewound with nothing lost", what, code)
+			}
+		}
+	}
+	if sub.Rewind == nil {
+		notRewound("stored")
+		if sub.Reopen != nil {
+			s = sub.Reopen(t)
+			notRewound("reopened")
+		}
+		return
+	}
+	s = sub.Rewind(t)
+	var last uint64
+	for i := range 2 {
+		_, rec := MustOpen(t, s, "REWND1")
+		last = rec.Snapshot.Rev
+		if n := len(rec.Entries); n > 0 {
+			last = rec.Entries[n-1].Rev
+		}
+		if !rec.Rewound || last >= 3 {
+			t.Fatalf("open %d after losing its appends: rewound %v, last rev %d; want rewound, before 3", i+1, rec.Rewound, last)
+		}
+	}
+	l, _ := MustOpen(t, s, "REWND1")
+	MustAppend(t, s, l, Entries("REWND1", last+1, last+1))
+	if _, rec := MustOpen(t, s, "REWND1"); rec.Rewound {
+		t.Fatal("still Rewound after an entry was stored")
+	}
+	if sub.Reopen != nil {
+		s = sub.Reopen(t)
+		if _, rec := MustOpen(t, s, "REWND1"); rec.Rewound {
+			t.Fatal("Rewound again after a reopen")
+		}
+	}
+}
+
 func testConcurrentRooms(t *testing.T, sub *Subject) {
 	const rooms, appends = 200, 50
 	s := sub.S

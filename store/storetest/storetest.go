@@ -41,6 +41,13 @@ type Subject struct {
 	// clock, whose outbox holds size events (its MaxOutbox option); nil
 	// when the store has no such option.
 	Outboxes func(t *testing.T, size int) store.Backend
+	// Rewind crashes the store with its latest writes lost to damage and
+	// reopens it accepting the loss (boltstore's DiscardAfterDamage),
+	// putting the new store in S: every room appended to since the last
+	// Create or Open of any room loses those appends (there must be two
+	// appends at least). Nil for a store that never loses an acknowledged
+	// write (memory, Redis), whose rooms then never open Rewound.
+	Rewind func(t *testing.T) store.Backend
 	// ClaimsKept runs the store's cleanup of expired claims (a sweep, for
 	// a store that has one) and returns how many claims it keeps, expired
 	// ones included; nil when the store cannot tell (Redis, which expires
@@ -80,6 +87,7 @@ func Run(t *testing.T, newSubject Factory) {
 		{"List", testList},
 		{"EndTTL", testEndTTL},
 		{"Reopen", testReopen},
+		{"Rewound", testRewound},
 		{"ConcurrentRooms", testConcurrentRooms},
 		{"Leaderboards", testLeaderboards},
 		{"LeaderboardsHigher", testLeaderboardsHigher},
