@@ -8,10 +8,14 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -158,19 +162,34 @@ func crashedLog(t *testing.T, rooms, moves int) (string, []*crashedRoom) {
 }
 
 // roomdFails runs roomd on data with args, which must exit with status 1
-// within 30 s; it returns what roomd logged.
+// within 30 s, without serving; it returns what roomd logged.
 func roomdFails(t *testing.T, data string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, roomdBinary(t), append([]string{"--addr", freeAddr(t), "--log-format", "json", "--data", data}, args...)...)
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
+	logs := &syncWriter{w: &bytes.Buffer{}}
+	cmd.Stdout, cmd.Stderr = &startWatch{w: logs, started: cancel}, logs
 	err := cmd.Run()
+	text := logs.w.(*bytes.Buffer).String()
 	if code := cmd.ProcessState.ExitCode(); code != 1 {
-		t.Fatalf("roomd on a damaged log: exit %d (%v), want 1\n%s", code, err, logs.String())
+		t.Fatalf("roomd on a damaged log: exit %d (%v), want 1\n%s", code, err, text)
 	}
-	return logs.String()
+	return text
+}
+
+// startWatch passes roomd's stdout on and calls started (ending roomd) if
+// roomd says it is running.
+type startWatch struct {
+	w       io.Writer
+	started func()
+}
+
+func (s *startWatch) Write(b []byte) (int, error) {
+	if bytes.Contains(b, []byte("roomd is running")) {
+		s.started()
+	}
+	return s.w.Write(b)
 }
 
 // cameBack dials each room afresh (no epoch or revision to go by) and
@@ -189,42 +208,164 @@ func cameBack(t *testing.T, base string, rooms []*crashedRoom) []*protocol.Snaps
 	return out
 }
 
-// TestWALDamageRepro is the issue's finding.
-func TestWALDamageRepro(t *testing.T) {
-	crashed, rooms := crashedLog(t, 30, 100) // about 200 revisions a room, as in the issue
-	for _, damage := range []string{"flip", "zero", "cut"} {
-		data := copyDir(t, crashed)
-		path := filepath.Join(data, "roomd.wal")
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		run := walRun(raw)
+// walDamages are the damages of the issue, each in the middle of the run
+// the crash left in roomd.wal: they return the damaged bytes and the
+// offset where the log now stops short.
+var walDamages = []struct {
+	name   string
+	damage func(raw []byte, run []walRec) ([]byte, int)
+}{
+	{"flipped byte", func(raw []byte, run []walRec) ([]byte, int) {
 		r := run[len(run)/2]
-		switch damage {
-		case "flip":
-			raw[r.off+30] ^= 0xff
-		case "zero":
-			mid := r.off &^ 4095
-			clear(raw[mid : mid+4096])
-		case "cut":
-			raw = raw[:r.off+10]
-		}
-		t.Logf("%s: roomd.wal: run of %d records (seq %d..%d) ending at %d; damage at %d", damage, len(run), run[0].seq, run[len(run)-1].seq, run[len(run)-1].end, r.off)
-		if err := os.WriteFile(path, raw, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		p := startRoomd(t, freeAddr(t), "--data", data)
-		snaps := cameBack(t, p.URL, rooms)
-		revs := map[string]int{}
-		same := 0
-		for i, r := range rooms {
-			revs[fmt.Sprintf("%d->%d", r.rev, snaps[i].Rev)]++
-			if snaps[i].Epoch == r.epoch {
-				same++
+		raw[r.off+30] ^= 0xff
+		return raw, r.off
+	}},
+	{"zeroed page", func(raw []byte, run []walRec) ([]byte, int) {
+		page := run[len(run)/2].off &^ 4095
+		clear(raw[page : page+4096])
+		for _, r := range run {
+			if r.end > page {
+				return raw, r.off
 			}
 		}
-		t.Logf("%s: started normally; acked->came back: %v; %d of %d rooms in the same epoch", damage, revs, same, len(rooms))
-		p.term()
+		panic("no record in the page")
+	}},
+	{"cut", func(raw []byte, run []walRec) ([]byte, int) {
+		r := run[len(run)/2]
+		return raw[:r.off+10], r.off
+	}},
+}
+
+// damaged copies the crashed data directory and damages its roomd.wal:
+// the copy, the offset where the log stops short, and the damaged bytes.
+func damaged(t *testing.T, crashed string, damage func([]byte, []walRec) ([]byte, int)) (string, int, []byte) {
+	t.Helper()
+	data := copyDir(t, crashed)
+	path := filepath.Join(data, "roomd.wal")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
+	run := walRun(raw)
+	if len(run) < 20 || run[len(run)-1].off < run[len(run)/2].off+2*4096 {
+		t.Fatalf("the crash left a run of %d records in %d bytes: too few to damage its middle", len(run), run[len(run)-1].end)
+	}
+	raw, off := damage(raw, run)
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return data, off, raw
+}
+
+// TestWALDamage: a flipped byte, a zeroed 4 KiB page or a cut in the middle
+// of roomd.wal, under the real binary. roomd exits with status 1 and an
+// error that names the file, the offset, the intact records after the
+// damage and their rooms, changing no file; with
+// --wal-recover=discard-after-damage it starts, keeps the damaged files,
+// and every room comes back in a new epoch (once: a restart keeps it). A
+// torn last record is dropped with a warning naming it, and nothing
+// acknowledged is lost.
+func TestWALDamage(t *testing.T) {
+	crashed, rooms := crashedLog(t, 6, 30)
+	for _, tc := range walDamages {
+		t.Run(tc.name+"/refused", func(t *testing.T) {
+			t.Parallel()
+			data, off, _ := damaged(t, crashed, tc.damage)
+			before := hashDir(t, data)
+			logs := roomdFails(t, data)
+			t.Logf("roomd: %s", lastLine(logs))
+			want := []string{`"level":"ERROR"`, "write-ahead log damaged", fmt.Sprintf("roomd.wal, offset %d", off),
+				"intact records follow the damage", "nothing was changed", "--wal-recover=discard-after-damage"}
+			if tc.name != "cut" {
+				for _, r := range rooms {
+					want = append(want, r.code) // the records after the damage write every room
+				}
+			}
+			for _, w := range want {
+				if !strings.Contains(logs, w) {
+					t.Errorf("the error lacks %q:\n%s", w, logs)
+				}
+			}
+			if after := hashDir(t, data); !maps.Equal(before, after) {
+				t.Fatalf("roomd changed the data directory it refused:\nbefore %v\nafter  %v", before, after)
+			}
+		})
+		t.Run(tc.name+"/discarded", func(t *testing.T) {
+			t.Parallel()
+			data, off, raw := damaged(t, crashed, tc.damage)
+			addr := freeAddr(t)
+			p := startRoomd(t, addr, "--data", data, "--wal-recover", "discard-after-damage")
+			for _, w := range []string{`"level":"WARN"`, "write-ahead log damaged", fmt.Sprintf(`"offset":%d`, off), `"kept":`} {
+				if !strings.Contains(p.logText(), w) {
+					t.Errorf("the log lacks %q:\n%s", w, p.logText())
+				}
+			}
+			kept, _ := filepath.Glob(filepath.Join(data, "damaged-*", "roomd.wal"))
+			if len(kept) != 1 {
+				t.Fatalf("kept copies %v, want one damaged-*/roomd.wal in %s", kept, data)
+			}
+			if got, err := os.ReadFile(kept[0]); err != nil || !bytes.Equal(got, raw) {
+				t.Fatalf("the kept %s (%v) is not the damaged file", kept[0], err)
+			}
+			snaps := cameBack(t, p.URL, rooms)
+			epochs := map[string]string{}
+			for i, r := range rooms {
+				if snaps[i].Epoch == r.epoch || snaps[i].Rev >= r.rev {
+					t.Errorf("room %s came back in epoch %s at rev %d; it was in %s at %d (want a new epoch, an earlier revision)",
+						r.code, snaps[i].Epoch, snaps[i].Rev, r.epoch, r.rev)
+				}
+				epochs[r.code] = snaps[i].Epoch
+			}
+			if tc.name != "zeroed page" {
+				return
+			}
+			// A restart keeps the new epochs: the rooms moved once.
+			p.term()
+			p = startRoomd(t, addr, "--data", data)
+			for i, s := range cameBack(t, p.URL, rooms) {
+				if s.Epoch != epochs[rooms[i].code] {
+					t.Errorf("room %s moved again after a restart: epoch %s, was %s", rooms[i].code, s.Epoch, epochs[rooms[i].code])
+				}
+			}
+			p.term()
+		})
+	}
+	t.Run("torn tail", func(t *testing.T) {
+		t.Parallel()
+		// The record being written when roomd died, cut short: a copy of
+		// the last record as the next one, half of it.
+		var off int
+		data, _, _ := damaged(t, crashed, func(raw []byte, run []walRec) ([]byte, int) {
+			last := run[len(run)-1]
+			torn := slices.Clone(raw[last.off:last.end])
+			binary.BigEndian.PutUint64(torn[8:], last.seq+1)
+			off = last.end
+			return append(raw[:last.end], torn[:len(torn)/2]...), off
+		})
+		p := startRoomd(t, freeAddr(t), "--data", data)
+		for _, w := range []string{`"level":"WARN"`, "torn", `"file":"roomd.wal"`, fmt.Sprintf(`"offset":%d`, off)} {
+			if !strings.Contains(p.logText(), w) {
+				t.Errorf("the log lacks %q:\n%s", w, p.logText())
+			}
+		}
+		for i, s := range cameBack(t, p.URL, rooms) {
+			r := rooms[i]
+			have := flaggedCells(t, s)
+			for cmd := range r.flags {
+				if !have[cmd] {
+					t.Errorf("room %s: acknowledged %s lost with the torn record", r.code, cmd)
+				}
+			}
+			if s.Epoch != r.epoch || s.Rev != r.rev {
+				t.Errorf("room %s came back in epoch %s at rev %d; it was in %s at %d", r.code, s.Epoch, s.Rev, r.epoch, r.rev)
+			}
+		}
+		p.term()
+	})
+}
+
+// lastLine is the last line of roomd's output.
+func lastLine(logs string) string {
+	lines := strings.Split(strings.TrimSpace(logs), "\n")
+	return lines[len(lines)-1]
 }
