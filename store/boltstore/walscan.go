@@ -3,6 +3,7 @@ package boltstore
 import (
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -148,18 +149,29 @@ func readRun(file int, data []byte) walRunOf {
 	return r
 }
 
-// recordAt returns the record at off in data when it is whole, its
-// checksum holds, its number is seq and its writes decode.
+// recordAt returns the record at off in data when it is whole, its number
+// is seq, its writes decode and its checksum holds. The writes are decoded
+// first: the scan's candidates are mostly bytes of other records, which
+// fail that at once, while a checksum reads all the bytes their length
+// field claims.
 func recordAt(file int, data []byte, off int, seq uint64) (walRecord, bool) {
-	payload, n, ok := nextRecord(data[off:], seq)
-	if !ok {
+	rest := data[off:]
+	if len(rest) < walHeader+12 {
+		return walRecord{}, false
+	}
+	size := binary.BigEndian.Uint32(rest[4:])
+	if size < 12 || uint64(size) > uint64(len(rest)-walHeader) {
+		return walRecord{}, false
+	}
+	payload := rest[walHeader : walHeader+int(size)]
+	if u64(payload) != seq {
 		return walRecord{}, false
 	}
 	ops, ok := decodeOps(payload[8:])
-	if !ok {
+	if !ok || crc32.Checksum(payload, castagnoli) != binary.BigEndian.Uint32(rest) {
 		return walRecord{}, false
 	}
-	return walRecord{file: file, off: off, end: off + n, seq: seq, ops: ops}, true
+	return walRecord{file: file, off: off, end: off + walHeader + int(size), seq: seq, ops: ops}, true
 }
 
 // chainRuns chains the runs on from the checkpoint: the records numbered
