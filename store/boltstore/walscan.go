@@ -30,10 +30,12 @@ import (
 //   - damage: a record that continues the log — sequence number above L,
 //     checksum intact, writes that decode — lies anywhere in either file
 //     outside the chain. The scan for them looks at every offset, but reads
-//     the eight bytes of a sequence number first and checksums only a
-//     number in (L, L + the most records the files could hold]: stale
-//     records and their data fail that test at once, so the scan is linear
-//     in practice.
+//     the eight bytes of a sequence number first and goes on — decodes the
+//     writes, then checksums them — only for a number in (L, L + the most
+//     records the files could hold] (the numbers above the checkpoint are
+//     consecutive: after a failed write nothing is logged until a
+//     checkpoint has passed its number). Stale records and entry data
+//     nearly always fail that at once, so the scan is linear in practice.
 //   - damage: a file is shorter than roomd left it (roomd never shrinks a
 //     log file; each checkpoint records their sizes in bbolt, walSizes), it
 //     holds the chain's end (or no run at all), and it ends right after
