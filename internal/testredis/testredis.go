@@ -5,7 +5,9 @@
 // When redis-server is not on PATH the test is skipped, unless CI=true:
 // then it fails, since a missing real dependency must fail CI.
 //
-// StartCluster runs a Redis Cluster of such servers (cluster.go).
+// StartCluster runs a Redis Cluster of such servers (cluster.go), with
+// replicas if asked; Failover kills a master for its replica to take its
+// place (failover.go).
 package testredis
 
 import (
@@ -61,6 +63,8 @@ type Server struct {
 	// bus is the cluster bus port of a cluster node (StartCluster); zero
 	// for a plain server.
 	bus int
+	// id is a cluster node's id, once asked (nodeID).
+	id string
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd

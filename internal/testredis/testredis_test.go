@@ -132,3 +132,49 @@ func TestCluster(t *testing.T) {
 		t.Fatalf("after a restart: GET k = %q, want the value", got)
 	}
 }
+
+// TestClusterFailover forms a cluster of three masters with a replica each,
+// kills the master of a key and waits for its replica's promotion: the
+// promoted replica serves the key's slot with the value written before the
+// kill, and the old master, started again, rejoins as its replica.
+func TestClusterFailover(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	c := StartClusterConfig(t, ClusterConfig{Replicas: 1})
+	t.Logf("a cluster of %d masters and %d replicas formed in %v", len(c.Nodes), len(c.Replicas), time.Since(start).Round(time.Millisecond))
+	if len(c.Nodes) != ClusterMasters || len(c.Replicas) != ClusterMasters {
+		t.Fatalf("%d masters, %d replicas", len(c.Nodes), len(c.Replicas))
+	}
+	for k, r := range c.Replicas {
+		if got := c.ReplicasOf(c.Nodes[k]); len(got) != 1 || got[0] != r {
+			t.Fatalf("replicas of master %d: %v, want %s", k, got, r.Addr())
+		}
+		if info := r.Info("INFO replication"); !strings.Contains(info, "role:slave\r\n") {
+			t.Fatalf("replica %s:\n%s", r.Addr(), info)
+		}
+	}
+	if n := len(c.Addrs()); n != 2*ClusterMasters {
+		t.Fatalf("%d addresses", n)
+	}
+	master := c.MasterOf("k")
+	if got := master.Do("SET k v"); got != "+OK" {
+		t.Fatalf("SET k on its master: %q", got)
+	}
+	f := c.Failover(master)
+	t.Logf("master %s killed; replica %s promoted %v later", f.Master.Addr(), f.Replica.Addr(), f.Promoted.Sub(f.Killed).Round(time.Millisecond))
+	if f.Master != master || f.Replica != c.Replicas[slices.Index(c.Nodes, master)] {
+		t.Fatalf("failover %+v", f)
+	}
+	c.WaitOK()
+	if got := c.MasterOf("k"); got != f.Replica {
+		t.Fatalf("k is served by %s after the failover, want %s", got.Addr(), f.Replica.Addr())
+	}
+	if got := f.Replica.Do("GET k"); got != "$1" {
+		t.Fatalf("GET k on the promoted replica: %q", got)
+	}
+	master.Start()
+	c.WaitOK()
+	if got := c.ReplicasOf(f.Replica); len(got) != 1 || got[0] != master {
+		t.Fatalf("the old master did not rejoin as the replica of %s: %v", f.Replica.Addr(), got)
+	}
+}
