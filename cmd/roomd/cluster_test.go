@@ -380,10 +380,21 @@ func runCluster(t *testing.T, store ...string) {
 	t.Logf("owners before the drain: %v", before)
 	stopAll()
 
-	// Every acknowledged flag is on the board, nothing unsent is, and no
-	// revision was acknowledged twice.
+	checkAcked(t, b.URL, rooms)
+	for _, n := range nodes {
+		if strings.Contains(n.logText(), "panic") {
+			t.Errorf("node %s panicked:\n%s", n.id, tail(n.logText(), 3000))
+		}
+	}
+}
+
+// checkAcked checks, through the node at base, that every acknowledged flag
+// of the rooms is on the board, nothing unsent is, and no revision was
+// acknowledged twice (two writers would).
+func checkAcked(t *testing.T, base string, rooms []*clusterRoom) {
+	t.Helper()
 	for _, r := range rooms {
-		spec := dialConfig(t, client.Config{URL: b.URL, Room: r.code, Watch: true, Game: msPin,
+		spec := dialConfig(t, client.Config{URL: base, Room: r.code, Watch: true, Game: msPin,
 			Backoff: func(int) time.Duration { return 100 * time.Millisecond }}, nil)
 		spec.until("snapshot", 10*time.Second, func() bool { return spec.snapshot != nil })
 		spec.mu.Lock()
@@ -415,11 +426,6 @@ func runCluster(t *testing.T, store ...string) {
 			t.Errorf("room %s: %d flags on the board, %d acknowledged, %d sent", r.code, len(flagged), acked, sent)
 		}
 		t.Logf("room %s: %d sent, %d acknowledged, %d on the board", r.code, sent, acked, len(flagged))
-	}
-	for _, n := range nodes {
-		if strings.Contains(n.logText(), "panic") {
-			t.Errorf("node %s panicked:\n%s", n.id, tail(n.logText(), 3000))
-		}
 	}
 }
 

@@ -56,9 +56,12 @@ type RedisOptions struct {
 	// retried. Zero means the URL's max_retries, or 1; negative means none.
 	// A cluster does not use it: its client tries a command up to
 	// max_redirects (a URL parameter, 3 by default) more times, following
-	// MOVED and ASK redirects and retrying network errors, the same node
-	// first, then another.
+	// MOVED and ASK redirects and retrying network errors.
 	MaxRetries int
+	// ClusterReload is how often a cluster's client reads the slots' map
+	// again (CLUSTER SLOTS) while it is used, the only way it learns that
+	// a replica took a dead master's place (cluster.go). Zero means 1 s.
+	ClusterReload time.Duration
 	// MaxBatch bounds how many appends one pipeline carries. Zero means 1000.
 	MaxBatch int
 	// LeaderboardSize is how many scores each board keeps. Zero means 1000.
@@ -183,17 +186,10 @@ func Open(ctx context.Context, url string, opts RedisOptions) (*Redis, error) {
 		queue: queue.New[*redisAppend](0), quit: make(chan struct{})}
 	var addr string
 	if opts.Cluster {
-		o, err := redis.ParseClusterURL(url)
+		o, err := clusterOptions(url, opts)
 		if err != nil {
-			return nil, fmt.Errorf("redisstore: open: %w", err)
+			return nil, err
 		}
-		setDuration(&o.DialTimeout, opts.DialTimeout, 500*time.Millisecond)
-		setDuration(&o.ReadTimeout, opts.ReadTimeout, 500*time.Millisecond)
-		setDuration(&o.WriteTimeout, opts.WriteTimeout, 500*time.Millisecond)
-		o.MinRetryBackoff, o.MaxRetryBackoff = 10*time.Millisecond, 100*time.Millisecond
-		o.DialerRetries, o.DialerRetryTimeout = 1, 50*time.Millisecond
-		o.PoolTimeout = o.ReadTimeout + o.WriteTimeout
-		o.ContextTimeoutEnabled = true
 		r.c, addr = redis.NewClusterClient(o), strings.Join(o.Addrs, ",")
 		r.timeout = o.DialTimeout + o.ReadTimeout + o.WriteTimeout
 	} else {
