@@ -79,9 +79,11 @@ type cluster struct {
 	log      *slog.Logger
 	nodes    atomic.Pointer[[]store.Node] // live nodes, self included, as last read
 	draining atomic.Bool
-	gone     sync.Map // node id → when a relay to it failed
-	http     *http.Client
-	done     chan struct{}
+	// registered is whether this node's last registration went through.
+	registered atomic.Bool
+	gone       sync.Map // node id → when a relay to it failed
+	http       *http.Client
+	done       chan struct{}
 }
 
 func newCluster(ctx context.Context, cfg ClusterConfig, log *slog.Logger) (*cluster, error) {
@@ -124,16 +126,33 @@ func (s *Server) selfNode() store.Node {
 	return n
 }
 
-// register refreshes this node's registration and reads the others'.
-func (s *Server) register(ctx context.Context) {
+// register refreshes this node's registration and reads the others'; it
+// reports whether the registration went through. It closes the relays to
+// nodes that no longer register (sweepRelays), but not right after a
+// registration failed: the store that refused this node's may have
+// refused the others' too (a Redis down, a Cluster master failing over),
+// and those that lapsed meanwhile are only about to register again.
+func (s *Server) register(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	if err := s.cl.cfg.Store.Register(ctx, s.selfNode(), s.cl.cfg.TTL); err != nil {
 		s.cfg.Logger.Warn("node not registered", "err", err)
-		return
+		s.cl.registered.Store(false)
+		return false
 	}
-	s.sweepRelays(s.refreshNodes(ctx))
+	nodes := s.refreshNodes(ctx)
+	if s.cl.registered.Swap(true) {
+		s.sweepRelays(nodes)
+	}
+	return true
 }
+
+// registerRetry is how soon a registration the store refused is tried
+// again (rather than at the next third of the TTL): a node whose
+// registration lapsed while the store was unreachable registers again as
+// soon as it is back, before the other nodes, which read the registry
+// then, take it for dead.
+const registerRetry = 250 * time.Millisecond
 
 // sweepRelays closes the relayed sockets whose node no longer registers
 // (it died, or stalls — a paused process answers no one): their clients
@@ -163,17 +182,22 @@ func (s *Server) refreshNodes(ctx context.Context) []store.Node {
 	return nodes
 }
 
-// clusterLoop keeps the registration fresh until the server stops.
+// clusterLoop keeps the registration fresh until the server stops: every
+// third of the TTL, and every registerRetry while the store refuses it.
 func (s *Server) clusterLoop() {
 	defer close(s.cl.done)
-	s.register(s.ctx)
-	t := time.NewTicker(s.cl.cfg.TTL / 3)
-	defer t.Stop()
+	ok := s.register(s.ctx)
 	for {
+		wait := s.cl.cfg.TTL / 3
+		if !ok {
+			wait = min(wait, registerRetry)
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
-			s.register(s.ctx)
+			ok = s.register(s.ctx)
 		case <-s.ctx.Done():
+			t.Stop()
 			return
 		}
 	}

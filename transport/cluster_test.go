@@ -3,9 +3,11 @@ package transport
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,6 +26,13 @@ import (
 // server, as a separate roomd process would have, on a loopback port.
 func startNode(t testing.TB, st *memstore.Memory, id string, ttl time.Duration) *testServer {
 	t.Helper()
+	return startNodeRegistry(t, st, st, id, ttl)
+}
+
+// startNodeRegistry is startNode with the node registry (and owners) the
+// server reads through reg.
+func startNodeRegistry(t testing.TB, st *memstore.Memory, reg store.Cluster, id string, ttl time.Duration) *testServer {
+	t.Helper()
 	rooms, err := room.NewManager(room.Config{Games: session.NewRegistry(minesweeper.Game, nim.Game), Store: st, AIDelay: -1,
 		PresenceInterval: 5 * time.Millisecond, RetryAfter: 50 * time.Millisecond, Cluster: st, Node: id, LeaseTTL: ttl, Claims: st})
 	if err != nil {
@@ -32,7 +41,7 @@ func startNode(t testing.TB, st *memstore.Memory, id string, ttl time.Duration) 
 	hs := httptest.NewUnstartedServer(nil)
 	url := "http://" + hs.Listener.Addr().String()
 	front, err := NewServer(Config{Rooms: rooms, Quotas: Quotas{Off: true}, RateLimit: 1e9, RateBurst: 1e9,
-		Cluster: &ClusterConfig{Store: st, Claims: st, TTL: ttl, Self: store.Node{ID: id, URL: url, PeerURL: url}}})
+		Cluster: &ClusterConfig{Store: reg, Claims: st, TTL: ttl, Self: store.Node{ID: id, URL: url, PeerURL: url}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,5 +244,83 @@ func TestClusterPublicRooms(t *testing.T) {
 		if len(seen) != len(want) {
 			t.Errorf("through %s: listed %v, want %v", n.URL, seen, want)
 		}
+	}
+}
+
+// downRegistry is a store whose node registry is unreachable while down is
+// set: Register and Nodes fail, as on a Redis whose registry's master
+// fails over.
+type downRegistry struct {
+	store.Cluster
+	down atomic.Bool
+}
+
+var errRegistryDown = errors.New("registry unreachable")
+
+func (d *downRegistry) Register(ctx context.Context, n store.Node, ttl time.Duration) error {
+	if d.down.Load() {
+		return errRegistryDown
+	}
+	return d.Cluster.Register(ctx, n, ttl)
+}
+
+func (d *downRegistry) Nodes(ctx context.Context) ([]store.Node, error) {
+	if d.down.Load() {
+		return nil, errRegistryDown
+	}
+	return d.Cluster.Nodes(ctx)
+}
+
+// TestClusterRegistryOutage: the node registry is unreachable for longer
+// than the TTL, so every registration lapses. Once it is back, each node
+// registers again within registerRetry (not at its next third of the
+// TTL), and no node takes another for dead meanwhile: a socket relayed
+// through node B to the room on node A stays open and plays on.
+func TestClusterRegistryOutage(t *testing.T) {
+	t.Parallel()
+	const ttl = 3 * time.Second
+	st := memstore.New()
+	reg := &downRegistry{Cluster: st}
+	a, b := startNodeRegistry(t, st, reg, "node-a", ttl), startNodeRegistry(t, st, reg, "node-b", ttl)
+	waitNodes(t, a, 2)
+	waitNodes(t, b, 2)
+	created := a.create("minesweeper", `{"mode":"solo","level":"expert"}`, "Ann")
+	ann := b.dial("ann", client.Config{Room: created.Room, Token: created.Token, Game: msPin})
+	ann.waitOnline()
+	if rc := ann.control(protocol.Control{Op: protocol.ControlStart}); !rc.OK {
+		t.Fatalf("start: %+v", rc.Notice)
+	}
+	ann.flag(grid.Coord{0, 0})
+
+	reg.down.Store(true)
+	time.Sleep(ttl + 500*time.Millisecond)
+	if nodes, _ := st.Nodes(context.Background()); len(nodes) != 0 {
+		t.Fatalf("registrations did not lapse in the outage: %v", nodes)
+	}
+	back := time.Now()
+	reg.down.Store(false)
+	for {
+		nodes, err := st.Nodes(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(nodes) == 2 {
+			break
+		}
+		if time.Since(back) > registerRetry+time.Second/2 {
+			t.Fatalf("%d nodes registered %v after the registry came back, want both within %v", len(nodes), time.Since(back), registerRetry)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Logf("both nodes registered again %v after the registry came back", time.Since(back).Round(time.Millisecond))
+	time.Sleep(ttl / 3) // every node's next registration, and its sweep of relays
+	ann.flag(grid.Coord{1, 1})
+	for _, ev := range ann.snapshotEvents() {
+		if ev.Kind == client.EventState && ev.Close != 0 {
+			t.Errorf("Ann's relayed socket was closed (%d) around the registry's outage", ev.Close)
+		}
+	}
+	if got := ann.flags(); len(got) != 2 {
+		t.Fatalf("Ann sees %d flags, want 2", len(got))
 	}
 }

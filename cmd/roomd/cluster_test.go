@@ -116,6 +116,11 @@ type seatPlayer struct {
 	name  string
 	cells []int // the cells this seat flags, in order
 
+	// pause is the wait after a refused action (storage unavailable, say),
+	// as a client told to try again shortly waits. Zero means 60 ms, the
+	// wait after any action.
+	pause time.Duration
+
 	mu    sync.Mutex
 	sent  map[int]bool
 	acked map[int]uint64 // cell → revision
@@ -150,9 +155,13 @@ func (f *seatPlayer) run() {
 		f.mu.Lock()
 		f.sent[k] = true
 		f.mu.Unlock()
+		wait := 60 * time.Millisecond // within the rate limit (20 a second)
 		for {
 			ok, _, got := f.b.waitReceipt(id, 200*time.Millisecond)
 			if got {
+				if !ok && f.pause > 0 {
+					wait = f.pause
+				}
 				if ok {
 					f.b.mu.Lock()
 					rev := f.b.acked[id]
@@ -169,7 +178,7 @@ func (f *seatPlayer) run() {
 			default:
 			}
 		}
-		time.Sleep(60 * time.Millisecond) // within the rate limit (20 a second)
+		time.Sleep(wait)
 	}
 }
 

@@ -77,6 +77,9 @@ func TestClusterRedisFailover(t *testing.T) {
 		r := &clusterRoom{code: code}
 		r.players[0] = startSeatPlayer(t, code+"/p1", []string{o1.URL, o2.URL, home.URL}, code, host, even)
 		r.players[1] = startSeatPlayer(t, code+"/p2", []string{o2.URL, o1.URL, home.URL}, code, joined, odd)
+		for _, p := range r.players {
+			p.pause = 300 * time.Millisecond // the cells last through a long outage
+		}
 		startMatch(t, r)
 		if onTarget {
 			hit = append(hit, r)
@@ -139,7 +142,7 @@ func TestClusterRedisFailover(t *testing.T) {
 	t.Logf("players saw %d storage-unavailable refusals and %d closed sockets", refused, closes)
 	for _, n := range nodes {
 		var last []string
-		for _, msg := range []string{"append failed; rolling back", "room not routed", "node not registered", "leases not renewed", "nodes not read"} {
+		for _, msg := range []string{"append failed; rolling back", "storage is back", "room not routed", "node not registered", "leases not renewed", "nodes not read"} {
 			if at, count := lastLog(t, n.logText(), msg); count > 0 {
 				last = append(last, fmt.Sprintf("%q ×%d, the last %v after the promotion", msg, count, at.Sub(f.Promoted).Round(time.Millisecond)))
 			}
