@@ -101,13 +101,13 @@ func roomError(w http.ResponseWriter, code string, err error) {
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request) (*room.Room, bool) {
 	code := r.PathValue("code")
 	addr := s.quotas.clientAddr(r)
-	if wait, spent := s.quotas.spent(addr, qLookups); spent {
+	if wait, spent := s.quotas.exhausted(r.Context(), addr, qLookups); spent {
 		refuseQuota(w, qLookups, wait)
 		return nil, false
 	}
 	rm, err := s.cfg.Rooms.Get(r.Context(), code)
 	if errors.Is(err, room.ErrNoRoom) {
-		s.quotas.take(addr, qLookups)
+		s.quotas.spend(r.Context(), addr, qLookups)
 	}
 	if err != nil {
 		roomError(w, code, err)
@@ -119,7 +119,7 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request) (*room.Room, boo
 // quota spends one of the client's tokens of kind, answering 429 when there
 // is none.
 func (s *Server) quota(w http.ResponseWriter, r *http.Request, kind quotaKind) bool {
-	wait, ok := s.quotas.take(s.quotas.clientAddr(r), kind)
+	wait, ok := s.quotas.spend(r.Context(), s.quotas.clientAddr(r), kind)
 	if !ok {
 		refuseQuota(w, kind, wait)
 	}

@@ -709,12 +709,12 @@ func (c *conn) hello(ctx context.Context, h *protocol.Hello) {
 	}
 	h.Player, h.PlayerName = id.Subject, id.Name
 	q := c.srv.quotas
-	if wait, spent := q.spent(c.addr, qLookups); spent {
+	if wait, spent := q.exhausted(ctx, c.addr, qLookups); spent {
 		c.overQuota(qLookups, wait)
 		return
 	}
 	if h.Token == "" && !h.Watch {
-		if wait, ok := q.take(c.addr, qJoins); !ok {
+		if wait, ok := q.spend(ctx, c.addr, qJoins); !ok {
 			c.overQuota(qJoins, wait)
 			return
 		}
@@ -722,7 +722,7 @@ func (c *conn) hello(ctx context.Context, h *protocol.Hello) {
 	r, err := c.srv.cfg.Rooms.Get(ctx, h.Room)
 	switch {
 	case errors.Is(err, room.ErrNoRoom):
-		q.take(c.addr, qLookups)
+		q.spend(ctx, c.addr, qLookups)
 		c.notice(protocol.CodeNoRoom, fmt.Sprintf("there is no room %q (it may have closed)", h.Room))
 		c.close(closeReq{code: protocol.CloseRoomClosed, reason: "no such room"})
 		return

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"fmt"
+	"log/slog"
 	"math"
 	"net"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -22,10 +24,11 @@ type Limit struct {
 	PerMinute float64
 }
 
-func (l Limit) burst() int { return max(1, int(math.Ceil(l.PerMinute/2))) }
+// Burst is the bucket's size: half of PerMinute, at least 1.
+func (l Limit) Burst() int { return max(1, int(math.Ceil(l.PerMinute/2))) }
 
 func (l Limit) limiter() *rate.Limiter {
-	return rate.NewLimiter(rate.Limit(l.PerMinute/60), l.burst())
+	return rate.NewLimiter(rate.Limit(l.PerMinute/60), l.Burst())
 }
 
 // Quotas bound what one client address may make the server do. The
@@ -35,6 +38,9 @@ func (l Limit) limiter() *rate.Limiter {
 // on a socket, a too-many notice and close 4013) while other addresses
 // carry on. Loopback is not exempt: load tests from one machine turn the
 // quotas off (roomd --quotas=off); the global caps stay.
+//
+// Each node counts in its own buckets; with Shared, the rate quotas (all
+// but OpenSockets) are counted once across the nodes (quota_shared.go).
 type Quotas struct {
 	// Off turns the per-address quotas off.
 	Off bool
@@ -62,6 +68,15 @@ type Quotas struct {
 	// TrustedProxies are the proxies whose X-Forwarded-For names the client;
 	// from any other peer the header is ignored. Empty trusts none.
 	TrustedProxies []netip.Prefix
+	// Shared, when set, counts the rate quotas (Rooms, Joins, Sockets,
+	// Replays, Lookups) of every node that shares it: a client address gets
+	// each once in total, whichever nodes it reaches. While it fails, each
+	// node counts on its own. OpenSockets stays per node. Nil counts in
+	// this process only.
+	Shared SharedQuotas
+	// SharedTimeout bounds one call to Shared; past it the node counts on
+	// its own. Zero means DefaultSharedTimeout (200 ms).
+	SharedTimeout time.Duration
 }
 
 func (q *Quotas) setDefaults() {
@@ -80,6 +95,9 @@ func (q *Quotas) setDefaults() {
 	}
 	if q.MaxAddrs == 0 {
 		q.MaxAddrs = 100_000
+	}
+	if q.SharedTimeout == 0 {
+		q.SharedTimeout = DefaultSharedTimeout
 	}
 }
 
@@ -108,6 +126,13 @@ type addrQuota struct {
 type quotas struct {
 	cfg Quotas
 	now func() time.Time
+	log *slog.Logger // nil logs nothing
+
+	// sharedDown is when to ask cfg.Shared again after it failed (Unix
+	// ns), 0 while it answers; probing is true while one request asks it
+	// after a failure.
+	sharedDown atomic.Int64
+	probing    atomic.Bool
 
 	mu     sync.Mutex
 	addrs  map[netip.Addr]*addrQuota
@@ -173,8 +198,9 @@ func (q *quotas) sweep(now time.Time) {
 	q.swept = now
 }
 
-// take spends one of addr's tokens of kind; when there is none it returns
-// how long until there is.
+// take spends one of addr's tokens of kind in this node's buckets; when
+// there is none it returns how long until there is. Requests go through
+// spend (quota_shared.go), which asks the shared limiter first.
 func (q *quotas) take(addr netip.Addr, kind quotaKind) (time.Duration, bool) {
 	if q.cfg.Off {
 		return 0, true
@@ -192,7 +218,8 @@ func (q *quotas) take(addr netip.Addr, kind quotaKind) (time.Duration, bool) {
 	return wait, false
 }
 
-// spent reports whether addr has no token of kind left, without spending.
+// spent reports whether addr has no token of kind left in this node's
+// buckets, without spending (exhausted asks the shared limiter first).
 func (q *quotas) spent(addr netip.Addr, kind quotaKind) (time.Duration, bool) {
 	if q.cfg.Off {
 		return 0, false

@@ -95,7 +95,7 @@ func (s *Server) quickPlay(w http.ResponseWriter, r *http.Request) {
 			if create {
 				kind = qRooms
 			}
-			if wait, ok := s.quotas.take(addr, kind); !ok {
+			if wait, ok := s.quotas.spend(ctx, addr, kind); !ok {
 				return &quotaRefused{kind: kind, wait: wait}
 			}
 			return nil

@@ -183,6 +183,7 @@ func NewServer(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), origins: origins, hosts: hosts,
 		conns: map[*conn]struct{}{}, ctx: ctx, stop: stop}
 	s.quotas = newQuotas(cfg.Quotas, s.now)
+	s.quotas.log = cfg.Logger
 	if pollSupported && !cfg.SocketGoroutines {
 		s.polls = newPollers(s)
 	}
@@ -271,9 +272,14 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 			s.mu.Unlock()
 		}
 	}()
-	if wait, ok := s.quotas.take(addr, qSockets); !ok {
-		refuseQuota(w, qSockets, wait)
-		return
+	// A socket relayed from another node was counted there, where the
+	// client opened it: with shared quotas, counting it again here would
+	// spend two of the client's sockets for one.
+	if !isRelayed(r) {
+		if wait, ok := s.quotas.spend(r.Context(), addr, qSockets); !ok {
+			refuseQuota(w, qSockets, wait)
+			return
+		}
 	}
 	if !s.quotas.open(addr) {
 		w.Header().Set("Retry-After", "5")

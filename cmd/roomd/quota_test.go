@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,9 +58,26 @@ func guessCode(i int) string {
 // relayed from the node it reached to the room's node counts once.
 func TestQuotasAcrossNodes(t *testing.T) {
 	t.Parallel()
-	rs := testredis.Start(t, testredis.NoPersistence())
-	a := startClusterNode(t, "quota-a", quotaFlags(rs.URL())...)
-	b := startClusterNode(t, "quota-b", quotaFlags(rs.URL())...)
+	t.Run("redis", func(t *testing.T) {
+		t.Parallel()
+		rs := testredis.Start(t, testredis.NoPersistence())
+		quotasAcrossNodes(t, quotaFlags(rs.URL()), func(key string) bool { return rs.Do("EXISTS "+key) == ":1" })
+	})
+	t.Run("redis-cluster", func(t *testing.T) {
+		t.Parallel()
+		rc := testredis.StartCluster(t, testredis.NoPersistence())
+		exists := func(key string) bool {
+			return slices.Contains(rc.Do("EXISTS "+key), ":1") // the node of its slot has it; the others refuse (MOVED)
+		}
+		quotasAcrossNodes(t, append(quotaFlags(rc.URL()), "--redis-cluster"), exists)
+	})
+}
+
+// quotasAcrossNodes floods two nodes started with flags; exists says
+// whether a key is in their Redis.
+func quotasAcrossNodes(t *testing.T, flags []string, exists func(key string) bool) {
+	a := startClusterNode(t, "quota-a", flags...)
+	b := startClusterNode(t, "quota-b", flags...)
 	nodes := []*clusterNode{a, b}
 
 	// Rooms: 20 creations through A, then 20 through B.
@@ -80,6 +100,11 @@ func TestQuotasAcrossNodes(t *testing.T) {
 		rooms, created[a.id], created[b.id])
 	if rooms < 5 || rooms > 6 || retry == "" {
 		t.Errorf("room flood: %d created through two nodes (Retry-After %q), want 5 (6 if a token came back)", rooms, retry)
+	}
+	// The quota's key lives with roomd's other keys, none under
+	// redis_rate's own prefix.
+	if !exists("roomd:quota:rooms:203.0.113.7") || exists("rate:roomd:quota:rooms:203.0.113.7") {
+		t.Error("the quota's key is not roomd:quota:rooms:203.0.113.7")
 	}
 
 	// Unknown codes: 20 guesses through A, then 20 through B.
@@ -159,5 +184,116 @@ func (h *hostile) snapshotOrBye() protocol.ServerMessage {
 				return m
 			}
 		}
+	}
+}
+
+// replayBody is a recorded Minesweeper game for POST /api/replays: work
+// that needs no store.
+func replayBody(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "replay", "g01.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return `{"game":"minesweeper",` + strings.TrimPrefix(strings.TrimSpace(string(b)), "{")
+}
+
+// outageBound is the longest a request may take while Redis is down or
+// frozen: the shared limiter's timeout (transport.DefaultSharedTimeout,
+// 200 ms), and room for a loaded machine. (A constant of its own, so that
+// this file runs on roomd before shared quotas too: the figures before.)
+const outageBound = 700 * time.Millisecond
+
+// flood sends n requests through node from one address; it returns how
+// many got each status, and the longest answer. Every 429 must carry
+// Retry-After.
+func flood(t *testing.T, n int, method, url, from, body string) (codes map[int]int, longest time.Duration) {
+	t.Helper()
+	codes = map[int]int{}
+	for range n {
+		code, h, took := request(t, method, url, from, body)
+		longest = max(longest, took)
+		codes[code]++
+		if code == http.StatusTooManyRequests && h.Get("Retry-After") == "" {
+			t.Fatalf("429 from %s without Retry-After", url)
+		}
+	}
+	return codes, longest
+}
+
+// TestQuotasWhenRedisStops: with Redis stopped, each node counts on its
+// own: a flood of rooms through each gets that node's burst answered (503:
+// the store is Redis too) and then 429, replays (no store) that node's
+// burst answered 200 and then 429; with Redis frozen (SIGSTOP), no request
+// waits on it longer than the shared limiter's timeout. Once Redis is
+// back, the quotas are counted across the nodes again.
+func TestQuotasWhenRedisStops(t *testing.T) {
+	t.Parallel()
+	rs := testredis.Start(t)
+	a := startClusterNode(t, "outage-a", quotaFlags(rs.URL())...)
+	b := startClusterNode(t, "outage-b", quotaFlags(rs.URL())...)
+	nodes := []*clusterNode{a, b}
+	replay := replayBody(t)
+	if code, _, _ := request(t, http.MethodPost, a.URL+"/api/replays", "198.51.100.30", replay); code != http.StatusOK {
+		t.Fatalf("a replay with Redis up: %d", code)
+	}
+
+	rs.Stop()
+	for _, n := range nodes {
+		codes, longest := flood(t, 8, http.MethodPost, n.URL+"/api/rooms", "203.0.113.20", `{"game":"nim","name":"Eve"}`)
+		t.Logf("Redis stopped, 8 creations through %s: %d answered 503 (the store is down), %d refused with 429; longest answer %v",
+			n.id, codes[http.StatusServiceUnavailable], codes[http.StatusTooManyRequests], longest.Round(time.Millisecond))
+		if codes[http.StatusServiceUnavailable] != 5 || codes[http.StatusTooManyRequests] != 3 {
+			t.Errorf("Redis stopped, creations through %s: %v, want this node's burst of 5 answered 503, then 3 429", n.id, codes)
+		}
+		codes, longest = flood(t, 5, http.MethodPost, n.URL+"/api/replays", "203.0.113.21", replay)
+		t.Logf("Redis stopped, 5 replays through %s: %d answered 200, %d refused with 429; longest answer %v",
+			n.id, codes[http.StatusOK], codes[http.StatusTooManyRequests], longest.Round(time.Millisecond))
+		if codes[http.StatusOK] != 3 || codes[http.StatusTooManyRequests] != 2 || longest > outageBound {
+			t.Errorf("Redis stopped, replays through %s: %v, longest %v; want this node's burst of 3 answered, then 2 429, none over %v",
+				n.id, codes, longest, outageBound)
+		}
+	}
+
+	// Redis back: once a node has asked it again (a second after it
+	// failed), it counts for both.
+	rs.Start()
+	for i, n := range nodes {
+		waitShared(t, n, fmt.Sprintf("198.51.100.%d", 40+i))
+	}
+	created := 0
+	for _, n := range nodes {
+		codes, _ := flood(t, 6, http.MethodPost, n.URL+"/api/rooms", "203.0.113.22", `{"game":"nim","name":"Eve"}`)
+		t.Logf("Redis back, 6 creations through %s: %v", n.id, codes)
+		created += codes[http.StatusCreated]
+	}
+	if created < 5 || created > 6 {
+		t.Errorf("Redis back: %d rooms created through two nodes, want 5 (6 if a token came back)", created)
+	}
+
+	// Redis frozen: its sockets take requests and never answer.
+	rs.Pause(30 * time.Second)
+	defer rs.Resume()
+	codes, longest := flood(t, 5, http.MethodPost, a.URL+"/api/replays", "203.0.113.23", replay)
+	t.Logf("Redis frozen, 5 replays through A: %d answered 200, %d refused with 429; longest answer %v",
+		codes[http.StatusOK], codes[http.StatusTooManyRequests], longest.Round(time.Millisecond))
+	if codes[http.StatusOK] != 3 || codes[http.StatusTooManyRequests] != 2 || longest > outageBound {
+		t.Errorf("Redis frozen, replays: %v, longest %v; want 3 answered, then 2 429, none over %v", codes, longest, outageBound)
+	}
+}
+
+// waitShared waits until node n counts quotas in Redis again after an
+// outage: it looks up made-up codes from address from (each one asks the
+// shared limiter, once its rest after the failure is over) until the node
+// logs that the shared quotas answer.
+func waitShared(t *testing.T, n *clusterNode, from string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; !strings.Contains(n.logText(), "the shared quotas answer again"); i++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s does not use the shared quotas again:\n%s", n.id, tail(n.logText(), 2000))
+		}
+		request(t, http.MethodGet, n.URL+"/api/rooms/"+guessCode(i), from, "")
+		time.Sleep(100 * time.Millisecond)
 	}
 }

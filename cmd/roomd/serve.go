@@ -342,7 +342,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 			"set ROOMD_ADMIN_TOKEN or --admin-token-file instead")
 	}
 	octx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	st, err := openStore(octx, storeConfig{redisURL: cfg.redisURL, redis: redisstore.RedisOptions{Cluster: cfg.node.redisCluster}, dataDir: cfg.dataDir, memory: cfg.memory,
+	st, err := openStore(octx, storeConfig{redisURL: cfg.redisURL, redis: redisstore.RedisOptions{Cluster: cfg.node.redisCluster, Prefix: redisKeyPrefix}, dataDir: cfg.dataDir, memory: cfg.memory,
 		bolt: boltstore.BoltOptions{NoSync: !cfg.fsync, CommitInterval: cfg.commitInterval, NoWAL: !cfg.wal, BlockingSync: !cfg.ioUring, KeepProcs: !cfg.spareSyncProc,
 			DefaultProcs: os.Getenv("GOMAXPROCS") == "", CheckpointInterval: cfg.checkpoint,
 			DiscardAfterDamage: cfg.walRecover == walDiscard, Logger: log}})
@@ -425,6 +425,19 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 		st.Close()
 		return err
 	}
+	quotas := cfg.quotas
+	if cfg.redisURL != "" && !quotas.Off {
+		// The rate quotas are the nodes', counted in Redis; the cap on
+		// open sockets stays this node's (transport/quota_shared.go).
+		shared, err := openRedisQuotas(cfg.redisURL, cfg.node.redisCluster, redisKeyPrefix, transport.DefaultSharedTimeout)
+		if err != nil {
+			ln.Close()
+			st.Close()
+			return err
+		}
+		defer shared.Close()
+		quotas.Shared, quotas.SharedTimeout = shared, transport.DefaultSharedTimeout
+	}
 	hctx, stopHooks := context.WithCancel(context.Background())
 	hooksDone := make(chan struct{})
 	go func() {
@@ -445,7 +458,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, stdout io.Wri
 	}
 	front, err := transport.NewServer(transport.Config{Rooms: rooms, Logger: log, Web: web.Handler(),
 		Origins: splitList(cfg.origins), PublicHosts: splitList(cfg.publicHosts),
-		Metrics: transport.NewMetrics(reg), Routes: routes, Quotas: cfg.quotas, MaxConns: cfg.maxConns,
+		Metrics: transport.NewMetrics(reg), Routes: routes, Quotas: quotas, MaxConns: cfg.maxConns,
 		Auth: verifier, RequireAuth: cfg.auth.require, Cluster: cluster, SocketGoroutines: !cfg.poller})
 	if err != nil {
 		ln.Close()
