@@ -95,3 +95,34 @@ func TestOutageBound(t *testing.T) {
 		t.Fatalf("outageBound %v: too close to the shared limiter's timeout %v", outageBound, transport.DefaultSharedTimeout)
 	}
 }
+
+// BenchmarkRedisQuotasTake: one quota check on a local redis-server (one
+// round trip: the GCRA script), and the Redis memory of one address's key.
+func BenchmarkRedisQuotasTake(b *testing.B) {
+	rs := testredis.Start(b, testredis.NoPersistence())
+	q, err := openRedisQuotas(rs.URL(), false, "bench", transport.DefaultSharedTimeout)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer q.Close()
+	ctx := context.Background()
+	lim := transport.Limit{PerMinute: 60_000_000} // never refuses: the same work each time
+	if _, _, err := q.Take(ctx, "rooms:203.0.113.1", lim); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, _, err := q.Take(ctx, "rooms:203.0.113.1", lim); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if _, _, err := q.Take(ctx, "rooms:203.0.113.2", transport.Limit{PerMinute: 10}); err != nil {
+		b.Fatal(err)
+	}
+	n, err := q.client.MemoryUsage(ctx, "bench:quota:rooms:203.0.113.2").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(n), "key-bytes")
+}
