@@ -83,7 +83,7 @@ func Members(data []byte) ([]Member, error) {
 	if _, err := dec.Token(); err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err == nil {
+	if len(bytes.TrimSpace(data[dec.InputOffset():])) > 0 {
 		return nil, errors.New("data after the object")
 	}
 	return out, nil

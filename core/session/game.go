@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"sync"
 )
@@ -223,7 +224,7 @@ func (g *erased[C, S, M, E, V]) decodeConfig(raw json.RawMessage) (C, error) {
 	if t := jsonTrim(raw); len(t) == 0 || bytes.Equal(t, []byte("null")) {
 		raw = json.RawMessage("{}")
 	}
-	if err := json.Unmarshal(raw, &c); err != nil {
+	if err := decodeStrict(raw, &c); err != nil {
 		return c, fmt.Errorf("%s config: %w", g.d.Info.ID, err)
 	}
 	if v, ok := any(&c).(Validator); ok {
@@ -315,7 +316,7 @@ func DecodeMove[M any](raw json.RawMessage) (M, error) {
 	if p, ok := any(&m).(CanonicalParser); ok && p.ParseCanonical(trimmed) {
 		return m, nil
 	}
-	if err := json.Unmarshal(trimmed, &m); err != nil {
+	if err := decodeStrict(trimmed, &m); err != nil {
 		var rej *Rejection
 		if errors.As(err, &rej) {
 			return m, rej
@@ -332,6 +333,19 @@ func DecodeMove[M any](raw json.RawMessage) (M, error) {
 		}
 	}
 	return m, nil
+}
+
+// decodeStrict decodes data into v: through v's own UnmarshalJSON when it
+// has one, else with Strict when v is a struct (a game that declares plain
+// structs writes no decoder), else with encoding/json.
+func decodeStrict[T any](data []byte, v *T) error {
+	if _, own := any(v).(json.Unmarshaler); own {
+		return json.Unmarshal(data, v)
+	}
+	if reflect.TypeFor[T]().Kind() == reflect.Struct {
+		return Strict(data, v)
+	}
+	return json.Unmarshal(data, v)
 }
 
 // input decodes c for this match.

@@ -132,6 +132,7 @@ const (
 	checkBits        = "randomness (bit flips)"
 	checkNarrowing   = "randomness (narrowing)"
 	checkConfig      = "configs"
+	checkFollower    = "the view's reducer"
 )
 
 func (k *kit) run() {
@@ -233,6 +234,11 @@ type run struct {
 	// sameAI is true when the run replays a script on its own secret: the
 	// AI, asked again, must choose what it chose.
 	sameAI bool
+	// follower plays each viewer's events on its view, as a client does
+	// (nil for a game whose view has no Go reducer); followed holds those
+	// views.
+	follower session.Follower
+	followed map[session.Seat]json.RawMessage
 }
 
 func (k *kit) newRun(seed session.Seed, config json.RawMessage, seats int) (*run, error) {
@@ -245,6 +251,12 @@ func (k *kit) newRun(seed session.Seed, config json.RawMessage, seats int) (*run
 	r := &run{k: k, seed: seed, config: config, seats: seats, sess: sess}
 	if seed.Generator() == session.ChaCha8 {
 		r.secret = strings.Trim(seed.String(), `"`)
+	}
+	if f, err := session.FollowerOf(k.g); err == nil {
+		r.follower, r.followed = f, map[session.Seat]json.RawMessage{}
+		for _, v := range Viewers(seats) {
+			r.followed[v], _ = json.Marshal(sess.Match().View(v))
+		}
 	}
 	return r, nil
 }
@@ -520,6 +532,15 @@ func (r *run) observe(step session.Step, live bool) {
 		fmt.Fprintf(&r.trace, "\n  %d (%d): %s %s", v, m.Audience(v), view, beats)
 		if !live {
 			continue
+		}
+		if r.follower != nil && !over {
+			// (The update that ends a match carries the whole view: what
+			// the match hid until then, a race's boards; nothing to follow.)
+			got, err := r.follower.Apply(r.followed[v], beats)
+			if err != nil || !bytes.Equal(got, view) {
+				k.errorf(checkFollower, "viewer %d: its view with this step's events played on it (the game's View.Apply, as a client does) is not the view the server sends (%v): %s", v, err, firstDiff(string(view), string(got)))
+			}
+			r.followed[v] = view
 		}
 		k.maxView, k.maxEvents = max(k.maxView, len(view)), max(k.maxEvents, len(beats))
 		if k.info.MaxViewBytes > 0 && len(view) > k.info.MaxViewBytes {
