@@ -18,6 +18,12 @@
 //	{"op":"replay","game":ID,"record":{seed,config,seats,log,ticks}}
 //	                                                        → {"verdict":{…},"view":{…}}
 //	{"op":"close","session":H}                              → {}
+//	{"op":"follow","game":ID,"view":{…},"beats":[…]}        → {"view":{…}}
+//
+// "follow" plays one update's beats on a viewer's view with the game's own
+// Go reducer (session.Follower): a page that follows a room's match with
+// it writes no JavaScript copy of the game's View.Apply (unknown-game, or
+// bad-request for a game whose view has no reducer).
 //
 // A viewer is a seat or -1 (a spectator); "beats" holds, for each viewer
 // asked, the beats of the command that viewer may see. "t" is the time of
@@ -77,6 +83,8 @@ type request struct {
 	Command json.RawMessage `json:"command"`
 	T       float64         `json:"t"`
 	Record  json.RawMessage `json:"record"`
+	View    json.RawMessage `json:"view"`
+	Beats   json.RawMessage `json:"beats"`
 }
 
 // failure is an error with the code the caller sees.
@@ -137,6 +145,8 @@ func (c *Core) call(data []byte) (any, error) {
 		return c.newSession(r)
 	case "replay":
 		return c.replay(r)
+	case "follow":
+		return c.follow(r)
 	case "apply", "input", "advance", "view", "ai", "save", "close":
 	default:
 		return nil, fail(CodeBadRequest, "unknown op %q", session.Clip(r.Op))
@@ -270,4 +280,21 @@ func beatsFor(st session.Step, viewers []int) ([]json.RawMessage, error) {
 // pending lists the seats that may move, never null.
 func pending(s *session.GameSession) []int {
 	return append([]int{}, s.Match().Pending()...)
+}
+
+// follow plays beats on a view with the game's reducer.
+func (c *Core) follow(r request) (any, error) {
+	g, ok := c.games.Lookup(r.Game)
+	if !ok {
+		return nil, fail(CodeUnknownGame, "no game %q", session.Clip(r.Game))
+	}
+	f, err := session.FollowerOf(g)
+	if err != nil {
+		return nil, fail(CodeBadRequest, "%v", err)
+	}
+	v, err := f.Apply(r.View, r.Beats)
+	if err != nil {
+		return nil, fail(CodeBadRequest, "%v", err)
+	}
+	return map[string]json.RawMessage{"view": v}, nil
 }

@@ -141,3 +141,29 @@ func TestEngineThrew(t *testing.T) {
 		t.Fatalf("after a panic: %v", ans)
 	}
 }
+
+// TestFollow: a page follows a match with the game's Go reducer: "follow"
+// on the view it holds and an update's beats gives the view the core
+// projects next; a game without a reducer, or a broken view, is refused.
+func TestFollow(t *testing.T) {
+	c := New(session.NewRegistry(tictactoe.Game, sessiontest.Tap))
+	call(t, c, `{"op":"new","game":"tictactoe","seed":1,"config":{},"seats":2}`)
+	held := call(t, c, `{"op":"view","session":1,"viewer":1}`)["view"]
+	ans := call(t, c, `{"op":"apply","session":1,"seat":0,"command":{"type":"mark","r":1,"c":1},"t":0,"viewers":[1]}`)
+	var beats []json.RawMessage
+	json.Unmarshal(ans["beats"], &beats)
+	got := call(t, c, fmt.Sprintf(`{"op":"follow","game":"tictactoe","view":%s,"beats":%s}`, held, beats[0]))["view"]
+	if want := call(t, c, `{"op":"view","session":1,"viewer":1}`)["view"]; string(got) != string(want) {
+		t.Fatalf("followed %s, the core's %s", got, want)
+	}
+	for req, want := range map[string]string{
+		`{"op":"follow","game":"tap","view":{},"beats":[]}`:            CodeBadRequest,
+		`{"op":"follow","game":"nope","view":{},"beats":[]}`:           CodeUnknownGame,
+		`{"op":"follow","game":"tictactoe","view":[1],"beats":[]}`:     CodeBadRequest,
+		`{"op":"follow","game":"tictactoe","view":{},"beats":{"a":1}}`: CodeBadRequest,
+	} {
+		if code := errorCode(t, c, req); code != want {
+			t.Errorf("%s: %q, want %q", req, code, want)
+		}
+	}
+}
