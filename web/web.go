@@ -96,6 +96,33 @@ func Handler() http.Handler {
 	return h
 }
 
+// Game is the browser side of a game from outside the client's own tree
+// (a program on roomd as a library, GAMES.md): its files, which New serves
+// beside the client's own.
+type Game struct {
+	// ID and RulesVersion are the game's (session.Info).
+	ID, RulesVersion string
+	// Files holds the game's page module, {ID}.js (served as
+	// js/games/{ID}.js, where the client looks for a game's page; it
+	// imports the client's modules as ../ui.js, ../i18n.js), its words,
+	// i18n/{lang}.json for every language of the client (merged into the
+	// language's table; its keys start with "{ID}."), and optionally
+	// core.wasm, its WebAssembly core for local play (served gzipped, a
+	// module of the local core's manifest of its own).
+	Files fs.FS
+}
+
+// New returns the client with games' files besides its own: Handler, for
+// a server that brings games of its own. A game's page module or a
+// language's words missing, an id of the client's own games, or a key
+// outside the game's namespace is an error that names it.
+func New(games ...Game) (http.Handler, error) {
+	if len(games) == 0 {
+		return build()
+	}
+	return newHandler(embedded, games...)
+}
+
 // Version returns the hash that names this build's assets.
 func Version() string {
 	h, err := build()
@@ -108,8 +135,12 @@ func Version() string {
 // build reads the embedded files once.
 var build = sync.OnceValues(func() (*handler, error) { return newHandler(embedded) })
 
-func newHandler(files embed.FS) (*handler, error) {
+func newHandler(files embed.FS, games ...Game) (*handler, error) {
 	root, err := fs.Sub(files, "static")
+	if err != nil {
+		return nil, err
+	}
+	root, err = withGames(root, games)
 	if err != nil {
 		return nil, err
 	}

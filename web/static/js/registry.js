@@ -44,6 +44,10 @@ import { t } from './i18n.js';
  * @property {() => void} resync               asks the server for a fresh snapshot
  * @property {() => number} rtt                the socket's round trip, ms (0 when unknown)
  * @property {GameInfo|undefined} game         the server's registry entry
+ * @property {(view: any, beats: any[]) => Promise<any>} follow   plays an update's beats on a view
+ *     with the game's own Go reducer (its View.Apply), through the game's WebAssembly core
+ *     (loaded the first time): a page need not write the game's reducer again in JavaScript.
+ *     Calls resolve in order; a game without a core or a reducer rejects.
  */
 
 /**
@@ -155,4 +159,20 @@ export async function entries() {
 export function noPageText(game) {
   const name = game.name || game.id;
   return t('app.nopage', { name, id: game.id });
+}
+
+/**
+ * Plays beats on a view with game's Go reducer, through its WebAssembly core
+ * (core/corecall's "follow"): what GameContext.follow does.
+ * @param {string} game
+ * @param {any} view
+ * @param {any[]} beats
+ * @returns {Promise<any>}
+ */
+export async function follow(game, view, beats) {
+  const { loadCore } = await import('./local/core.js');
+  const core = await loadCore(game);
+  const ans = core.call({ op: 'follow', game, view, beats });
+  if (ans.error) throw new Error(`${game}: ${ans.error.message}`);
+  return ans.view;
 }

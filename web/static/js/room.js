@@ -7,7 +7,7 @@
 
 import * as api from './api.js';
 import { RoomClient, TokenStore, Close } from './client.js';
-import { games, loadPage, noPageText } from './registry.js';
+import { games, loadPage, noPageText, follow } from './registry.js';
 import { describe, settingsForm } from './settings.js';
 import { ChatPanel } from './chat.js';
 import { h, clear, icon, setConn, showNotice, copyText, savedName, saveName, rememberMatch } from './ui.js';
@@ -397,6 +397,7 @@ class RoomPage {
       resync: () => this.client?.resync(),
       rtt: () => this.client?.rtt() ?? 0,
       game: this.gameInfo,
+      follow: (view, beats) => follow(this.gameInfo?.id || '', view, beats),
     };
   }
 

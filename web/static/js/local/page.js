@@ -11,7 +11,7 @@ import { loadCore } from './core.js';
 import { LocalSession, today } from './runner.js';
 import { LOCAL_MODES, gameModeFor, localModes, modeLabel, seatCount } from './modes.js';
 import { SETUP_KEY } from './setup.js';
-import { games, loadPage, noPageText } from '../registry.js';
+import { games, loadPage, noPageText, follow } from '../registry.js';
 import { h, clear, icon, showNotice, savedName, copyText } from '../ui.js';
 import { t, localizeGame } from '../i18n.js';
 
@@ -247,6 +247,7 @@ class LocalPage {
       resync: () => this.session?.resume(),
       rtt: () => 0,
       game: this.info,
+      follow: (view, beats) => follow(this.info?.id || '', view, beats),
     };
   }
 
