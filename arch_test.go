@@ -37,6 +37,27 @@ var rules = []rule{
 		why: "transport never imports core/* (games reach it only through room)"},
 	{from: "store", deny: []string{"core", "room", "transport", "protocol", "cmd", "web"}, why: "store imports no game and nothing above it"},
 	{from: "internal", deny: []string{""}, allow: []string{"internal"}, why: "internal helpers are leaves"},
+	{from: "examples", deny: []string{""}, allow: publicAPI,
+		why: "a game outside roomd's tree uses the public API only: package roomd, core/session (the game contract, sessiontest the kit), web/wasmcore and web/webtest"},
+}
+
+// publicAPI are the packages a program on roomd as a library imports: the
+// top layer, package roomd (the module's root, "."), and what its types
+// and a game's tests name. Below them are roomd's insides.
+var publicAPI = []string{".", "core/session", "web/wasmcore", "web/webtest"}
+
+// top is the public API's layer: only commands and the examples import it.
+func topImporters(graph map[string][]string) []string {
+	var bad []string
+	for pkg, deps := range graph {
+		if pkg == "." || under(pkg, "cmd") || under(pkg, "examples") {
+			continue
+		}
+		if slices.Contains(deps, ".") {
+			bad = append(bad, pkg+" imports the root package roomd: it is the top layer, above every other")
+		}
+	}
+	return bad
 }
 
 // stdlibOnly are packages that import nothing outside the standard library
@@ -79,6 +100,9 @@ func imports(t *testing.T) map[string][]string {
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
 			rel, ok := strings.CutPrefix(p, module+"/")
+			if p == module {
+				rel, ok = ".", true // the public API, package roomd
+			}
 			if !ok && strings.Contains(strings.Split(p, "/")[0], ".") {
 				rel, ok = "ext:"+p, true
 			}
@@ -146,13 +170,14 @@ func violations(graph map[string][]string) []string {
 			}
 		}
 	}
+	bad = append(bad, topImporters(graph)...)
 	slices.Sort(bad)
 	return bad
 }
 
 func TestPackageBoundaries(t *testing.T) {
 	graph := imports(t)
-	for _, must := range []string{"core/session", "room", "transport", "store", "protocol", "cmd/roombot"} {
+	for _, must := range []string{".", "core/session", "room", "transport", "store", "protocol", "cmd/roombot"} {
 		if _, ok := graph[must]; !ok {
 			t.Fatalf("package %s not found: the walk is blind", must)
 		}
@@ -178,6 +203,10 @@ func TestPackageBoundariesCatch(t *testing.T) {
 		"core/session":     nil,
 		"core/minesweeper": {"core/session"},
 		"store":            {"ext:go.etcd.io/bbolt"},
+		".":                {"room", "transport", "store/boltstore"},
+		"room/x":           {"."},
+		"cmd/roomd":        {"."},
+		"examples/game":    {".", "core/session", "room"},
 	}
 	got := violations(graph)
 	want := []string{
@@ -186,10 +215,12 @@ func TestPackageBoundariesCatch(t *testing.T) {
 		"cmd/roombot links store/boltstore",
 		"cmd/roombot links store/memstore",
 		"core/x imports protocol",
+		"examples/game imports room",
 		"internal/ids imports store/memstore",
 		"protocol imports room",
 		"room imports store/boltstore",
 		"room imports transport/client",
+		"room/x imports the root package roomd",
 		"store imports go.etcd.io/bbolt",
 		"store/memstore imports core/session",
 		"transport imports core/minesweeper",

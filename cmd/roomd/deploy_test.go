@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/roomd/roomd"
 	"net"
 	"net/url"
 	"os"
@@ -19,7 +20,7 @@ import (
 func helpText(t *testing.T) string {
 	t.Helper()
 	var b bytes.Buffer
-	parseServe([]string{"-h"}, &b)
+	roomd.ParseFlags([]string{"-h"}, &b)
 	return b.String()
 }
 
@@ -504,7 +505,7 @@ func mustAtoi(t *testing.T, s string) int {
 }
 
 func TestProbeCommand(t *testing.T) {
-	if code := probeMain([]string{"http://127.0.0.1:1/readyz"}, &bytes.Buffer{}); code != 1 {
+	if code := (roomd.Command{Stderr: &bytes.Buffer{}}).Run([]string{"probe", "http://127.0.0.1:1/readyz"}); code != 1 {
 		t.Fatalf("probe of a closed port exited %d", code)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"github.com/roomd/roomd"
 	"net/http"
 	"os"
 	"os/exec"
@@ -55,7 +56,7 @@ func TestReplayCommandMatchesVectors(t *testing.T) {
 		t.Run(g.ID, func(t *testing.T) {
 			rec, _ := json.Marshal(map[string]any{"seed": g.Seed, "config": g.Config, "log": g.Log})
 			var stdout, stderr bytes.Buffer
-			code := replayMain([]string{"--view", "-"}, bytes.NewReader(rec), &stdout, &stderr)
+			code := roomd.Command{Stdin: bytes.NewReader(rec), Stdout: &stdout, Stderr: &stderr}.Run([]string{"replay", "--view", "-"})
 			var out struct {
 				Status string          `json:"status"`
 				Time   float64         `json:"time"`
@@ -103,14 +104,14 @@ func TestReplayCommandExitCodes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := replayMain([]string{write(tc.name+".json", tc.body)}, nil, &stdout, &stderr)
+			code := roomd.Command{Stdout: &stdout, Stderr: &stderr}.Run([]string{"replay", write(tc.name+".json", tc.body)})
 			if code != tc.code || !strings.Contains(stdout.String(), tc.stdout) || !strings.Contains(stderr.String(), tc.stderr) {
 				t.Fatalf("exit %d stdout %q stderr %q; want %d, %q, %q", code, stdout.String(), stderr.String(), tc.code, tc.stdout, tc.stderr)
 			}
 		})
 	}
 	var stderr bytes.Buffer
-	if code := replayMain([]string{filepath.Join(dir, "missing.json")}, nil, &bytes.Buffer{}, &stderr); code != 2 || !strings.Contains(stderr.String(), "missing.json") {
+	if code := (roomd.Command{Stdout: &bytes.Buffer{}, Stderr: &stderr}).Run([]string{"replay", filepath.Join(dir, "missing.json")}); code != 2 || !strings.Contains(stderr.String(), "missing.json") {
 		t.Fatalf("missing file: exit %d, %q", code, stderr.String())
 	}
 }
@@ -194,7 +195,7 @@ func TestServeAndGracefulStop(t *testing.T) {
 // TestHelpDocumentsFlags checks that -h names every flag with its variable.
 func TestHelpDocumentsFlags(t *testing.T) {
 	var stderr bytes.Buffer
-	if _, err := parseServe([]string{"-h"}, &stderr); err == nil {
+	if _, err := roomd.ParseFlags([]string{"-h"}, &stderr); err == nil {
 		t.Fatal("-h did not stop parsing")
 	}
 	for _, want := range []string{"-addr", "ROOMD_ADDR", "-origins", "ROOMD_ORIGINS", "replay"} {

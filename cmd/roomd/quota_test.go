@@ -14,6 +14,7 @@ import (
 	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/internal/testredis"
 	"github.com/roomd/roomd/protocol"
+	"github.com/roomd/roomd/transport"
 )
 
 // Per-address quotas across nodes, with the real binary: two roomd nodes
@@ -203,6 +204,14 @@ func replayBody(t *testing.T) string {
 // 200 ms), and room for a loaded machine. (A constant of its own, so that
 // this file runs on roomd before shared quotas too: the figures before.)
 const outageBound = 700 * time.Millisecond
+
+// TestOutageBound: that bound leaves room above the shared limiter's
+// timeout.
+func TestOutageBound(t *testing.T) {
+	if outageBound < transport.DefaultSharedTimeout+300*time.Millisecond {
+		t.Fatalf("outageBound %v: too close to the shared limiter's timeout %v", outageBound, transport.DefaultSharedTimeout)
+	}
+}
 
 // flood sends n requests through node from one address; it returns how
 // many got each status, and the longest answer. Every 429 must carry

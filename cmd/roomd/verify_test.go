@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/roomd/roomd"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,7 +65,7 @@ func TestVerifyCommand(t *testing.T) {
 	}
 	run := func(args ...string) (int, string, string) {
 		var out, errOut bytes.Buffer
-		code := verifyMain(args, strings.NewReader(""), &out, &errOut)
+		code := roomd.Command{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut}.Run(append([]string{"verify"}, args...))
 		return code, out.String(), errOut.String()
 	}
 	good := write("good.json", rec)
@@ -150,7 +151,7 @@ func TestVerifyDuel(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out, errOut bytes.Buffer
-		code := verifyMain([]string{p}, strings.NewReader(""), &out, &errOut)
+		code := roomd.Command{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut}.Run([]string{"verify", p})
 		return code, out.String() + errOut.String()
 	}
 	if code, out := verify("cards2.json", rec); code != 0 || !strings.Contains(out, `"fair":true`) {

@@ -1,7 +1,7 @@
 //go:build js && wasm
 
 // Command roomwasm is the game core for the browser: games' rules, AI and
-// replay compiled to WebAssembly, behind one function,
+// replay compiled to WebAssembly (web/wasmcore), behind one function,
 // globalThis.roomdCore.call(request) → answer, both JSON strings (see
 // core/corecall). One build holds one module's games, chosen by a build
 // tag (games_*.go): the games together are more than a phone should load
@@ -10,21 +10,6 @@
 // web/static/js/local/core.js, only when local play starts.
 package main
 
-import (
-	"syscall/js"
+import "github.com/roomd/roomd/web/wasmcore"
 
-	"github.com/roomd/roomd/core/corecall"
-	"github.com/roomd/roomd/core/session"
-)
-
-func main() {
-	core := corecall.New(session.NewRegistry(moduleGames...))
-	call := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		if len(args) != 1 || args[0].Type() != js.TypeString {
-			return string(core.Call([]byte(`"call takes one string"`)))
-		}
-		return string(core.Call([]byte(args[0].String())))
-	})
-	js.Global().Set("roomdCore", js.ValueOf(map[string]any{"call": call}))
-	select {} // serve calls until the page goes
-}
+func main() { wasmcore.Run(moduleGames...) }

@@ -17,9 +17,14 @@ import (
 // versions that finished matches may still be verified under.
 func Registry() *session.Registry {
 	r := session.NewRegistry(All()...)
-	r.Retire(cardgame.LegacyV1)
+	for _, g := range Retired() {
+		r.Retire(g)
+	}
 	return r
 }
+
+// Retired lists the retired rules versions of the games.
+func Retired() []session.Game { return []session.Game{cardgame.LegacyV1} }
 
 // All lists every game of this build.
 func All() []session.Game {

@@ -1,4 +1,4 @@
-package main
+package roomd
 
 import (
 	"encoding/json"
@@ -9,11 +9,12 @@ import (
 	"github.com/roomd/roomd/core/session"
 )
 
-// replayMain implements `roomd replay`: exit 0 for a valid game, 1 for an
+// replay implements `roomd replay`: exit 0 for a valid game, 1 for an
 // invalid one, 2 when the input cannot be read or parsed.
-func replayMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func (c Command) replay(args []string) int {
+	stdin, stdout, stderr := c.Stdin, c.Stdout, c.Stderr
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	game := fs.String("game", "minesweeper", "the game the record belongs to ("+gameIDs()+"); default the record's \"game\", else minesweeper")
+	game := fs.String("game", "minesweeper", "the game the record belongs to ("+c.gameIDs()+"); default the record's \"game\", else minesweeper")
 	view := fs.Bool("view", false, "also print the final projected view (spectator projection) as \"view\"")
 	name, ok := parseFileArg(fs, args, stderr, `Usage: roomd replay [--game ID] [--view] FILE|URL|-
 
@@ -43,9 +44,14 @@ Flags:
 			*game = named.Game
 		}
 	}
-	g, ok := registry().Lookup(*game)
+	reg, err := registryOf(c.Games)
+	if err != nil {
+		fmt.Fprintf(stderr, "roomd replay: %v\n", err)
+		return 2
+	}
+	g, ok := reg.Lookup(*game)
 	if !ok {
-		fmt.Fprintf(stderr, "roomd replay: unknown game %q (known: %s)\n", *game, gameIDs())
+		fmt.Fprintf(stderr, "roomd replay: unknown game %q (known: %s)\n", *game, c.gameIDs())
 		return 2
 	}
 	rec, err := session.DecodeRecord(data)

@@ -1,4 +1,4 @@
-package main
+package roomd
 
 import (
 	"context"
@@ -17,10 +17,6 @@ var (
 	_ store.Backend = (*boltstore.Bolt)(nil)
 	_ store.Backend = (*redisstore.Redis)(nil)
 )
-
-// defaultDataDir is where the embedded store keeps its file when
-// storeConfig.dataDir is empty.
-const defaultDataDir = "./roomd-data"
 
 // storeConfig chooses and configures a store. The zero value is the
 // embedded bbolt store in defaultDataDir.

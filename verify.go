@@ -1,4 +1,4 @@
-package main
+package roomd
 
 import (
 	"encoding/json"
@@ -13,9 +13,10 @@ import (
 	"github.com/roomd/roomd/room"
 )
 
-// verifyMain implements `roomd verify`: exit 0 when the match checks out,
+// verify implements `roomd verify`: exit 0 when the match checks out,
 // 1 when it does not, 2 when the record cannot be read.
-func verifyMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func (c Command) verify(args []string) int {
+	stdin, stdout, stderr := c.Stdin, c.Stdout, c.Stderr
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	commitment := fs.String("commitment", "", "the commitment you saw when the match started (room.commitment), in hex")
 	name, ok := parseFileArg(fs, args, stderr, `Usage: roomd verify [--commitment HEX] FILE|URL|-
@@ -48,7 +49,12 @@ Flags:
 		rec["commitment"], _ = json.Marshal(strings.ToLower(*commitment))
 		data, _ = json.Marshal(rec)
 	}
-	v, err := room.Verify(registry(), data)
+	reg, err := registryOf(c.Games)
+	if err != nil {
+		fmt.Fprintf(stderr, "roomd verify: %v\n", err)
+		return 2
+	}
+	v, err := room.Verify(reg, data)
 	if err != nil {
 		fmt.Fprintf(stderr, "roomd verify: %s: %v\n", displayName(name), err)
 		return 2
