@@ -15,6 +15,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Opcodes (RFC 6455 §5.2).
@@ -91,25 +92,75 @@ func AppendClientFrame(dst []byte, op byte, payload []byte) []byte {
 	return dst
 }
 
-// AppendClose appends a client's close frame with code and reason.
+// AppendClose appends a client's close frame with code and reason (see
+// ClosePayload for a code that may not be sent).
 func AppendClose(dst []byte, code int, reason string) []byte {
 	return AppendClientFrame(dst, OpClose, ClosePayload(code, reason))
 }
 
 // ClosePayload is a close frame's payload: code, then reason (at most 123
-// bytes of it).
+// bytes of it, cut between characters). A code no endpoint may send (ValidCloseCode: 1005 and
+// 1006 among them, which only name the absence of a code or of a close
+// frame) is never put on the wire: its payload is empty, a close without
+// a code.
 func ClosePayload(code int, reason string) []byte {
+	if !ValidCloseCode(code) {
+		return []byte{}
+	}
+	if len(reason) > 123 {
+		cut := 123
+		for cut > 0 && !utf8.RuneStart(reason[cut]) {
+			cut--
+		}
+		reason = reason[:cut]
+	}
 	p := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(reason)), uint16(code))
-	return append(p, reason[:min(len(reason), 123)]...)
+	return append(p, reason...)
+}
+
+// ValidCloseCode says whether an endpoint may send code in a close frame
+// (RFC 6455 §7.4): 1000 to 1014 but for 1004 (reserved), 1005 (no code)
+// and 1006 (no close frame), then 3000 to 4999. 1015 (a failed TLS
+// handshake), the unassigned ranges and anything below 1000 may not.
+func ValidCloseCode(code int) bool {
+	switch {
+	case code >= 3000 && code <= 4999:
+		return true
+	case code >= 1000 && code <= 1014:
+		return code != 1004 && code != 1005 && code != 1006
+	}
+	return false
 }
 
 // CloseCode reads a close frame's payload: its status code and reason;
-// 1005 (no status) for an empty one.
+// 1005 (no status) for an empty one, 1002 (a protocol error) for a
+// payload of one byte.
 func CloseCode(payload []byte) (code int, reason string) {
-	if len(payload) < 2 {
+	switch len(payload) {
+	case 0:
 		return 1005, ""
+	case 1:
+		return 1002, ""
 	}
 	return int(binary.BigEndian.Uint16(payload)), string(payload[2:])
+}
+
+// CloseReply is the code a peer's close frame is answered with (RFC 6455
+// §5.5.1, §7.4): its own code when that may be sent, 1000 for a close
+// without one; 1002 (protocol error) for a one-byte payload or a code no
+// endpoint may send — 1005, 1006 and 1015 are never echoed —; 1007 for a
+// reason that is not UTF-8.
+func CloseReply(payload []byte) int {
+	code, reason := CloseCode(payload)
+	switch {
+	case len(payload) == 0:
+		return 1000
+	case len(payload) == 1 || !ValidCloseCode(code):
+		return 1002
+	case !utf8.ValidString(reason):
+		return 1007
+	}
+	return code
 }
 
 // DefaultLimit is a Message's Limit when none is set (transport/client's

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"pgregory.net/rapid"
 )
@@ -189,5 +191,42 @@ func TestFeedLetsLargeBuffersGo(t *testing.T) {
 				t.Errorf("%d bytes in fragments: frag %d/%d", size, len(m.frag), cap(m.frag))
 			}
 		}
+	}
+}
+
+// TestCloseCodes: a peer's close is answered with its code when it may be
+// sent, 1000 when it had none, 1002 for a code no endpoint may send (1005,
+// 1006 and 1015 above all: they are never on the wire) or a one-byte
+// payload, 1007 for a reason that is not UTF-8; and ClosePayload never
+// writes a code that may not be sent.
+func TestCloseCodes(t *testing.T) {
+	payload := func(code int, reason string) []byte {
+		return append(binary.BigEndian.AppendUint16(nil, uint16(code)), reason...)
+	}
+	for _, c := range []struct {
+		p    []byte
+		want int
+	}{
+		{nil, 1000}, {[]byte{3}, 1002},
+		{payload(1000, "bye"), 1000}, {payload(1001, ""), 1001}, {payload(1011, ""), 1011}, {payload(1014, ""), 1014},
+		{payload(3000, ""), 3000}, {payload(4008, "slow"), 4008}, {payload(4999, ""), 4999},
+		{payload(1004, ""), 1002}, {payload(1005, ""), 1002}, {payload(1006, ""), 1002}, {payload(1015, ""), 1002},
+		{payload(0, ""), 1002}, {payload(999, ""), 1002}, {payload(1016, ""), 1002}, {payload(2999, ""), 1002}, {payload(5000, ""), 1002},
+		{payload(4000, "\xff\xfe"), 1007},
+	} {
+		if got := CloseReply(c.p); got != c.want {
+			t.Errorf("CloseReply(%x) = %d, want %d", c.p, got, c.want)
+		}
+	}
+	for _, code := range []int{0, 999, 1004, 1005, 1006, 1015, 2999, 5000, 65535} {
+		if p := ClosePayload(code, "x"); len(p) != 0 {
+			t.Errorf("ClosePayload(%d) = %x: a code that may not be sent, want no code at all", code, p)
+		}
+	}
+	if p := ClosePayload(1000, strings.Repeat("é", 100)); len(p) != 2+122 || !utf8.Valid(p[2:]) {
+		t.Errorf("a long reason is cut to %d bytes (valid UTF-8: %v), want 122 between characters", len(p)-2, utf8.Valid(p[2:]))
+	}
+	if code, _ := CloseCode([]byte{3}); code != 1002 {
+		t.Errorf("a one-byte close payload reads as %d, want 1002", code)
 	}
 }

@@ -55,7 +55,7 @@ func TestCloseWithoutAnAnswerIsBounded(t *testing.T) {
 		t.Parallel()
 		const wait = 150 * time.Millisecond
 		srv := newRawServer(t, func(c *rawConn, n int) { c.online(15000, 1) })
-		r, _ := start(t, Config{URL: srv.URL, Token: "tok-1"})
+		r, _ := start(t, Config{URL: srv.URL, Token: "tok-1", CloseTimeout: wait})
 		waitState(t, r, StateOnline)
 		began := time.Now()
 		r.Close()

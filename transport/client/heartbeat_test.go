@@ -145,7 +145,7 @@ func TestLiveServerIsKept(t *testing.T) {
 						}
 					}
 				}
-				r, _ := start(t, Config{URL: srv.URL, Token: "tok-1", Backoff: never})
+				r, _ := start(t, Config{URL: srv.URL, Token: "tok-1", Backoff: never, CloseTimeout: hb})
 				waitState(t, r, StateOnline)
 				time.Sleep(8 * hb)
 				if s := r.State(); s != StateOnline {

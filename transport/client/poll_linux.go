@@ -156,9 +156,17 @@ func (p *Poll) end(s *sock) {
 	p.mu.Unlock()
 	p.unset(s)
 	if s.err == nil {
-		s.err = net.ErrClosed
+		s.err = s.lost(net.ErrClosed)
 	}
 	close(s.ended)
+}
+
+// unread says whether s has bytes the loop has not read yet: its server
+// is not silent, the loop is behind.
+func (p *Poll) unread(s *sock) bool {
+	n := 0
+	_ = s.rc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.SIOCINQ) })
+	return n > 0
 }
 
 // cycle takes the ready events until none is left, reading each ready

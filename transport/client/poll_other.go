@@ -17,3 +17,5 @@ func (p *Poll) Close() error { return nil }
 func (p *Poll) serve(*sock) error { return errPollClosed }
 
 func (p *Poll) drop(*sock) {}
+
+func (p *Poll) unread(*sock) bool { return false }

@@ -82,11 +82,26 @@ type Config struct {
 	WriteTimeout time.Duration
 	// ReadLimit is the largest frame accepted. Zero means 4 MiB.
 	ReadLimit int64
+	// Heartbeat is how long the client hears nothing from a server before
+	// it pings it, until the server's welcome names its own heartbeatMs
+	// (which then replaces it); a server that then answers nothing for as
+	// long again is gone: the socket is closed and the client reconnects
+	// (PROTOCOL.md §2). Zero means DefaultHeartbeat (15 s, roomd's);
+	// MinHeartbeat at least.
+	Heartbeat time.Duration
+	// CloseTimeout bounds how long Close (or the end of Start's context)
+	// waits for the server's close frame after sending its own, before it
+	// closes the connection anyway. Zero means DefaultCloseTimeout.
+	CloseTimeout time.Duration
 	// HTTPClient dials the socket. Nil means http.DefaultClient.
 	HTTPClient *http.Client
 	// Logger receives the client's logs. Nil means discard.
 	Logger *slog.Logger
 }
+
+// DefaultCloseTimeout is Config.CloseTimeout's default: roomd answers a
+// close at once, so a second is a server (or a network) that is not there.
+const DefaultCloseTimeout = time.Second
 
 // BackoffCap is the longest wait DefaultBackoff gives before the jitter:
 // with the jitter, a client that lost its socket tries again at least every
@@ -137,14 +152,17 @@ type Remote struct {
 	nodes  *nodes // the run goroutine's
 	events chan Event
 	ctx    context.Context
-	cancel context.CancelFunc
+	cancel context.CancelFunc // by stop only, after the close handshake
 	done   chan struct{}
 	take   chan struct{}
 
 	mu          sync.Mutex
 	ws          *sock
-	node        string // the base URL of the node dialed last
+	node        string        // the base URL of the node dialed last
+	closing     chan struct{} // closed (under mu) when the transport begins to stop
+	stopCode    int           // the close code it stops with (under mu)
 	startedOnce sync.Once
+	stopOnce    sync.Once
 }
 
 // NewRemote returns a transport for cfg; Start connects it.
@@ -168,12 +186,18 @@ func NewRemote(cfg Config) (*Remote, error) {
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = DefaultWriteTimeout
 	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.CloseTimeout <= 0 {
+		cfg.CloseTimeout = DefaultCloseTimeout
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Remote{Tracker: NewTracker(cfg.Token), cfg: cfg, nodes: nodes, events: make(chan Event, cfg.EventBuffer),
-		ctx: ctx, cancel: cancel, done: make(chan struct{}), take: make(chan struct{}, 1)}, nil
+		ctx: ctx, cancel: cancel, done: make(chan struct{}), take: make(chan struct{}, 1), closing: make(chan struct{})}, nil
 }
 
 // Dial creates a Remote and starts it.
@@ -187,12 +211,13 @@ func Dial(ctx context.Context, cfg Config) (*Remote, error) {
 
 // Start begins connecting in the background and returns at once (watch
 // Events for the state going online). The transport runs until Close, a
-// terminal close code, or the end of ctx.
+// terminal close code, or the end of ctx — which closes the socket as
+// Close does, with 1001 (going away) rather than 1000.
 func (t *Remote) Start(ctx context.Context) error {
 	started := false
 	t.startedOnce.Do(func() {
 		started = true
-		stop := context.AfterFunc(ctx, t.cancel)
+		stop := context.AfterFunc(ctx, func() { t.stop(protocol.CloseGoingAway) })
 		go func() {
 			defer stop()
 			t.run()
@@ -280,12 +305,45 @@ func (t *Remote) TakeBack() {
 	}
 }
 
-// Close implements Transport.
+// Close implements Transport. A connected socket is closed with the
+// close handshake: a close frame with 1000 (normal closure), then a wait
+// of at most Config.CloseTimeout for the server's close before the
+// connection is dropped. It returns once the transport has stopped.
 func (t *Remote) Close() error {
-	t.cancel()
-	t.Drop()
+	t.startedOnce.Do(func() { // never started: nothing to stop
+		close(t.events)
+		close(t.done)
+	})
+	t.stop(protocol.CloseNormal)
 	<-t.done
 	return nil
+}
+
+// stop begins the end, once: the events stop (emit refuses them), the
+// socket, if there is one, is closed with code and the close handshake,
+// then the transport's context ends (a dial or a backoff under way).
+func (t *Remote) stop(code int) {
+	t.stopOnce.Do(func() {
+		t.mu.Lock()
+		t.stopCode = code
+		close(t.closing)
+		ws := t.ws
+		t.mu.Unlock()
+		if ws != nil {
+			ws.goAway(code, t.cfg.CloseTimeout)
+		}
+		t.cancel()
+	})
+}
+
+// stopping says whether the transport has begun to stop.
+func (t *Remote) stopping() bool {
+	select {
+	case <-t.closing:
+		return true
+	default:
+		return false
+	}
 }
 
 // Done is closed when the transport has stopped.
@@ -317,15 +375,17 @@ func (t *Remote) write(ctx context.Context, ws *sock, v any) error {
 	return ws.write(ctx, frame)
 }
 
+// emit hands ev on; false once the transport is stopping (the event may
+// not have been delivered).
 func (t *Remote) emit(ev Event) bool {
 	if h := t.cfg.Handler; h != nil {
 		h(ev)
-		return t.ctx.Err() == nil
+		return !t.stopping()
 	}
 	select {
 	case t.events <- ev:
 		return true
-	case <-t.ctx.Done():
+	case <-t.closing:
 		return false
 	}
 }
@@ -344,7 +404,7 @@ func (t *Remote) run() {
 	for {
 		c := t.connect()
 		code := c.code
-		if t.ctx.Err() != nil {
+		if t.stopping() {
 			t.setState(StateClosed, code)
 			return
 		}
@@ -461,11 +521,22 @@ func (t *Remote) connect() (c ended) {
 		sk.pl, sk.rc = pl, rc
 	}
 	defer sk.close()
-	// The transport's end closes the socket, which ends the read below.
-	defer context.AfterFunc(t.ctx, sk.close)()
 	t.mu.Lock()
+	if t.stopping() {
+		// Stopped during the dial: stop did not see this socket. Say so
+		// (no wait for the answer: nothing reads it).
+		code := t.stopCode
+		t.mu.Unlock()
+		_ = sk.writeFrame(wsframe.OpClose, wsframe.ClosePayload(code, ""))
+		c.err = ErrStopped
+		return c
+	}
 	t.ws = sk
 	t.mu.Unlock()
+	// The transport's end (stop) closes the socket with the close
+	// handshake; until then the heartbeat closes it if the server goes
+	// silent. Either ends the read below.
+	sk.startBeat(t.cfg.Heartbeat)
 	defer func() {
 		t.mu.Lock()
 		t.ws = nil
@@ -480,28 +551,25 @@ func (t *Remote) connect() (c ended) {
 	if len(rest) > 0 {
 		sk.got(rest, nil) // read past the upgrade's answer
 	}
+	// Once the transport stops (frame says so), what comes is read and
+	// dropped until the socket ends: the server's answer to the close
+	// frame stop sent, or stop's wait for it running out.
+	stopped := false
 	if sk.pl != nil {
 		// What the upgrade's read carried, then the Poll's loop.
 		for sk.head < len(sk.inbox) {
-			if !t.frame(&c, &onlineAt, sk, sk.next()) {
-				c.code, c.err = 0, t.ctx.Err()
-				return c
-			}
+			data := sk.next()
+			stopped = stopped || !t.frame(&c, &onlineAt, sk, data)
 		}
-		stopped := false
 		sk.onMsg = func(data []byte) bool {
-			stopped = !t.frame(&c, &onlineAt, sk, data)
-			return !stopped
+			stopped = stopped || !t.frame(&c, &onlineAt, sk, data)
+			return true
 		}
 		err := sk.err
 		if err == nil {
 			err = sk.pl.serve(sk)
 		}
-		if stopped {
-			c.code, c.err = 0, t.ctx.Err()
-		} else {
-			c.code, c.err = int(websocket.CloseStatus(err)), err
-		}
+		c.code, c.err = int(websocket.CloseStatus(err)), err
 		return c
 	}
 	for {
@@ -510,10 +578,7 @@ func (t *Remote) connect() (c ended) {
 			c.code, c.err = int(websocket.CloseStatus(err)), err
 			return c
 		}
-		if !t.frame(&c, &onlineAt, sk, data) {
-			c.code, c.err = 0, t.ctx.Err()
-			return c
-		}
+		stopped = stopped || !t.frame(&c, &onlineAt, sk, data)
 	}
 }
 
@@ -526,6 +591,9 @@ func (t *Remote) frame(c *ended, onlineAt *time.Time, sk *sock, data []byte) boo
 		if err != nil {
 			t.cfg.Logger.Warn("undecodable server message", "err", err)
 			return true
+		}
+		if msg.Welcome != nil && msg.Welcome.HeartbeatMs > 0 {
+			sk.setBeat(time.Duration(msg.Welcome.HeartbeatMs) * time.Millisecond)
 		}
 		if msg.Snapshot != nil && !c.online {
 			c.online, *onlineAt = true, time.Now()

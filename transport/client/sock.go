@@ -138,6 +138,15 @@ type sock struct {
 
 	// A socket a Poll reads (nil pl: its own goroutine reads it).
 	polled
+
+	// Its server's silence (heartbeat.go).
+	beat heartbeat
+
+	// The close handshake: once a close frame went out (closeSent, under
+	// mu) nothing more is written; down is closed once the connection is.
+	closeSent bool
+	down      chan struct{}
+	downOnce  sync.Once
 }
 
 // sockReadBuffer is one read's buffer; a longer message gathers in the
@@ -145,7 +154,8 @@ type sock struct {
 const sockReadBuffer = 4 << 10
 
 func newSock(rwc io.ReadWriteCloser, timeout time.Duration, readLimit int64) *sock {
-	s := &sock{rwc: rwc, timeout: timeout, msg: wsframe.Message{Limit: int(min(readLimit, 1<<31-1))}}
+	s := &sock{rwc: rwc, timeout: timeout, msg: wsframe.Message{Limit: int(min(readLimit, 1<<31-1))}, down: make(chan struct{})}
+	s.beat.born = time.Now()
 	s.stall = time.AfterFunc(time.Hour, s.stalled)
 	s.stall.Stop()
 	return s
@@ -179,8 +189,20 @@ func (s *sock) write(ctx context.Context, frame []byte) error {
 	return s.writeFrame(wsframe.OpText, frame)
 }
 
+// errCloseSent refuses a write after the socket's close frame (RFC 6455
+// §5.5.1: nothing follows it).
+var errCloseSent = errors.New("websocket: the close frame was sent")
+
+// writeFrame writes one frame; after a close frame, nothing (errCloseSent).
 func (s *sock) writeFrame(op byte, payload []byte) error {
 	s.mu.Lock()
+	if s.closeSent {
+		s.mu.Unlock()
+		return errCloseSent
+	}
+	if op == wsframe.OpClose {
+		s.closeSent = true
+	}
 	if s.writing++; s.writing == 1 {
 		s.busy = time.Now()
 		if !s.armed {
@@ -209,8 +231,9 @@ const maxKeptBuffer = 64 << 10
 // read returns the next message's bytes, the caller's own. Pings are
 // answered on the way; a close frame from the server ends the reading with
 // a websocket.CloseError carrying its code (after the messages before it).
-// Reads have no deadline of their own: the connection's context closes
-// the socket.
+// Reads have no deadline of their own: the heartbeat closes a socket
+// whose server went silent (heartbeat.go), the transport's end one it no
+// longer needs.
 func (s *sock) read() ([]byte, error) {
 	for s.head == len(s.inbox) {
 		if s.err != nil {
@@ -219,7 +242,9 @@ func (s *sock) read() ([]byte, error) {
 		if s.rbuf == nil {
 			s.rbuf = make([]byte, sockReadBuffer)
 		}
+		s.beat.waiting.Store(true)
 		n, err := s.rwc.Read(s.rbuf)
+		s.beat.waiting.Store(false)
 		s.got(s.rbuf[:n], err)
 	}
 	return s.next(), nil
@@ -227,9 +252,12 @@ func (s *sock) read() ([]byte, error) {
 
 // got takes what one read returned: the messages it completes go to the
 // inbox, a ping is answered, and a close, a broken frame or err ends the
-// reading (s.err).
+// reading (s.err). A server's close is answered (wsframe.CloseReply: its
+// own code, or 1000, 1002 or 1007; never 1005 or 1006), unless it is the
+// answer to the client's own.
 func (s *sock) got(b []byte, err error) {
 	if len(b) > 0 {
+		s.heardNow()
 		closed, closing, ferr := s.msg.Feed(b, s.take, s.pong)
 		switch {
 		case ferr != nil:
@@ -242,17 +270,13 @@ func (s *sock) got(b []byte, err error) {
 			s.err = ferr
 		case closed:
 			code, reason := wsframe.CloseCode(closing)
-			echo := code
-			if code == 1005 {
-				echo = 1000
-			}
-			_ = s.writeFrame(wsframe.OpClose, wsframe.ClosePayload(echo, ""))
+			_ = s.writeFrame(wsframe.OpClose, wsframe.ClosePayload(wsframe.CloseReply(closing), ""))
 			s.shut()
 			s.err = websocket.CloseError{Code: websocket.StatusCode(code), Reason: reason}
 		}
 	}
 	if err != nil && s.err == nil {
-		s.err = err
+		s.err = s.lost(err)
 	}
 }
 
@@ -278,10 +302,28 @@ func (s *sock) close() {
 	s.shut()
 }
 
+// goAway ends the socket with the close handshake: a close frame with
+// code, then a wait of up to wait for the server's (the reader, reading
+// it, shuts the socket), then the connection closed in any case. Not on
+// the socket's reader: it waits for it.
+func (s *sock) goAway(code int, wait time.Duration) {
+	if err := s.writeFrame(wsframe.OpClose, wsframe.ClosePayload(code, "")); err == nil {
+		t := time.NewTimer(wait)
+		select {
+		case <-s.down:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	s.close()
+}
+
 // shut closes the connection; a Poll that reads it lets it go.
 func (s *sock) shut() {
+	s.stopBeat()
 	if s.pl != nil {
 		s.pl.drop(s)
 	}
 	s.rwc.Close()
+	s.downOnce.Do(func() { close(s.down) })
 }
