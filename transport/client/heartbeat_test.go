@@ -1,8 +1,12 @@
 package client
 
 import (
+	"context"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/roomd/roomd/protocol"
 )
 
 // heartbeatGrace is what the tests allow past 2 × heartbeatMs for a
@@ -174,4 +178,60 @@ func (s *rawServer) pings(n int) int {
 		}
 	}
 	return k
+}
+
+// A client that is itself behind — its Handler holds the reader (its own
+// goroutine, or a Poll's loop) for four heartbeats while the server goes
+// on talking — does not take its own lateness for the server's silence:
+// the server's bytes wait unread, so the socket is kept.
+func TestSlowClientKeepsItsSocket(t *testing.T) {
+	t.Parallel()
+	const hb = 100 * time.Millisecond
+	for _, polled := range []bool{false, true} {
+		t.Run(map[bool]string{false: "goroutine", true: "poll"}[polled], func(t *testing.T) {
+			t.Parallel()
+			srv := newRawServer(t, func(c *rawConn, n int) {
+				c.online(int(hb/time.Millisecond), 1)
+				for {
+					select {
+					case <-c.ended:
+						return
+					case <-time.After(hb / 4):
+						c.text(`{"type":"notice","code":"x","message":"still here"}`)
+					}
+				}
+			})
+			held := make(chan struct{})
+			var once sync.Once
+			cfg := Config{URL: srv.URL, Room: "ROOM01", Token: "tok-1", Backoff: never, CloseTimeout: hb,
+				Game: protocol.GamePin{ID: "minesweeper", RulesVersion: "minesweeper/1"},
+				Handler: func(ev Event) {
+					if ev.Kind == EventNotice {
+						once.Do(func() {
+							time.Sleep(4 * hb) // the reader is away: nothing is read meanwhile
+							close(held)
+						})
+					}
+				}}
+			if polled {
+				cfg.Poll = newTestPoll(t, PollConfig{})
+			}
+			r, err := NewRemote(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			<-held
+			time.Sleep(2 * hb)
+			if s := r.State(); s != StateOnline {
+				t.Errorf("state %s after the client's own pause of 4 heartbeats", s)
+			}
+			if n := srv.sockets(); n != 1 {
+				t.Errorf("%d sockets, want 1: the client left a server that was talking", n)
+			}
+		})
+	}
 }
