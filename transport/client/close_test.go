@@ -18,12 +18,11 @@ func TestCloseSendsNormalClosure(t *testing.T) {
 	readers(t, func(t *testing.T, start starter) {
 		t.Parallel()
 		const answerAfter = 100 * time.Millisecond
-		srv := newRawServer(t, func(c *rawConn, n int) { c.online(15000, 1) })
-		srv.onFrame = func(c *rawConn, f rawFrame) {
+		srv := newRawServer(t, func(c *rawConn, n int) { c.online(15000, 1) }, func(c *rawConn, f rawFrame) {
 			if f.op == 0x8 {
 				time.AfterFunc(answerAfter, func() { c.close(f.payload) })
 			}
-		}
+		})
 		r, _ := start(t, Config{URL: srv.URL, Token: "tok-1"})
 		waitState(t, r, StateOnline)
 		began := time.Now()
@@ -82,12 +81,11 @@ func TestContextEndGoesAway(t *testing.T) {
 	for _, polled := range []bool{false, true} {
 		t.Run(fmt.Sprintf("poll=%v", polled), func(t *testing.T) {
 			t.Parallel()
-			srv := newRawServer(t, func(c *rawConn, n int) { c.online(15000, 1) })
-			srv.onFrame = func(c *rawConn, f rawFrame) {
+			srv := newRawServer(t, func(c *rawConn, n int) { c.online(15000, 1) }, func(c *rawConn, f rawFrame) {
 				if f.op == 0x8 {
 					c.close(f.payload)
 				}
-			}
+			})
 			cfg := Config{URL: srv.URL, Room: "ROOM01", Token: "tok-1", Game: protocol.GamePin{ID: "minesweeper", RulesVersion: "minesweeper/1"}}
 			if polled {
 				cfg.Poll = newTestPoll(t, PollConfig{})

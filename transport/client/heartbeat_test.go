@@ -127,8 +127,15 @@ func TestLiveServerIsKept(t *testing.T) {
 			t.Parallel()
 			readers(t, func(t *testing.T, start starter) {
 				t.Parallel()
-				var srv *rawServer
-				srv = newRawServer(t, func(c *rawConn, n int) {
+				var answer func(c *rawConn, f rawFrame)
+				if tc.answer {
+					answer = func(c *rawConn, f rawFrame) {
+						if f.op == 0x9 {
+							c.frame(0xa, f.payload)
+						}
+					}
+				}
+				srv := newRawServer(t, func(c *rawConn, n int) {
 					c.online(int(hb/time.Millisecond), 1)
 					if !tc.talks {
 						return
@@ -141,14 +148,7 @@ func TestLiveServerIsKept(t *testing.T) {
 							c.text(`{"type":"notice","code":"x","message":"still here"}`)
 						}
 					}
-				})
-				if tc.answer {
-					srv.onFrame = func(c *rawConn, f rawFrame) {
-						if f.op == 0x9 {
-							c.frame(0xa, f.payload)
-						}
-					}
-				}
+				}, answer)
 				r, _ := start(t, Config{URL: srv.URL, Token: "tok-1", Backoff: never, CloseTimeout: hb})
 				waitState(t, r, StateOnline)
 				time.Sleep(8 * hb)

@@ -32,8 +32,7 @@ type rawServer struct {
 	// has been read; the socket is read meanwhile.
 	script func(c *rawConn, n int)
 	// onFrame, when set, is called with each frame after it was recorded,
-	// on the socket's reader: a server that answers pings or closes sets
-	// it (set it before a client dials).
+	// on the socket's reader: a server that answers pings or closes.
 	onFrame func(c *rawConn, f rawFrame)
 
 	mu     sync.Mutex
@@ -102,13 +101,18 @@ func (c *rawConn) online(heartbeatMs, rev int) time.Time {
 // closeCode is a close payload with code.
 func closeCode(code int) []byte { return binary.BigEndian.AppendUint16(nil, uint16(code)) }
 
-func newRawServer(t *testing.T, script func(c *rawConn, n int)) *rawServer {
+// newRawServer starts a raw server that runs script on each socket and,
+// when given, onFrame on each frame it reads.
+func newRawServer(t *testing.T, script func(c *rawConn, n int), onFrame ...func(c *rawConn, f rawFrame)) *rawServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := &rawServer{t: t, URL: "http://" + ln.Addr().String(), script: script, poke: make(chan struct{}, 1)}
+	if len(onFrame) > 0 {
+		s.onFrame = onFrame[0]
+	}
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for {
