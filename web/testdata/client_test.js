@@ -258,16 +258,45 @@
   last().recv({ type: 'pong', t: ping.t, now: ping.t + 5020 });
   check(p.rtt() === 40 && p.serverNow() === clock.now() + 5000, `the offset from a pong: rtt ${p.rtt()}, offset ${p.serverNow() - clock.now()}`);
 
-  // Heartbeat: no answer for two heartbeats after a ping drops the socket.
+  // Heartbeat: a ping a heartbeat after the last one, once it was answered;
+  // a ping that nothing answers for a heartbeat drops the socket — the
+  // server, silent since its pong 40 ms after the first ping, is left
+  // 1960 ms later: within two heartbeats.
   const quiet = last();
-  clock.advance(960); // the interval's first tick: answered, so a new ping
+  clock.advance(960); // a heartbeat after the first ping, which was answered: a new ping
   const pings = quiet.sent.filter((m) => m.type === 'ping').length;
   check(pings === 2, `a ping every heartbeat while answered: ${pings}`);
-  clock.advance(2000);
-  check(p.state === 'online', 'still online two heartbeats after the ping');
+  clock.advance(999);
+  check(p.state === 'online', 'still online just under a heartbeat after the unanswered ping');
+  check(quiet.sent.filter((m) => m.type === 'ping').length === 2, 'no second ping while one is unanswered');
+  clock.advance(1);
+  check(p.state === 'reconnecting' && p.closeCode === 1006, 'dropped when a ping goes unanswered for a heartbeat: ' + p.state);
+  clock.advance(500); // the backoff
+  const welcomed = last();
+  check(welcomed !== quiet, 'a new socket after the backoff');
+  welcomed.open();
+  // A server silent from its welcome on (no pong, nothing) is left exactly
+  // two heartbeats after it (its ping goes out a heartbeat after the
+  // welcome's, which the welcome itself counts as answered here, the fake
+  // clock not moving between the two).
+  welcomed.recv({ type: 'welcome', conn: 'p', seat: 0, heartbeatMs: 1000 });
+  clock.advance(1999);
+  check(p.ws === welcomed, 'a silent server is kept for two heartbeats after its welcome');
+  clock.advance(1);
+  check(p.ws !== welcomed && p.state === 'reconnecting' && p.closeCode === 1006, 'a server silent after its welcome is left two heartbeats after it');
+  clock.advance(1000); // the backoff
+  // A socket silent from its opening (no welcome at all) is pinged a
+  // heartbeat after it and left a heartbeat later.
+  const mute = last();
+  check(mute !== welcomed, 'a new socket after the backoff');
+  mute.open();
+  clock.advance(999);
+  check(mute.sent.filter((m) => m.type === 'ping').length === 0, 'no ping before a heartbeat of silence');
   clock.advance(1000);
-  check(p.state === 'reconnecting' && p.closeCode === 1006, 'dropped when a ping goes unanswered for more than two heartbeats: ' + p.state);
-  clock.advance(500);
+  check(mute.sent.filter((m) => m.type === 'ping').length === 1 && p.ws === mute, 'a socket silent since it opened is pinged after a heartbeat, and kept for another');
+  clock.advance(1);
+  check(p.ws !== mute && p.closeCode === 1006, 'a socket silent since it opened is left two heartbeats after it');
+  clock.advance(1750); // the backoff
   last().open();
   last().recv(snapshot('P', 1));
 

@@ -91,10 +91,15 @@
  *   A snapshot of the same epoch older than the revision seen is ignored;
  *   one of another epoch always wins. A receipt refused with a temporary
  *   notice (rate-limited, storage-unavailable) sends the same action again,
- *   same id, up to 5 times. A ping goes out every heartbeatMs; a socket that
- *   answers nothing for two heartbeats after one is dropped (reconnecting);
- *   while a real-time match ticks, one goes out every 2 s besides (rtt() and
- *   serverNow() get more samples). Seat tokens are kept by room code
+ *   same id, up to 5 times. A ping goes out at the welcome and then every
+ *   heartbeatMs (the welcome's; 15 s until the first), each once the one
+ *   before it was answered — before the welcome, once nothing was heard
+ *   for heartbeatMs —; a ping that nothing at all answers for heartbeatMs
+ *   means the server is gone: the socket is dropped (reconnecting, 1006):
+ *   a server silent since its last message is left within 2 × heartbeatMs
+ *   (plus the timers' lateness), as the Go client leaves it (PROTOCOL.md
+ *   §2). While a real-time match ticks, a ping goes out every 2 s besides
+ *   (rtt() and serverNow() get more samples). Seat tokens are kept by room code
  *   (tokens).
  *
  * CLOSE CODES (Close.*; PROTOCOL.md §2.3)
@@ -492,7 +497,7 @@ export class RoomClient {
 
   clearTimers() {
     if (this.timer) this.clock.clearTimeout(this.timer);
-    if (this.beat) this.clock.clearInterval(this.beat);
+    if (this.beat) this.clock.clearTimeout(this.beat);
     this.timer = this.beat = null;
   }
 
@@ -518,6 +523,7 @@ export class RoomClient {
       if (ws !== this.ws) return;
       this.lastHeard = this.clock.now();
       this.pingAt = 0;
+      this.armBeat(this.heartbeatMs); // a server silent before its welcome is left too
       /** @type {any} */
       const hello = { type: 'hello', room: this.room, game: this.game };
       if (this.token) hello.token = this.token;
@@ -681,22 +687,40 @@ export class RoomClient {
     this.emit('welcome', msg);
   }
 
-  /**
-   * Pings every heartbeatMs. A socket that has said nothing at all since a
-   * ping sent more than two heartbeats ago is dead: drop it and reconnect.
-   * (Timers of a hidden tab may run late; the check waits for a ping of
-   * its own to go unanswered, so lateness alone never drops a socket.)
-   */
+  /** Pings at the welcome, then keeps the heartbeat (beat). */
   startHeartbeat() {
-    if (this.beat) this.clock.clearInterval(this.beat);
     this.ping();
-    this.beat = this.clock.setInterval(() => {
-      if (this.pingAt && this.lastHeard < this.pingAt && this.clock.now() - this.pingAt > 2 * this.heartbeatMs) {
-        this.dropSilent();
-        return;
-      }
-      if (!this.pingAt || this.lastHeard >= this.pingAt) this.ping();
-    }, this.heartbeatMs);
+    this.armBeat(this.heartbeatMs);
+  }
+
+  /** @param {number} ms */
+  armBeat(ms) {
+    if (this.beat) this.clock.clearTimeout(this.beat);
+    this.beat = this.clock.setTimeout(() => { this.beat = null; this.heartbeat(); }, Math.max(0, ms));
+  }
+
+  /**
+   * The heartbeat's timer: one timeout, which works out when it is next due
+   * rather than being moved on each message. A socket that has said nothing
+   * at all for heartbeatMs since a ping is dead: drop it and reconnect.
+   * Otherwise a ping goes out heartbeatMs after the last one (after the
+   * socket opened, when none went out yet). Timers of a hidden tab may run
+   * late: lateness delays a ping and its check alike, and the check needs a
+   * ping of its own unanswered by any message, so lateness alone never
+   * drops a socket.
+   */
+  heartbeat() {
+    const now = this.clock.now(), hb = this.heartbeatMs;
+    if (this.pingAt && this.lastHeard < this.pingAt) {
+      const left = this.pingAt + hb - now;
+      if (left <= 0) { this.dropSilent(); return; }
+      this.armBeat(left);
+      return;
+    }
+    const left = (this.pingAt || this.lastHeard) + hb - now;
+    if (left > 0) { this.armBeat(left); return; }
+    this.ping();
+    this.armBeat(hb);
   }
 
   ping() {
