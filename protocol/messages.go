@@ -183,8 +183,9 @@ type Welcome struct {
 	// Token is set only when this hello was given a new seat: the client
 	// must keep it (by room code) to come back to the seat.
 	Token string `json:"token,omitempty"`
-	// HeartbeatMs is how often the server pings; a client that hears
-	// nothing for three times as long may consider the socket dead.
+	// HeartbeatMs is how often the server pings a silent client. A client
+	// that hears nothing for as long pings the server, and counts it gone
+	// when nothing answers for as long again (PROTOCOL.md §2).
 	HeartbeatMs int `json:"heartbeatMs"`
 }
 
