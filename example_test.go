@@ -22,6 +22,7 @@ func Example() {
 		return
 	}
 	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
 
