@@ -162,16 +162,22 @@ func (p *Page) Do(actions ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
-// Click clicks the first element sel matches, once it is visible.
+// Click clicks the first element the CSS selector sel matches, once it is
+// visible.
 func (p *Page) Click(sel string) {
 	p.t.Helper()
-	p.Do(chromedp.Click(sel, chromedp.NodeVisible))
+	p.Do(chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
 }
 
-// SetField types value into the input sel matches, replacing its text.
+// SetField sets the value of the field sel matches, as typing would (input
+// and change events).
 func (p *Page) SetField(sel, value string) {
 	p.t.Helper()
-	p.Do(chromedp.SetValue(sel, "", chromedp.NodeVisible), chromedp.SendKeys(sel, value, chromedp.NodeVisible))
+	js := fmt.Sprintf(`(() => { const el = document.querySelector(%q); if (!el) return false;
+		el.value = %q; el.dispatchEvent(new Event('input', {bubbles: true})); el.dispatchEvent(new Event('change', {bubbles: true})); return el.value === %q; })()`, sel, value, value)
+	if !Eval[bool](p, js) {
+		p.t.Fatalf("cannot set %s to %q%s", sel, value, p.state())
+	}
 }
 
 // Eval evaluates js in the page and decodes its value into T.

@@ -8,7 +8,8 @@
 // "turn":S,"phase":"active"|"won"|"draw","winner"?:S,"line"?:[[r,c]…]}.
 // A command: {"type":"drop","col":C}.
 //
-// DOM hooks (the Chromium test reads them): #c4-grid with 42
+// DOM hooks (the Chromium test reads them): .c4[data-followed] counts the
+// updates played through the core; #c4-grid with 42
 // .c4-cell[data-r][data-c][data-disc], #c4-cols with 7 button.c4-drop[data-col]
 // (disabled when not droppable now), #c4-status (data-phase, data-mine),
 // #c4-result (data-phase, data-winner), #new-game.
@@ -123,6 +124,7 @@ export function create(ctx) {
       chain = chain.then(async () => {
         if (!view) return;
         view = await ctx.follow(view, beats);
+        el.dataset.followed = String(Number(el.dataset.followed || 0) + 1);
         render();
       }).catch((err) => { console.warn('connectfour:', err); ctx.resync(); });
     },
