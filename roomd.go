@@ -8,7 +8,8 @@
 // is a complete server: it takes roomd's flags and ROOMD_* variables
 // (ParseFlags), serves the games over HTTP and WebSockets with the browser
 // client, keeps rooms in the embedded store (or Redis, or memory), and has
-// roomd's subcommands (replay, verify, probe). cmd/roomd is that program
+// roomd's subcommands (replay, verify, probe, and bot: roombot playing its
+// games). cmd/roomd is that program
 // with the built-in games. New and Run are the same server driven from Go,
 // with Options instead of flags.
 //
@@ -19,8 +20,8 @@
 // module of its own, examples/connectfour).
 //
 // The public surface stops here and at the packages its types name:
-// core/session (the game contract), transport (Quotas, HTTPConfig, Limit)
-// and web (a game's files). room, store and the rest are roomd's insides;
+// core/session (the game contract), transport (Quotas, HTTPConfig, Limit),
+// web (a game's files) and cmd/roombot/bot (roombot, a game's Checks). room, store and the rest are roomd's insides;
 // their APIs may change.
 package roomd
 
@@ -38,6 +39,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/roomd/roomd/cmd/roombot/bot"
 	"github.com/roomd/roomd/core/games"
 	"github.com/roomd/roomd/core/session"
 	"github.com/roomd/roomd/internal/profile"
@@ -57,6 +59,11 @@ type Game struct {
 	// matches are still verified (`roomd verify`); they are never offered
 	// for new matches.
 	Retired []session.Game
+	// Checks are the game's own checks for roombot (`roomd bot`), for
+	// what it hides; nil for the generic invariants only. Bots play any
+	// game from its rules (its view's Go reducer and its AI; see
+	// bot.Game).
+	Checks bot.Checks
 }
 
 // BuiltinGames returns roomd's own games: Minesweeper, hidden Nim,
@@ -123,7 +130,7 @@ type Command struct {
 // Main runs roomd's command line with args (without the program's name)
 // and games (none: BuiltinGames()), and returns the exit status: the
 // server by default, until SIGTERM or SIGINT; `replay`, `verify` and
-// `probe` as `roomd -h` describes them.
+// `probe` as `roomd -h` describes them; `bot`, roombot playing the games.
 func Main(args []string, games ...Game) int { return Command{Games: games}.Run(args) }
 
 // Run runs the command line with args; see Main.
@@ -141,7 +148,7 @@ func (c Command) Run(args []string) int {
 		c.Stderr = os.Stderr
 	}
 	cmd := "serve"
-	if len(args) > 0 && (args[0] == "serve" || args[0] == "replay" || args[0] == "verify" || args[0] == "probe") {
+	if len(args) > 0 && (args[0] == "serve" || args[0] == "replay" || args[0] == "verify" || args[0] == "probe" || args[0] == "bot") {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
@@ -151,6 +158,8 @@ func (c Command) Run(args []string) int {
 		return c.verify(args)
 	case "probe":
 		return probe(args, c.Stderr)
+	case "bot":
+		return c.bot(args)
 	}
 	return c.serve(args)
 }
@@ -187,6 +196,17 @@ func (c Command) serve(args []string) int {
 	return 0
 }
 
+// bot is roombot playing the command's games (`roomd bot -h`).
+func (c Command) bot(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	var gs []bot.Game
+	for _, g := range c.Games {
+		gs = append(gs, bot.Game{Rules: g.Rules, Checks: g.Checks})
+	}
+	return bot.Run(ctx, gs, args, c.Stdout, c.Stderr)
+}
+
 // gameIDs lists the games' ids.
 func (c Command) gameIDs() string {
 	var ids []string
@@ -204,6 +224,7 @@ Usage:
   roomd replay [flags] FILE   print the verdict of a recorded game (FILE or - for stdin)
   roomd verify FILE|URL|-     check a finished match: its secret against the commitment, its moves against its result
   roomd probe URL             exit 0 if URL answers 200 (a health check for images without curl)
+  roomd bot [flags]           roombot playing this server's games against a roomd URL (roomd bot -h)
   roomd script ENGINE         (cmd/roomd only) drive a game engine of seed 003 (baba, cards, spellgrid) with JSON lines on stdin
 
 Every flag can also be set by the environment variable named after it.

@@ -4,6 +4,10 @@
 //
 //	go run . --addr 127.0.0.1:8080 --memory
 //
+// Its bots (roomd's roombot, the `bot` subcommand) play it too:
+//
+//	go run . bot --url http://127.0.0.1:8080 --game connectfour --duration 10s
+//
 // For local play, build the game's WebAssembly core first (it is embedded
 // with the game's browser files):
 //
@@ -17,6 +21,9 @@ import (
 	"github.com/roomd/roomd/examples/connectfour/game"
 )
 
-func main() {
-	os.Exit(roomd.Main(os.Args[1:], append(roomd.BuiltinGames(), roomd.Game{Rules: connectfour.Game, Web: connectfour.Web()})...))
+func main() { os.Exit(roomd.Main(os.Args[1:], games()...)) }
+
+// games are roomd's own and Connect Four, with its browser files.
+func games() []roomd.Game {
+	return append(roomd.BuiltinGames(), roomd.Game{Rules: connectfour.Game, Web: connectfour.Web()})
 }

@@ -196,3 +196,35 @@ func TestMatchOverSockets(t *testing.T) {
 		}
 	}
 }
+
+// TestRoombotPlays: roombot, as this program's `bot` subcommand, plays
+// Connect Four against its server with the default follower (the game's
+// reducer and AI): players and a spectator in several rooms, every view
+// it followed equal to the server's, no invariant violated.
+func TestRoombotPlays(t *testing.T) {
+	base := serve(t, roomd.Game{Rules: connectfour.Game, Web: connectfour.Web()})
+	path := t.TempDir() + "/result.json"
+	var out strings.Builder
+	code := roomd.Command{Games: games(), Stdout: &out, Stderr: &out}.Run([]string{"bot", "--url", base,
+		"--game", "connectfour", "--players", "2", "--rooms", "2", "--spectators", "1", "--duration", "2s", "--drain", "5s",
+		"--loop", "open", "--rate", "20", "--progress", "0", "--log-level", "warn", "--json", path})
+	t.Log(out.String())
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	var res struct {
+		Window     struct{ Moves int64 }
+		Violations struct{ Total int64 }
+		Checks     struct {
+			ViewChecks int64 `json:"viewChecks"`
+			FinalViews int64 `json:"finalViewsVerified"`
+		}
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 || res.Violations.Total != 0 || res.Window.Moves < 20 || res.Checks.FinalViews == 0 {
+		t.Errorf("exit %d: %s", code, raw)
+	}
+}
