@@ -13,11 +13,14 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/roomd/roomd/core/games"
 )
 
 // i18nNamespaces are the tables i18n.js loads: one file per part of the
-// client, in every language.
-var i18nNamespaces = []string{"app", "minesweeper", "nim", "tictactoe", "snake", "baba", "cards", "spellgrid", "local"}
+// client, in every language — the app's, local play's, and each built-in
+// game's (core/games).
+var i18nNamespaces = append([]string{"app", "local"}, games.IDs()...)
 
 var i18nLangs = []string{"en", "ja"}
 

@@ -2,13 +2,7 @@
 
 package main
 
-import (
-	"github.com/roomd/roomd/core/minesweeper"
-	"github.com/roomd/roomd/core/nim"
-	"github.com/roomd/roomd/core/session"
-	"github.com/roomd/roomd/core/snake"
-	"github.com/roomd/roomd/core/tictactoe"
-)
+import "github.com/roomd/roomd/core/games/classic"
 
-// moduleGames are the games of the "classic" module (wasmbuild.Modules).
-var moduleGames = []session.Game{minesweeper.Game, nim.Game, snake.Game, tictactoe.Game}
+// moduleGames are the games of the "classic" module (core/games.Groups).
+var moduleGames = classic.Games()

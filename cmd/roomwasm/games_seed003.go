@@ -2,12 +2,7 @@
 
 package main
 
-import (
-	"github.com/roomd/roomd/core/babagame"
-	"github.com/roomd/roomd/core/cardgame"
-	"github.com/roomd/roomd/core/session"
-	"github.com/roomd/roomd/core/spellgridgame"
-)
+import "github.com/roomd/roomd/core/games/seed003"
 
-// moduleGames are the games of the "seed003" module (wasmbuild.Modules).
-var moduleGames = []session.Game{babagame.Game, cardgame.Game, spellgridgame.Game}
+// moduleGames are the games of the "seed003" module (core/games.Groups).
+var moduleGames = seed003.Games()
