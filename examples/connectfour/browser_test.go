@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -15,19 +17,39 @@ import (
 )
 
 // withCore is the game's browser files with its WebAssembly core, built
-// for the test into a temporary directory (nothing binary is committed):
-// the page plays each update's beats through it (ctx.follow).
+// for the tests into a temporary directory once (nothing binary is
+// committed): the page plays each update's beats through it (ctx.follow),
+// and local play runs the game in it.
 func withCore(t *testing.T) fs.FS {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "core.wasm")
+	coreOnce.Do(func() { coreFiles, coreErr = buildCore() })
+	if coreErr != nil {
+		t.Fatal(coreErr)
+	}
+	return coreFiles
+}
+
+var (
+	coreOnce  sync.Once
+	coreFiles fs.FS
+	coreErr   error
+)
+
+func buildCore() (fs.FS, error) {
+	dir, err := os.MkdirTemp("", "connectfour-core")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	out := filepath.Join(dir, "core.wasm")
 	cmd := exec.Command("go", "build", "-o", out, "./wasm")
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the core: %v\n%s", err, msg)
+		return nil, fmt.Errorf("building the core: %v\n%s", err, msg)
 	}
 	core, err := os.ReadFile(out)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	files := fstest.MapFS{"core.wasm": {Data: core}}
 	err = fs.WalkDir(connectfour.Web(), ".", func(p string, d fs.DirEntry, err error) error {
@@ -38,10 +60,7 @@ func withCore(t *testing.T) fs.FS {
 		files[p] = &fstest.MapFile{Data: data}
 		return err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
+	return files, err
 }
 
 // TestPlayInChromium: in a real Chromium, a player picks Connect Four in
@@ -63,6 +82,33 @@ func TestPlayInChromium(t *testing.T) {
 	p.Wait("the AI seat", `document.querySelectorAll('#seats .seat[data-ai="true"]').length === 1`)
 	p.Click("#start")
 	p.Wait("an empty grid", `document.querySelectorAll('#c4-grid .c4-cell[data-disc=""]').length === 42`)
+	playToTheEnd(t, p)
+	if n := webtest.Eval[int](p, `Number(document.querySelector('.c4').dataset.followed || 0)`); n < 2 {
+		t.Fatalf("%d updates played through the game's WebAssembly core (ctx.follow): the page did not follow with its Go reducer", n)
+	}
+}
+
+// TestLocalPlayInChromium: the lobby offers Connect Four against the AI
+// on this device; the game runs in its WebAssembly core in the page, to
+// the end, with no room on the server.
+func TestLocalPlayInChromium(t *testing.T) {
+	t.Parallel()
+	webtest.Browser(t)
+	base := serve(t, roomd.Game{Rules: connectfour.Game, Web: withCore(t)})
+	p := webtest.Open(t, base+"/")
+	p.Wait("the lobby offers Connect Four", `document.querySelector('label[data-game="connectfour"][data-page="true"]')`)
+	p.Click(`label[data-game="connectfour"]`)
+	p.Wait("local play against the AI", `document.getElementById('local-ai') && !document.getElementById('local-play').hidden`)
+	p.SetField("#new-name", "Dee")
+	p.Click("#local-ai")
+	p.Wait("an empty grid on this device", `location.pathname === '/play/connectfour' && document.querySelectorAll('#c4-grid .c4-cell[data-disc=""]').length === 42`, 20*time.Second)
+	playToTheEnd(t, p)
+}
+
+// playToTheEnd drops into the leftmost column that takes a disc until the
+// match ends, and checks the result the page shows against its view.
+func playToTheEnd(t *testing.T, p *webtest.Page) {
+	t.Helper()
 	for turn := 0; ; turn++ {
 		if turn > 21 {
 			t.Fatal("21 drops and no end")
@@ -76,9 +122,6 @@ func TestPlayInChromium(t *testing.T) {
 		// The drop and the AI's answer are played on the page's view by the
 		// game's Go reducer, in its WebAssembly core.
 		p.Wait("my disc on the grid", `document.querySelectorAll('#c4-grid .c4-cell:not([data-disc=""])').length > `+itoa(discs), 20*time.Second)
-	}
-	if n := webtest.Eval[int](p, `Number(document.querySelector('.c4').dataset.followed || 0)`); n < 2 {
-		t.Fatalf("%d updates played through the game's WebAssembly core (ctx.follow): the page did not follow with its Go reducer", n)
 	}
 	phase := webtest.Eval[string](p, `document.getElementById('c4-result').dataset.phase`)
 	winner := webtest.Eval[string](p, `document.getElementById('c4-result').dataset.winner`)
