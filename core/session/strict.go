@@ -13,8 +13,10 @@ import (
 // Strict decodes data, one JSON object, into the struct v points to, the
 // way the published schemas read it: every key must be the JSON name of
 // one of the struct's exported fields exactly (encoding/json would match
-// any case), appear once, and be known; a missing key leaves its field as
-// it is. Fields take:
+// any case), appear once, and be known. A field tagged omitempty or
+// omitzero may be missing, which leaves it as it is; any other is
+// required, as the encoder always writes it (so every canonical form has
+// it, and a schema should list it as required). Fields take:
 //
 //   - integers (int, uint and their sized kinds): whole numbers within the
 //     kind's range only (2 and 2.0 alike, as JSON Schema's "integer");
@@ -41,8 +43,9 @@ func Strict(data []byte, v any) error {
 
 // strictField is one field of a struct as Strict reads it.
 type strictField struct {
-	name  string // its JSON key
-	index []int
+	name     string // its JSON key
+	index    []int
+	required bool // neither omitempty nor omitzero
 }
 
 var strictFields sync.Map // reflect.Type → []strictField
@@ -59,17 +62,22 @@ func fieldsOf(t reflect.Type) []strictField {
 		if !f.IsExported() || (f.Anonymous && f.Type.Kind() == reflect.Struct) {
 			continue
 		}
-		name := f.Name
+		name, required := f.Name, true
 		if tag, ok := f.Tag.Lookup("json"); ok {
-			n, _, _ := strings.Cut(tag, ",")
-			if n == "-" {
+			n, opts, _ := strings.Cut(tag, ",")
+			if n == "-" && opts == "" {
 				continue
 			}
 			if n != "" {
 				name = n
 			}
+			for o := range strings.SplitSeq(opts, ",") {
+				if o == "omitempty" || o == "omitzero" {
+					required = false
+				}
+			}
 		}
-		out = append(out, strictField{name: name, index: f.Index})
+		out = append(out, strictField{name: name, index: f.Index, required: required})
 	}
 	strictFields.Store(t, out)
 	return out
@@ -107,6 +115,7 @@ func strictValue(raw []byte, v reflect.Value, path string) error {
 			return bad("must be a JSON object: %v", err)
 		}
 		fields := fieldsOf(v.Type())
+		seen := make([]bool, len(fields))
 		for _, m := range ms {
 			i := -1
 			for j, f := range fields {
@@ -124,6 +133,16 @@ func strictValue(raw []byte, v reflect.Value, path string) error {
 			}
 			if err := strictValue(m.Value, v.FieldByIndex(fields[i].index), key); err != nil {
 				return err
+			}
+			seen[i] = true
+		}
+		for i, f := range fields {
+			if f.required && !seen[i] {
+				key := f.name
+				if path != "" {
+					key = path + "." + f.name
+				}
+				return Malformed(CodeMalformedInput, "missing field %q", Clip(key))
 			}
 		}
 		return nil

@@ -1,8 +1,6 @@
 package tictactoe
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/roomd/roomd/core/session"
@@ -22,18 +20,14 @@ type Config struct {
 // UnmarshalJSON decodes a config strictly: an object whose only member may
 // be "mode", which must be "classic".
 func (c *Config) UnmarshalJSON(data []byte) error {
-	fields, err := object(data)
-	if err != nil {
-		return errors.New("config must be a JSON object")
+	w := struct {
+		Mode string `json:"mode,omitempty"`
+	}{ModeClassic} // a missing mode stays classic
+	if err := session.Strict(data, &w); err != nil {
+		return fmt.Errorf("config: %w", err)
 	}
-	if k, ok := unknownKey(fields, "mode"); ok {
-		return fmt.Errorf(`unknown config field %q (the only one is "mode")`, session.Clip(k))
-	}
-	if raw, ok := fields["mode"]; ok {
-		var mode string
-		if err := json.Unmarshal(raw, &mode); err != nil || mode != ModeClassic {
-			return fmt.Errorf("mode must be %q, got %s", ModeClassic, session.Clip(string(raw)))
-		}
+	if w.Mode != ModeClassic {
+		return fmt.Errorf("mode must be %q, got %q", ModeClassic, session.Clip(w.Mode))
 	}
 	*c = Config{Mode: ModeClassic}
 	return nil

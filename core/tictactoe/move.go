@@ -30,39 +30,33 @@ type moveWire struct {
 // MarshalJSON writes {"type":"mark","r":R,"c":C}.
 func (m Move) MarshalJSON() ([]byte, error) { return json.Marshal(moveWire{MoveMark, m.R, m.C}) }
 
-// UnmarshalJSON decodes a command strictly. Every refusal is a malformed
-// *session.Rejection, since no genuine client sends one: an unknown type is
-// session.CodeUnknownMove, a square off the grid session.CodeOutOfBounds,
-// and anything else (not an object, a missing or non-integer r or c, an
-// unknown field) session.CodeMalformedInput.
+// UnmarshalJSON decodes a command strictly (session.Strict: the schema's
+// exact keys, each once, "type", "r" and "c" all required, r and c whole
+// numbers). Every refusal is a malformed *session.Rejection, since no
+// genuine client sends one: an unknown type is session.CodeUnknownMove, a
+// square off the grid session.CodeOutOfBounds, and anything else
+// session.CodeMalformedInput.
 func (m *Move) UnmarshalJSON(data []byte) error {
-	fields, err := object(data)
+	var w moveWire
+	err := session.Strict(data, &w)
 	if err != nil {
-		return session.Malformed(session.CodeMalformedInput, "a command must be a JSON object")
-	}
-	var typ string
-	if raw, ok := fields["type"]; !ok || json.Unmarshal(raw, &typ) != nil {
-		return session.Malformed(session.CodeMalformedInput, `a command needs a string "type"`)
-	}
-	if typ != MoveMark {
-		return session.Malformed(session.CodeUnknownMove, "unknown move type %q", session.Clip(typ))
-	}
-	if k, ok := unknownKey(fields, "type", "r", "c"); ok {
-		return session.Malformed(session.CodeMalformedInput, "mark has an unknown field %q", session.Clip(k))
-	}
-	var at [2]float64
-	for i, k := range []string{"r", "c"} {
-		raw, ok := fields[k]
-		if !ok {
-			return session.Malformed(session.CodeMalformedInput, "mark has no %q", k)
+		// Another game's command (its other fields unknown here) is an
+		// unknown type first.
+		var typ string
+		if ms, e := session.Members(data); e == nil {
+			if raw, ok := session.Lookup(ms, "type"); ok && json.Unmarshal(raw, &typ) == nil && typ != MoveMark {
+				w.Type = typ
+			}
 		}
-		if at[i], ok = session.Whole(raw); !ok {
-			return session.Malformed(session.CodeMalformedInput, "mark %q must be an integer, got %s", k, session.Clip(string(raw)))
+		if w.Type == "" || w.Type == MoveMark {
+			return err
 		}
 	}
-	if at[0] < 0 || at[0] >= Size || at[1] < 0 || at[1] >= Size {
-		return session.Malformed(session.CodeOutOfBounds, "square (%v, %v) is off the %d×%d grid", at[0], at[1], Size, Size)
+	if w.Type != MoveMark {
+		return session.Malformed(session.CodeUnknownMove, "unknown move type %q", session.Clip(w.Type))
 	}
-	*m = Move{R: int(at[0]), C: int(at[1])}
+	if *m = (Move{R: w.R, C: w.C}); !m.inside() {
+		return session.Malformed(session.CodeOutOfBounds, "square (%d, %d) is off the %d×%d grid", w.R, w.C, Size, Size)
+	}
 	return nil
 }

@@ -51,8 +51,9 @@ func Hints(strs ...string) Option { return func(k *kit) { k.hints = strs } }
 //   - determinism: the same secret and commands give byte-identical views,
 //     events, results and AI choices; the live match, session.Replay of its
 //     log, and a restore from every checkpoint (and from none) agree;
-//   - bad input: no command makes the rules panic, and a refused command
-//     changes nothing (views, status, checkpoint, log);
+//   - bad input: no command makes the rules panic, a refused command
+//     changes nothing (views, status, checkpoint, log), and a command the
+//     command schema refuses is refused;
 //   - canonical input: what a match logs of an accepted command is compact
 //     JSON the command schema accepts, without the padding or unknown
 //     fields it came with, and reads back to the same bytes;
@@ -164,6 +165,7 @@ func (k *kit) run() {
 			k.errorf(checkConfig, "config %s is refused: %v (GET /api/games lists the mode; a generic client creates it as {\"mode\": id})", cfg, err)
 			continue
 		}
+		k.decoder(setup.Config, setup.Mode.MinSeats)
 		for _, seats := range seatCounts(setup.Mode) {
 			for i := range k.matches {
 				k.match(setup.Config, seats, k.key(), i == 0 && k.script == nil)
@@ -180,6 +182,48 @@ func (k *kit) run() {
 	if session.Hides(k.g) && k.script != nil {
 		k.bits()
 		k.narrowing()
+	}
+}
+
+// decoderTries is how many broken commands decoder tries on a game.
+const decoderTries = 400
+
+// decoder checks that the game refuses what its command schema refuses:
+// of decoderTries broken commands (every mutation of Invalid), none the
+// schema refuses may be taken — played by a seat whose turn it is at the
+// start of a fresh match (Match.Check, which decodes it to be queued, for
+// a fixed-step game). Random matches meet few of them at a point where
+// the rules would take them.
+func (k *kit) decoder(config json.RawMessage, seats int) {
+	key := k.key()
+	for range decoderTries {
+		cmd := k.cmds.Invalid(k.src)
+		if Valid(k.schema, string(cmd)) {
+			continue
+		}
+		r, err := k.newRun(session.SecretSeed(key), config, max(seats, 1))
+		if err != nil {
+			return // the matches report it
+		}
+		m := r.sess.Match()
+		seat := 0
+		if p := m.Pending(); len(p) > 0 {
+			seat = p[0]
+		}
+		var taken json.RawMessage
+		func() {
+			defer func() { _ = recover() }() // a panic is the matches' to report
+			if k.info.Tick != nil {
+				taken, _ = m.Check(session.Command{Seat: seat, Move: cmd})
+			} else if _, err := r.sess.Apply(seat, cmd); err == nil {
+				log := r.sess.Log()
+				taken = log[len(log)-1].Move
+			}
+		}()
+		if taken != nil {
+			k.errorf(checkBadInput, "the command %q of seat %d was taken, as %s, but the game's command schema refuses it: the game must refuse what its published schema does (a required key missing, a value out of range…)", cmd, seat, taken)
+			return
+		}
 	}
 }
 
@@ -452,6 +496,9 @@ func (r *run) do(a action, live bool) {
 	}
 	if a.kind == "badseat" {
 		k.errorf(checkBadInput, "%s was accepted: a seat that is not in the match", a)
+	}
+	if a.kind == "invalid" && k.schema != nil && !Valid(k.schema, string(a.cmd)) {
+		k.errorf(checkBadInput, "%s was accepted, but the game's command schema refuses it: the decoder must refuse what the published schema does (a required key missing, a value out of range…)", a)
 	}
 	if live && a.kind != "tick" {
 		k.accepted++

@@ -192,6 +192,38 @@ func (peekRules) Resample(s *peekState, viewer int, src session.Source) *peekSta
 	return &c
 }
 
+// peekLooseMove is a guess whose decoding takes a missing "n" as 0, which
+// the command schema refuses ("n" is required): a lenient decoder.
+type peekLooseMove struct {
+	Type string `json:"type"`
+	N    int    `json:"n,omitempty"`
+}
+
+// MarshalJSON writes "n" always, as Peek does: only the decoding is lenient.
+func (m peekLooseMove) MarshalJSON() ([]byte, error) { return json.Marshal(peekMove(m)) }
+
+// looseRules are Peek's rules on the lenient guess.
+type looseRules struct{ peekRules }
+
+func (r looseRules) Apply(s *peekState, in session.Input[peekLooseMove]) (*peekState, []int, error) {
+	return r.peekRules.Apply(s, session.Input[peekMove]{Seat: in.Seat, Move: peekMove(in.Move), T: in.T, Tick: in.Tick})
+}
+
+func (r looseRules) Choose(v peekView, seat int, src session.Source) (peekLooseMove, bool) {
+	m, ok := r.peekRules.Choose(v, seat, src)
+	return peekLooseMove(m), ok
+}
+
+func peekLoose() session.Game {
+	mode := session.Mode{ID: "duel", Name: "Duel", MinSeats: 2, MaxSeats: 2, AI: true}
+	return session.Define(session.Definition[peekConfig, *peekState, peekLooseMove, int, peekView]{
+		Info: session.Info{ID: "peek", Name: "Peek", RulesVersion: "peek/1", Modes: []session.Mode{mode},
+			MaxViewBytes: 300, MaxEventBytes: 40, CommandSchema: json.RawMessage(peekSchema), ConfigSchema: json.RawMessage(`{}`)},
+		Rules: looseRules{},
+		Setup: func(peekConfig) (session.Setup, error) { return session.Setup{Mode: mode}, nil },
+	})
+}
+
 // TestKitPassesAGoodGame: Peek without a fault passes every check, and the
 // kit played it (a kit that checks nothing passes everything).
 func TestKitPassesAGoodGame(t *testing.T) {
@@ -212,6 +244,7 @@ func TestKitCatchesPlantedFaults(t *testing.T) {
 	}{
 		{"a projection that shows another seat's card", peek(peekRules{leak: true}), "hidden information"},
 		{"an Apply that changes the state before it refuses", peek(peekRules{dirtyRefuse: true}), "bad input"},
+		{"a decoder that takes a command its schema refuses", peekLoose(), "bad input"},
 		{"an AI that proposes an illegal move", peek(peekRules{badAI: true}), "the AI"},
 		{"a secret narrowed to 32 bits", peek(peekRules{narrow: true}), "randomness (narrowing)"},
 		{"the card duel's cards/1 derivation", cardgame.LegacyV1, "randomness (narrowing)"},
