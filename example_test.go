@@ -48,7 +48,7 @@ func Example() {
 }
 
 // A server's games: roomd's own, and any of a program's own (Game: its
-// rules and browser files; see examples/connectfour).
+// rules and browser files; GAMES.md walks through one).
 func ExampleBuiltinGames() {
 	for _, g := range roomd.BuiltinGames() {
 		fmt.Print(g.Rules.Info().ID, " ")

@@ -17,7 +17,7 @@
 // every game must pass core/session/sessiontest.Run, the game kit) and its
 // browser files: a page module, its words, and optionally its WebAssembly
 // core for local play (web.Game; GAMES.md walks through a whole game in a
-// module of its own, examples/connectfour).
+// module of its own, under examples/).
 //
 // The public surface stops here and at the packages its types name:
 // core/session (the game contract), transport (Quotas, HTTPConfig, Limit),

@@ -11,7 +11,7 @@
 //
 // where ./wasm/main.go is
 //
-//	func main() { wasmcore.Run(connectfour.Game) }
+//	func main() { wasmcore.Run(mygame.Game) }
 //
 // and serves the file as its web.Game's core.wasm (GAMES.md).
 package wasmcore
