@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -55,6 +56,14 @@ func startServerRoutes(t testing.TB, routes func(*room.Manager) map[string]http.
 // timeouts (NewHTTPServer, as roomd's).
 func startServerHTTP(t testing.TB, routes func(*room.Manager) map[string]http.Handler, hc HTTPConfig, opts ...serverOpt) *testServer {
 	t.Helper()
+	return startServerListener(t, routes, hc, nil, opts...)
+}
+
+// startServerListener is startServerHTTP with its listener wrapped by wrap
+// (when not nil).
+func startServerListener(t testing.TB, routes func(*room.Manager) map[string]http.Handler, hc HTTPConfig,
+	wrap func(net.Listener) net.Listener, opts ...serverOpt) *testServer {
+	t.Helper()
 	st := memstore.New()
 	rcfg := room.Config{Games: session.NewRegistry(minesweeper.Game, nim.Game), Store: st, AIDelay: -1,
 		PresenceInterval: 5 * time.Millisecond, RetryAfter: 50 * time.Millisecond}
@@ -77,6 +86,9 @@ func startServerHTTP(t testing.TB, routes func(*room.Manager) map[string]http.Ha
 	hs := httptest.NewUnstartedServer(front.Handler())
 	hs.Config = NewHTTPServer(front.Handler(), hc)
 	hs.Listener = LimitWriteBuffer(hs.Listener, 64<<10)
+	if wrap != nil {
+		hs.Listener = wrap(hs.Listener)
+	}
 	hs.Start()
 	s := &testServer{t: t, rooms: rooms, front: front, http: hs, store: st, URL: hs.URL}
 	t.Cleanup(s.stop)

@@ -11,6 +11,7 @@ import (
 // Close codes the frame reader answers with (RFC 6455 §7.4.1).
 const (
 	closeProtocolError = 1002
+	closeInvalidData   = 1007
 	closeTooBig        = 1009
 )
 
