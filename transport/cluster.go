@@ -167,7 +167,8 @@ func (s *Server) sweepRelays(nodes []store.Node) {
 	defer s.mu.Unlock()
 	for c := range s.conns {
 		if p := c.peer.Load(); p != nil && !live[*p] {
-			c.close(closeReq{code: protocol.CloseMoved, reason: "room's node went away", retryAfter: room.MovedRetry})
+			c.close(closeReq{code: protocol.CloseMoved, reason: "room's node went away", retryAfter: room.MovedRetry, why: whyMoved,
+				detail: "the room's node went away"})
 		}
 	}
 }

@@ -75,6 +75,14 @@ type conn struct {
 	origin   string
 	host     string
 	fromPeer bool
+
+	born int64                     // when the socket opened (Unix ns)
+	end  atomic.Pointer[closeNote] // why it ends, once known (closes.go)
+	// On goroutines (connread.go, connwrite.go): pong is the payload of
+	// the last ping waiting for its pong; cut ends the wait for the
+	// client's close after the server's (the writer sets it, serve stops it).
+	pong atomic.Pointer[[]byte]
+	cut  *time.Timer
 }
 
 // The hello's fate: the first of the reader (a hello) and the hello timer
@@ -92,12 +100,18 @@ type closeReq struct {
 	dropQueue  bool   // slow consumer: the backlog is dropped
 	quiet      bool   // no bye: a relayed socket's came from the room's node
 	url        string // the bye's url (4009)
+	// why and detail are what the close log says (closes.go); refused
+	// says the client's frames were refused: its close is waited for
+	// refuseWait, not closeWait.
+	why     closeReason
+	detail  string
+	refused bool
 }
 
 func newConn(s *Server, ws *websocket.Conn) *conn {
 	c := &conn{id: ids.New(), srv: s, ws: ws, out: queue.New[[]byte](s.cfg.OutboxSize),
 		closing: make(chan struct{}), finished: make(chan struct{}),
-		limiter: rate.NewLimiter(s.cfg.RateLimit, s.cfg.RateBurst)}
+		limiter: rate.NewLimiter(s.cfg.RateLimit, s.cfg.RateBurst), born: time.Now().UnixNano()}
 	return c
 }
 
@@ -215,8 +229,7 @@ func (c *conn) enqueue(frame []byte) bool {
 // slow closes a client that reads too slowly: 4008, its backlog dropped.
 func (c *conn) slow(why string) {
 	c.srv.cfg.Metrics.slowClose(c.out.Len() + 1)
-	c.logger().Info("outbox full; closing slow client", "outbox", why)
-	c.close(closeReq{code: protocol.CloseSlow, reason: "slow consumer", dropQueue: true})
+	c.close(closeReq{code: protocol.CloseSlow, reason: "slow consumer", dropQueue: true, why: whySlow, detail: "outbox full: " + why})
 	// Leave the room at once: its presence shows the client gone and it
 	// sends nothing more, while the close frame waits for the socket.
 	if r := c.room.Load(); r != nil {
@@ -245,16 +258,19 @@ func (c *conn) trySend(frame []byte) {
 
 // Close implements room.Client: the writer sends a bye and closes.
 func (c *conn) Close(code int, reason string, retryAfter time.Duration) {
-	c.close(closeReq{code: code, reason: reason, retryAfter: retryAfter})
+	c.close(closeReq{code: code, reason: reason, retryAfter: retryAfter, why: reasonOf(code, reason), detail: reason})
 }
 
 // Moved implements room.Mover: 4009, with the room's new node.
 func (c *conn) Moved(url string, retryAfter time.Duration) {
-	c.close(closeReq{code: protocol.CloseMoved, reason: "room moved", retryAfter: retryAfter, url: url})
+	c.close(closeReq{code: protocol.CloseMoved, reason: "room moved", retryAfter: retryAfter, url: url, why: whyMoved})
 }
 
+// close starts the connection's close with req, once: its writer (or
+// poller) sends what req says and closes.
 func (c *conn) close(req closeReq) {
 	c.once.Do(func() {
+		c.noteEnd(req.why, req.code, req.detail)
 		c.req = req
 		close(c.closing)
 		if ep := c.ep.Load(); ep != nil {
@@ -268,10 +284,8 @@ func (c *conn) close(req closeReq) {
 func (c *conn) serve(ctx context.Context) (handedOver bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	c.ws.SetReadLimit(c.srv.cfg.ReadLimit)
 	// A socket without a hello in time is told so and closed with 1002 by
-	// its writer. (Not a read deadline: coder/websocket cuts the connection
-	// itself when a read's context ends, with no notice and no close frame.)
+	// its writer.
 	helloTimer := time.AfterFunc(c.srv.cfg.HelloTimeout, c.helloLate)
 	defer helloTimer.Stop()
 	writerDone := make(chan struct{})
@@ -281,14 +295,15 @@ func (c *conn) serve(ctx context.Context) (handedOver bool) {
 		defer close(writerDone)
 		c.writer(ctx, hctx)
 	}()
-	if c.reader(ctx) {
+	if rd, toPoller := c.reader(ctx); toPoller {
 		// The hello put the socket in a room here: it passes to a poller
 		// once its writer has stopped.
 		handOver()
 		<-writerDone
-		if c.handOver() {
+		if c.handOver(rd) {
 			return true
 		}
+		c.noteEnd(whyInternal, 0, "no poller took the socket")
 		c.ws.CloseNow()
 	}
 	if r := c.room.Load(); r != nil {
@@ -298,241 +313,19 @@ func (c *conn) serve(ctx context.Context) (handedOver bool) {
 		up.CloseNow() // the room's node drops the client as it would a direct one
 	}
 	// Stop the writer if nobody asked for a close: the peer went away.
-	c.close(closeReq{code: protocol.CloseNormal, reason: "", dropQueue: true})
+	c.close(closeReq{code: protocol.CloseNormal, reason: "", dropQueue: true, why: whyPeerGone})
 	select {
 	case <-writerDone:
 	case <-time.After(c.srv.cfg.WriteTimeout + 6*time.Second):
 		cancel()
 		<-writerDone
 	}
+	if c.cut != nil {
+		c.cut.Stop()
+	}
 	c.ws.CloseNow()
 	close(c.finished)
 	return false
-}
-
-// writer writes the outbox and pings until the connection closes, or
-// until hctx ends: the socket passes to a poller.
-func (c *conn) writer(ctx, hctx context.Context) {
-	ping := time.NewTicker(c.srv.heartbeat())
-	defer ping.Stop()
-	for {
-		select {
-		case <-c.out.Signal():
-			if err := c.writeQueued(ctx); err != nil {
-				c.logger().Debug("write failed", "err", err)
-				c.ws.CloseNow()
-				return
-			}
-		case <-ping.C:
-			if time.Since(time.Unix(0, c.heard.Load())) < c.srv.heartbeat() {
-				continue // it spoke within the heartbeat: alive
-			}
-			pctx, cancel := context.WithTimeout(hctx, c.srv.heartbeat())
-			err := c.ws.Ping(pctx)
-			cancel()
-			if err != nil && hctx.Err() != nil {
-				return // handed over: the poller waits for the pong
-			}
-			if err != nil {
-				c.logger().Info("peer did not answer a ping; closing", "err", err)
-				c.ws.CloseNow()
-				return
-			}
-		case <-c.closing:
-			c.finish(ctx)
-			return
-		case <-hctx.Done():
-			if ctx.Err() != nil {
-				c.ws.CloseNow()
-			}
-			return
-		}
-	}
-}
-
-// finish writes what is still queued (unless the client was too slow), the
-// bye (for every code but a plain 1000), and the close frame.
-func (c *conn) finish(ctx context.Context) {
-	req := c.req
-	c.wmu.Lock()
-	rest := c.out.Close()
-	var err error
-	if !req.dropQueue {
-		err = c.writeAll(ctx, rest)
-	}
-	c.wmu.Unlock()
-	if err != nil {
-		c.ws.CloseNow()
-		return
-	}
-	if req.code == protocol.CloseNormal && req.reason == "" {
-		c.ws.Close(websocket.StatusNormalClosure, "")
-		return
-	}
-	if req.quiet {
-		_ = c.ws.Close(websocket.StatusCode(req.code), req.reason)
-		return
-	}
-	// A slow client gets its bye too (its backlog is dropped, not the bye):
-	// the write is bounded by WriteTimeout like any other.
-	if frame := c.byeFrame(req); frame != nil {
-		_ = c.write(ctx, frame)
-	}
-	_ = c.ws.Close(websocket.StatusCode(req.code), req.reason)
-}
-
-// byeFrame is the bye that goes before a close with req's code.
-func (c *conn) byeFrame(req closeReq) []byte {
-	bye := protocol.Bye{Type: protocol.TypeBye, Code: req.code, Reason: req.reason, Reconnect: !protocol.Terminal(req.code), URL: req.url}
-	if bye.Reconnect {
-		bye.RetryAfterMs = int(req.retryAfter / time.Millisecond)
-	}
-	frame, _ := protocol.Encode(bye)
-	return frame
-}
-
-// writeQueued writes what a non-blocking write left (Flush), then what
-// waits in the outbox.
-func (c *conn) writeQueued(ctx context.Context) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if c.sock != nil && c.sock.pending() {
-		c.armWriteTimer()
-		err := c.sock.flushRest()
-		c.writeTimer.Stop()
-		if err != nil {
-			return err
-		}
-	}
-	return c.writeAll(ctx, c.out.Drain())
-}
-
-// wire encodes frames taken from the outbox as writeAll writes them — the
-// same batches — but as WebSocket frames back to back in batchBuf, for one
-// write. frames is cleared, as writeAll clears it.
-func (c *conn) wire(frames [][]byte) []byte {
-	defer clear(frames)
-	c.held.Add(-heldBy(frames))
-	b := c.batchBuf[:0]
-	for len(frames) > 0 {
-		if len(frames) == 1 || len(frames[0]) >= protocol.MaxBatch/2 || frames[0][0] == '[' {
-			b = appendFrame(b, frames[0])
-			frames = frames[1:]
-			continue
-		}
-		n, size := 1, len(frames[0])+1
-		for n < len(frames) && size+len(frames[n])+2 <= protocol.MaxBatch && frames[n][0] != '[' {
-			size += len(frames[n]) + 1
-			n++
-		}
-		if n == 1 {
-			b = appendFrame(b, frames[0]) // alone: no brackets (seal)
-		} else {
-			b = appendBatchFrame(b, frames[:n], size+1) // and the closing bracket
-		}
-		frames = frames[n:]
-	}
-	if cap(b) <= 2<<10 {
-		c.batchBuf = b[:0] // keep a small buffer; let a big one go
-	} else {
-		c.batchBuf = nil
-	}
-	return b
-}
-
-// heldBy is the bytes frames hold, as counted in held.
-func heldBy(frames [][]byte) int64 {
-	var n int64
-	for _, f := range frames {
-		n += int64(len(f))
-	}
-	return n
-}
-
-// appendBatchFrame appends one text frame holding frames as a batch, a
-// JSON array of size bytes.
-func appendBatchFrame(b []byte, frames [][]byte, size int) []byte {
-	b = appendFrameHeader(b, size)
-	b = append(b, '[')
-	for i, f := range frames {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, f...)
-	}
-	return append(b, ']')
-}
-
-// writeAll writes frames taken from the outbox, joining those that wait
-// together into batched frames — a JSON array of messages (PROTOCOL.md) of
-// at most protocol.MaxBatch bytes — so that one write carries several.
-// Frames are shared between connections, so a batch is built in the
-// writer's own buffer. frames is the outbox's buffer: it is cleared here
-// so that the frames it held are not kept alive until the next drain.
-func (c *conn) writeAll(ctx context.Context, frames [][]byte) error {
-	defer clear(frames)
-	c.held.Add(-heldBy(frames))
-	for len(frames) > 0 {
-		// A frame that is a batch already (relayed from the room's node)
-		// goes alone: batches do not nest.
-		if len(frames) == 1 || len(frames[0]) >= protocol.MaxBatch/2 || frames[0][0] == '[' {
-			if err := c.write(ctx, frames[0]); err != nil {
-				return err
-			}
-			frames = frames[1:]
-			continue
-		}
-		buf := append(append(c.batchBuf[:0], '['), frames[0]...)
-		n := 1
-		for n < len(frames) && len(buf)+len(frames[n])+2 <= protocol.MaxBatch && frames[n][0] != '[' {
-			buf = append(append(buf, ','), frames[n]...)
-			n++
-		}
-		err := c.write(ctx, c.seal(buf, n))
-		if cap(buf) <= 2<<10 {
-			c.batchBuf = buf[:0] // keep a small buffer; let a big one go
-		} else {
-			c.batchBuf = nil
-		}
-		if err != nil {
-			return err
-		}
-		frames = frames[n:]
-	}
-	return nil
-}
-
-// seal ends a batch: n messages in brackets, or the one message alone.
-func (c *conn) seal(buf []byte, n int) []byte {
-	if n == 1 {
-		return buf[1:]
-	}
-	return append(buf, ']')
-}
-
-// write sends one frame. A write that takes longer than WriteTimeout cuts
-// the connection: one reusable timer per connection, armed around each write,
-// rather than a context per frame (the writer is the hot path).
-func (c *conn) write(ctx context.Context, frame []byte) error {
-	c.armWriteTimer()
-	err := c.ws.Write(context.Background(), websocket.MessageText, frame)
-	c.writeTimer.Stop()
-	if err == nil && ctx.Err() != nil {
-		err = ctx.Err()
-	}
-	return err
-}
-
-// armWriteTimer starts the write deadline: stop it when the write is done.
-func (c *conn) armWriteTimer() {
-	if c.writeTimer == nil {
-		c.writeTimer = time.AfterFunc(c.srv.cfg.WriteTimeout, func() {
-			c.logger().Info("write timed out; closing", "timeout", c.srv.cfg.WriteTimeout)
-			c.ws.CloseNow()
-		})
-		return
-	}
-	c.writeTimer.Reset(c.srv.cfg.WriteTimeout)
 }
 
 // helloLate closes a connection that has sent no hello within
@@ -542,28 +335,7 @@ func (c *conn) helloLate() {
 		return
 	}
 	c.notice(protocol.CodeHelloFirst, fmt.Sprintf("no hello within %s", c.srv.cfg.HelloTimeout))
-	c.close(closeReq{code: protocol.CloseProtocolError, reason: "no hello"})
-}
-
-// reader reads frames until the connection ends, or until a hello has put
-// the socket in a room that a poller may take it to (handOver true: the
-// reader stopped at the hello's end).
-func (c *conn) reader(ctx context.Context) (handOver bool) {
-	// Reads use a context that is never done (each read with a cancellable
-	// one costs a timer, and coder/websocket cuts the socket when one ends);
-	// the connection's end closes the socket instead, which ends the read.
-	stop := context.AfterFunc(ctx, func() { c.ws.CloseNow() })
-	defer stop()
-	for {
-		typ, data, err := c.ws.Read(context.Background())
-		if err != nil {
-			return false
-		}
-		c.heard.Store(time.Now().UnixNano())
-		if c.message(ctx, typ, data) && c.canHandOver() {
-			return stop()
-		}
-	}
+	c.close(closeReq{code: protocol.CloseProtocolError, reason: "no hello", why: whyHelloTimeout})
 }
 
 // message handles one message from the client; it reports whether it was
@@ -606,8 +378,8 @@ func (c *conn) strike() {
 	c.invalid++
 	c.srv.cfg.Metrics.invalidFrame()
 	if c.invalid > c.srv.cfg.MaxInvalid {
-		c.logger().Info("too many invalid frames; closing", "count", c.invalid)
-		c.close(closeReq{code: protocol.CloseProtocolError, reason: "too many invalid messages"})
+		c.close(closeReq{code: protocol.CloseProtocolError, reason: "too many invalid messages", refused: true,
+			why: whyInvalidMessages, detail: fmt.Sprintf("%d invalid messages", c.invalid)})
 	}
 }
 
@@ -668,8 +440,8 @@ func (c *conn) allow() bool {
 	c.limited++
 	c.srv.cfg.Metrics.rateLimited()
 	if c.limited > c.srv.cfg.AbuseLimit {
-		c.logger().Info("sustained flooding; closing", "refused", c.limited)
-		c.close(closeReq{code: protocol.CloseRateLimited, reason: "too many actions", retryAfter: 5 * time.Second})
+		c.close(closeReq{code: protocol.CloseRateLimited, reason: "too many actions", retryAfter: 5 * time.Second, refused: true,
+			why: whyMessageFlood, detail: fmt.Sprintf("%d messages rate-limited in 10 s", c.limited)})
 	}
 	return false
 }
@@ -680,7 +452,7 @@ func (c *conn) overQuota(kind quotaKind, wait time.Duration) {
 	frame, _ := protocol.Encode(protocol.NoticeMessage{Type: protocol.TypeNotice, Code: protocol.CodeTooMany, Temporary: true,
 		Message: fmt.Sprintf("too many %s from your address; try again in %s", quotaNames[kind], wait.Round(time.Second))})
 	c.Send(frame)
-	c.close(closeReq{code: protocol.CloseTryLater, reason: "quota", retryAfter: max(wait, time.Second)})
+	c.close(closeReq{code: protocol.CloseTryLater, reason: "quota", retryAfter: max(wait, time.Second), why: whyQuota, detail: quotaNames[kind]})
 }
 
 func (c *conn) roomGone(actionID string, err error) {
@@ -697,14 +469,14 @@ func (c *conn) roomGone(actionID string, err error) {
 		c.Send(frame)
 		return
 	}
-	c.close(closeReq{code: protocol.CloseRoomClosed, reason: "room closed"})
+	c.close(closeReq{code: protocol.CloseRoomClosed, reason: "room closed", why: whyRoomClosed})
 }
 
 func (c *conn) hello(ctx context.Context, h *protocol.Hello) {
 	id, err := c.srv.identify(ctx, h.Auth)
 	if err != nil {
 		c.notice(protocol.CodeAuthRequired, err.Error())
-		c.close(closeReq{code: protocol.CloseUnauthorized, reason: "unauthorized"})
+		c.close(closeReq{code: protocol.CloseUnauthorized, reason: "unauthorized", why: whyUnauthorized})
 		return
 	}
 	h.Player, h.PlayerName = id.Subject, id.Name
@@ -724,20 +496,21 @@ func (c *conn) hello(ctx context.Context, h *protocol.Hello) {
 	case errors.Is(err, room.ErrNoRoom):
 		q.spend(ctx, c.addr, qLookups)
 		c.notice(protocol.CodeNoRoom, fmt.Sprintf("there is no room %q (it may have closed)", h.Room))
-		c.close(closeReq{code: protocol.CloseRoomClosed, reason: "no such room"})
+		c.close(closeReq{code: protocol.CloseRoomClosed, reason: "no such room", why: whyRoomClosed, detail: "no such room"})
 		return
 	case errors.Is(err, room.ErrShuttingDown):
-		c.close(closeReq{code: protocol.CloseRestarting, reason: "server restarting", retryAfter: c.srv.retryAfter()})
+		c.close(closeReq{code: protocol.CloseRestarting, reason: "server restarting", retryAfter: c.srv.retryAfter(), why: whyRestart})
 		return
 	case errors.Is(err, store.ErrOwned):
 		// Another node took the room since this socket was routed: the
 		// client comes back and is routed there.
-		c.close(closeReq{code: protocol.CloseMoved, reason: "room moved", retryAfter: room.MovedRetry})
+		c.close(closeReq{code: protocol.CloseMoved, reason: "room moved", retryAfter: room.MovedRetry, why: whyMoved})
 		return
 	case err != nil:
 		c.logger().Warn("room unavailable", "room", h.Room, "err", err)
 		c.notice(protocol.CodeStorageUnavailable, "the room cannot be loaded right now")
-		c.close(closeReq{code: protocol.CloseRestarting, reason: "room unavailable", retryAfter: c.srv.retryAfter()})
+		c.close(closeReq{code: protocol.CloseRestarting, reason: "room unavailable", retryAfter: c.srv.retryAfter(),
+			why: whyUnavailable, detail: "room " + h.Room + " not loaded: " + err.Error()})
 		return
 	}
 	c.room.Store(r)
@@ -760,8 +533,8 @@ func (c *conn) helloRefused(ctx context.Context, code string, err error) {
 	case errors.Is(gerr, room.ErrNoRoom):
 		c.roomGone("", err)
 	case c.srv.cl != nil:
-		c.close(closeReq{code: protocol.CloseMoved, reason: "room moved", retryAfter: room.MovedRetry})
+		c.close(closeReq{code: protocol.CloseMoved, reason: "room moved", retryAfter: room.MovedRetry, why: whyMoved})
 	default:
-		c.close(closeReq{code: protocol.CloseRestarting, reason: "server restarting", retryAfter: c.srv.retryAfter()})
+		c.close(closeReq{code: protocol.CloseRestarting, reason: "server restarting", retryAfter: c.srv.retryAfter(), why: whyRestart})
 	}
 }

@@ -41,6 +41,7 @@ func (w *smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	// coder/websocket writes through brw.Writer reset onto the connection
 	// returned here, and reads through brw.Reader: both reach the sock.
 	w.sock = newSock(nc)
+	w.sock.in = brw.Reader
 	conn := net.Conn(w.sock)
 	n := brw.Reader.Buffered()
 	if n > socketReadBuf || brw.Writer.Buffered() > 0 {
@@ -59,7 +60,7 @@ func (w *smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 			return conn, brw, nil
 		}
 	}
-	w.sock.br, w.sock.bw = r, bufio.NewWriterSize(conn, socketWriteBuf)
+	w.sock.br, w.sock.bw, w.sock.in = r, bufio.NewWriterSize(conn, socketWriteBuf), r
 	return conn, bufio.NewReadWriter(r, w.sock.bw), nil
 }
 

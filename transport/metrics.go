@@ -13,6 +13,7 @@ type Metrics struct {
 	outboxDrops prometheus.Counter
 	relays      prometheus.Gauge
 	relayed     prometheus.Counter
+	closes      [numReasons]prometheus.Counter
 }
 
 // NewMetrics registers the connection metrics on reg.
@@ -33,7 +34,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		relayed: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_relayed_sockets_total",
 			Help: "Sockets relayed to another node since the start."}),
 	}
-	reg.MustRegister(m.conns, m.opened, m.slow, m.limited, m.invalid, m.outboxDrops, m.relays, m.relayed)
+	closes := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roomd_closes_total",
+		Help: "WebSocket connections ended, by reason (PROTOCOL.md §2.3, README's \"Closes\")."}, []string{"reason"})
+	for why := whyPeerClose; why < numReasons; why++ {
+		m.closes[why] = closes.WithLabelValues(why.String())
+	}
+	reg.MustRegister(m.conns, m.opened, m.slow, m.limited, m.invalid, m.outboxDrops, m.relays, m.relayed, closes)
 	return m
 }
 
@@ -47,6 +53,14 @@ func (m *Metrics) connOpened() {
 func (m *Metrics) connClosed() {
 	if m != nil {
 		m.conns.Dec()
+	}
+}
+
+// closed counts a connection's end (the socket itself is counted out by
+// connClosed).
+func (m *Metrics) closed(why closeReason) {
+	if m != nil && m.closes[why] != nil {
+		m.closes[why].Inc()
 	}
 }
 

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -64,6 +65,7 @@ type poller struct {
 	again  []*conn // sockets that may hold more to read (edge-triggered)
 	todo   []*conn // kicked sockets taken from kicks, from head on not yet serviced
 	head   int
+	cuts   []cutAt      // refused sockets to cut, in the order of their deadlines
 	batch  int          // serviceBatch (tests make it smaller)
 	yields atomic.Int64 // how often the loop yielded (tests)
 }
@@ -140,9 +142,18 @@ func (c *conn) canHandOver() bool {
 	}
 }
 
-// handOver moves the socket to a poller; its writer has stopped. It reports
-// false when it could not, and the socket is then the caller's to close.
-func (c *conn) handOver() bool {
+// cutAt is when a socket whose frames were refused is cut, if its client
+// has not closed it by then.
+type cutAt struct {
+	c  *conn
+	ep *epState
+	at int64 // Unix ns
+}
+
+// handOver moves the socket to a poller, with its reader's state rd (its
+// budget); its writer has stopped. It reports false when it could not, and
+// the socket is then the caller's to close.
+func (c *conn) handOver(rd *wsReader) bool {
 	s := c.sock
 	if s.bw != nil && s.bw.Buffered() > 0 {
 		return false // coder/websocket flushes every frame: never
@@ -163,7 +174,7 @@ func (c *conn) handOver() bool {
 		return false
 	}
 	p := c.srv.pick(fd)
-	ep := &epState{p: p, fd: int32(fd), early: leftover} // read by the loop's first service
+	ep := &epState{p: p, fd: int32(fd), early: leftover, rd: *rd} // early is read by the loop's first service
 	s.mu.Lock()
 	s.fd = fd
 	s.mu.Unlock()
@@ -187,6 +198,9 @@ func (c *conn) handOver() bool {
 	if c.writeTimer != nil {
 		c.writeTimer.Stop()
 		c.writeTimer = nil
+	}
+	if pong := c.pong.Swap(nil); pong != nil {
+		c.writeControl(wsframe.OpPong, *pong) // a ping the writer had not answered
 	}
 	return true
 }
@@ -347,6 +361,8 @@ func (p *poller) cycle(set *epollset.Set) bool {
 	}
 	// Idle: the loop ends. The epoll set is closed by loop (it is the
 	// file it waits on); the timerfd here.
+	clear(p.cuts)
+	p.cuts = p.cuts[:0]
 	p.running = false
 	p.set = nil
 	unix.Close(p.tm)
@@ -376,8 +392,10 @@ func (p *poller) takeRequests() {
 	p.todo = append(p.todo, kicks...)
 	if stop {
 		for _, c := range p.conns {
-			c.teardown(c.ep.Load())
+			c.teardown(c.ep.Load(), whyRestart)
 		}
+		clear(p.cuts)
+		p.cuts = p.cuts[:0]
 	}
 }
 
@@ -406,6 +424,7 @@ func (p *poller) event(fd int32, events uint32) {
 	if int(fd) == p.tm {
 		var b [8]byte
 		_, _, _ = syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), 8)
+		p.cutDue()
 		p.sweep()
 		return
 	}
@@ -452,13 +471,13 @@ func (p *poller) sweep() {
 		ep := c.ep.Load()
 		if ep.byeAt != 0 {
 			if now-ep.byeAt > int64(closeWait) {
-				c.teardown(ep)
+				c.teardown(ep, whyNone) // the client did not answer the server's close
 			}
 			continue
 		}
 		if since := c.sock.stalledSince(); since != 0 && now-since > int64(p.s.cfg.WriteTimeout) {
-			c.logger().Info("write timed out; closing", "timeout", p.s.cfg.WriteTimeout)
-			c.teardown(ep)
+			c.noteEnd(whyWriteTimeout, 0, fmt.Sprintf("a write waited %s", p.s.cfg.WriteTimeout))
+			c.teardown(ep, whyWriteTimeout)
 			continue
 		}
 		heard := c.heard.Load()
@@ -466,8 +485,8 @@ func (p *poller) sweep() {
 		case ep.pingAt != 0 && heard >= ep.pingAt:
 			ep.pingAt = 0 // answered
 		case ep.pingAt != 0 && now-ep.pingAt > hb:
-			c.logger().Info("peer did not answer a ping; closing")
-			c.teardown(ep)
+			c.noteEnd(whyPingTimeout, 0, fmt.Sprintf("no answer to a ping within %s", p.s.heartbeat()))
+			c.teardown(ep, whyPingTimeout)
 			continue
 		}
 		if ep.pingAt == 0 && now-heard >= hb {
@@ -481,7 +500,19 @@ func (p *poller) sweep() {
 // on its messages; its caller then services the socket.
 func (c *conn) readable(ep *epState) {
 	p := ep.p
-	n, errno := rawsock.Read(uintptr(ep.fd), p.buf)
+	buf := p.buf
+	if ep.rd.closing {
+		// Past a refusal the socket is read for refuseRead bytes at most
+		// (looking for the client's close); then no more, until the cut
+		// (cutDue): closing it with bytes unread would reset it, and the
+		// client could lose the close frame it has not read yet.
+		left := refuseRead - ep.rd.drained
+		if left <= 0 {
+			return
+		}
+		buf = buf[:min(int64(len(buf)), left)]
+	}
+	n, errno := rawsock.Read(uintptr(ep.fd), buf)
 	switch {
 	case errno == syscall.EINTR:
 		p.again = append(p.again, c)
@@ -489,37 +520,71 @@ func (c *conn) readable(ep *epState) {
 	case errno == syscall.EAGAIN:
 		return
 	case errno != 0 || n == 0:
-		c.teardown(ep) // the peer went away
+		c.teardown(ep, whyPeerGone) // the peer went away
 		return
 	}
 	c.heard.Store(time.Now().UnixNano())
-	if !c.feed(ep, p.buf[:n]) {
+	if !c.feed(ep, buf[:n]) {
 		return
 	}
-	if n == len(p.buf) {
+	if n == len(buf) {
 		p.again = append(p.again, c)
 	}
 }
 
 // feed reads the frames b completes; it reports false when the socket
-// has ended or is closing for a frame it refused.
+// has ended.
 func (c *conn) feed(ep *epState, b []byte) bool {
-	err := ep.rd.feed(b, c.srv.cfg.ReadLimit, func(op byte, b []byte) bool { return c.frame(ep, op, b) })
-	if err == nil || ep.dead {
-		return !ep.dead
-	}
-	c.logger().Debug("refused frame; closing", "err", err)
-	c.close(closeReq{code: err.code, reason: err.reason, dropQueue: true, quiet: true})
-	c.writeControlClose(err.code, err.reason)
-	if err.code != closeTooBig {
-		c.teardown(ep) // the stream is broken: nothing more is read
+	err := ep.rd.feed(b, &c.srv.limits, c.srv.mono(), func(op byte, b []byte) bool { return c.frame(ep, op, b) })
+	if ep.dead {
 		return false
 	}
-	// A frame too big is skipped and the client's close awaited (it may
-	// still be sending the frame), as coder/websocket does; what it sends
-	// meanwhile is dropped.
-	ep.byeAt = time.Now().UnixNano()
-	return false
+	if err != nil {
+		c.refusePolled(ep, err)
+	}
+	return true
+}
+
+// refusePolled closes a socket whose client sent a frame the reader
+// refused: the close frame (after a bye, for a flood's 4029) at once, the
+// outbox dropped; then the socket is read for the client's close, at most
+// refuseRead more bytes (readable), and cut refuseWait after the refusal.
+func (c *conn) refusePolled(ep *epState, err *wsError) {
+	c.refused(err)
+	if ep.byeAt == 0 {
+		c.bye(ep)
+	}
+	p := ep.p
+	p.cuts = append(p.cuts, cutAt{c: c, ep: ep, at: time.Now().UnixNano() + int64(refuseWait)})
+	if len(p.cuts) == 1 {
+		p.sweepIn(refuseWait)
+	}
+}
+
+// cutDue cuts the refused sockets whose time has come, and sets the
+// sweep's timer for the next one.
+func (p *poller) cutDue() {
+	now := time.Now().UnixNano()
+	n := 0
+	for ; n < len(p.cuts) && p.cuts[n].at <= now; n++ {
+		if cu := p.cuts[n]; !cu.ep.dead {
+			cu.c.teardown(cu.ep, whyNone)
+		}
+	}
+	left := copy(p.cuts, p.cuts[n:])
+	clear(p.cuts[left:])
+	p.cuts = p.cuts[:left]
+	if left > 0 {
+		p.sweepIn(time.Duration(p.cuts[0].at - now))
+	}
+}
+
+// sweepIn makes the sweep's timer fire after d (at least a millisecond),
+// then every sweepEvery as before.
+func (p *poller) sweepIn(d time.Duration) {
+	tick := unix.NsecToTimespec(int64(p.sweepEvery()))
+	first := unix.NsecToTimespec(int64(max(d, time.Millisecond)))
+	_ = unix.TimerfdSettime(p.tm, 0, &unix.ItimerSpec{Interval: tick, Value: first}, nil)
 }
 
 // frame handles one message or control frame from the peer.
@@ -534,24 +599,18 @@ func (c *conn) frame(ep *epState, op byte, b []byte) bool {
 		// to the room's actor).
 		c.message(c.srv.ctx, typ, append([]byte(nil), b...))
 	case wsframe.OpPing:
-		c.writeControl(wsframe.OpPong, b)
+		if ep.byeAt == 0 { // nothing after the server's close frame
+			c.writeControl(wsframe.OpPong, b)
+		}
 	case wsframe.OpClose:
 		if ep.byeAt == 0 {
-			// The peer closes first: its close is echoed, as
-			// coder/websocket does, and the socket closed.
-			code, reason := closeNoStatus, ""
-			if len(b) >= 2 {
-				code, reason = int(b[0])<<8|int(b[1]), string(b[2:])
-			}
-			if len(b) == 1 || (len(b) >= 2 && !validCloseCode(code)) {
-				c.writeControlClose(closeProtocolError, "received invalid close payload")
-			} else if code == closeNoStatus {
-				c.writeControl(wsframe.OpClose, nil)
-			} else {
-				c.writeControlClose(code, reason)
-			}
+			// The client closes first: its code is echoed (not its
+			// reason), and the socket closed.
+			code := closeCode(b)
+			c.peerClosed(code)
+			c.writeControlClose(code, "")
 		}
-		c.teardown(ep)
+		c.teardown(ep, whyPeerClose)
 		return false
 	}
 	return true
@@ -577,7 +636,8 @@ func (c *conn) service(ep *epState) {
 	default:
 	}
 	if !c.pump() {
-		c.teardown(ep)
+		c.noteEnd(whyWriteError, 0, "the socket refused a write")
+		c.teardown(ep, whyWriteError)
 	}
 }
 
@@ -618,7 +678,7 @@ func (c *conn) writeControlClose(code int, reason string) {
 	s := c.sock
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.queueLocked(appendClose(nil, code, reason))
+	s.queueLocked(closeFrame(code, reason))
 }
 
 // bye closes the socket as the writer's finish does: what waits (unless
@@ -649,8 +709,9 @@ func (c *conn) bye(ep *epState) {
 }
 
 // teardown ends a socket the poller holds: the descriptor is closed, the
-// room told, and the server's count of it released.
-func (c *conn) teardown(ep *epState) {
+// room told, and the server's count of it released. why is the reason,
+// unless one is known already.
+func (c *conn) teardown(ep *epState, why closeReason) {
 	if ep.dead {
 		return
 	}
@@ -660,6 +721,7 @@ func (c *conn) teardown(ep *epState) {
 	if r := c.room.Load(); r != nil {
 		r.Drop(c)
 	}
+	c.noteEnd(why, 0, "")
 	c.close(closeReq{code: protocol.CloseNormal, dropQueue: true})
 	rest := c.out.Close()
 	c.held.Add(-heldBy(rest))

@@ -112,7 +112,8 @@ func (c *conn) relayHello(ctx context.Context, h *protocol.Hello) bool {
 		if err != nil {
 			c.logger().Warn("room not routed", "room", h.Room, "err", err)
 			c.notice(protocol.CodeStorageUnavailable, "the room cannot be reached right now")
-			c.close(closeReq{code: protocol.CloseRestarting, reason: "room unavailable", retryAfter: s.retryAfter()})
+			c.close(closeReq{code: protocol.CloseRestarting, reason: "room unavailable", retryAfter: s.retryAfter(),
+				why: whyUnavailable, detail: "room " + h.Room + " not routed: " + err.Error()})
 			return true
 		}
 		if !remote {
@@ -123,7 +124,8 @@ func (c *conn) relayHello(ctx context.Context, h *protocol.Hello) bool {
 		}
 		s.markGone(peer.ID)
 	}
-	c.close(closeReq{code: protocol.CloseMoved, reason: "room moved", retryAfter: room.MovedRetry})
+	c.close(closeReq{code: protocol.CloseMoved, reason: "room moved", retryAfter: room.MovedRetry, why: whyMoved,
+		detail: "the room's node did not answer"})
 	return true
 }
 
@@ -150,7 +152,8 @@ func (c *conn) dialPeer(ctx context.Context, h *protocol.Hello, peer store.Node)
 			// The node answered and refused: a quota, the origin. Say so
 			// as a direct refusal would.
 			c.notice(protocol.CodeTooMany, "the room's node refused the connection: "+resp.Status)
-			c.close(closeReq{code: protocol.CloseTryLater, reason: "refused", retryAfter: 5 * time.Second})
+			c.close(closeReq{code: protocol.CloseTryLater, reason: "refused", retryAfter: 5 * time.Second, why: whyQuota,
+				detail: "the room's node refused the socket: " + resp.Status})
 			return true
 		}
 		c.logger().Info("the room's node did not answer", "node", peer.ID, "err", err)
@@ -184,17 +187,20 @@ func (c *conn) down(up *websocket.Conn) {
 		if err != nil {
 			code := websocket.CloseStatus(err)
 			switch {
-			case code >= 4000 || code == websocket.StatusProtocolError || code == websocket.StatusMessageTooBig:
+			case code >= 4000 || code == websocket.StatusProtocolError || code == websocket.StatusMessageTooBig ||
+				code == websocket.StatusInvalidFramePayloadData:
 				var ce websocket.CloseError
 				errors.As(err, &ce)
-				c.close(closeReq{code: int(code), reason: ce.Reason, quiet: true})
+				c.close(closeReq{code: int(code), reason: ce.Reason, quiet: true, why: reasonOf(int(code), ce.Reason),
+					detail: "relayed from the room's node"})
 			case code == websocket.StatusNormalClosure:
-				c.close(closeReq{code: protocol.CloseNormal})
+				c.close(closeReq{code: protocol.CloseNormal, why: whyPeerGone, detail: "the room's node closed the relay"})
 			default:
 				// The owner went away without a word (killed, cut off):
 				// the client comes back at once, and routing waits for
 				// the room's lease to pass to a live node.
-				c.close(closeReq{code: protocol.CloseMoved, reason: "room's node went away", retryAfter: room.MovedRetry})
+				c.close(closeReq{code: protocol.CloseMoved, reason: "room's node went away", retryAfter: room.MovedRetry,
+					why: whyMoved, detail: "the room's node went away"})
 			}
 			return
 		}

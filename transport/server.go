@@ -64,6 +64,19 @@ type Config struct {
 	// AbuseLimit is how many rate-limited messages within ten seconds close
 	// the connection with 4029. Zero means 100.
 	AbuseLimit int
+	// FrameRate and FrameBurst are each socket's budget of frames of every
+	// kind (messages, their fragments, pings, pongs, closes), before its
+	// hello and after it; a frame past it closes the socket with 4029 at
+	// once (budget.go). Zero means five times RateLimit and RateBurst: 100
+	// a second, bursts of 200.
+	FrameRate  rate.Limit
+	FrameBurst int
+	// ByteRate and ByteBurst are the same budget in bytes, whole frames
+	// counted. Zero means RateLimit × ReadLimit a second (320 KiB: what
+	// the message limits let through at most) and bursts of 512 KiB, so
+	// that a flood at full speed is closed before a mebibyte has come in.
+	ByteRate  int64
+	ByteBurst int64
 	// MaxInvalid is how many invalid frames close a connection with 1002.
 	// Zero means 20.
 	MaxInvalid int
@@ -134,6 +147,18 @@ func (c *Config) setDefaults() error {
 	if c.AbuseLimit == 0 {
 		c.AbuseLimit = 100
 	}
+	if c.FrameRate == 0 {
+		c.FrameRate = 5 * c.RateLimit
+	}
+	if c.FrameBurst == 0 {
+		c.FrameBurst = 5 * c.RateBurst
+	}
+	if c.ByteRate == 0 {
+		c.ByteRate = int64(float64(c.RateLimit) * float64(c.ReadLimit))
+	}
+	if c.ByteBurst == 0 {
+		c.ByteBurst = 512 << 10
+	}
 	if c.MaxInvalid == 0 {
 		c.MaxInvalid = 20
 	}
@@ -164,6 +189,10 @@ type Server struct {
 	// polls hold the sockets no goroutine of their own reads (nil: none
 	// does; see Config.SocketGoroutines).
 	polls []*poller
+
+	limits wsLimits  // what a socket's frames may be (budget.go)
+	start  time.Time // the monotonic clock's origin (mono)
+	closes closeLog  // the connections' close logs (closes.go)
 }
 
 // NewServer validates cfg and builds the routes.
@@ -181,7 +210,9 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), origins: origins, hosts: hosts,
-		conns: map[*conn]struct{}{}, ctx: ctx, stop: stop}
+		conns: map[*conn]struct{}{}, ctx: ctx, stop: stop, start: time.Now()}
+	s.limits = newLimits(&s.cfg)
+	s.closes.init(cfg.Logger)
 	s.quotas = newQuotas(cfg.Quotas, s.now)
 	s.quotas.log = cfg.Logger
 	if pollSupported && !cfg.SocketGoroutines {
@@ -210,6 +241,10 @@ func (s *Server) Handler() http.Handler { return s.handler }
 func (s *Server) now() time.Time { return s.cfg.Rooms.Config().Now() }
 
 func (s *Server) heartbeat() time.Duration { return s.cfg.Rooms.Config().Heartbeat }
+
+// mono is the server's monotonic clock, in nanoseconds: what the frame
+// budgets count in.
+func (s *Server) mono() int64 { return int64(time.Since(s.start)) }
 
 func (s *Server) retryAfter() time.Duration { return s.cfg.Rooms.Config().RetryAfter }
 
@@ -324,6 +359,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		_ = ws.Write(wctx, websocket.MessageText, bye)
 		cancel()
 		ws.Close(websocket.StatusCode(protocol.CloseRestarting), "server restarting")
+		s.cfg.Metrics.closed(whyRestart)
 		return
 	}
 	s.conns[c] = struct{}{}
@@ -336,6 +372,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	// starts small and grows only as far as reading frames needs).
 	handedOff = true
 	c.release = func() {
+		c.ended()
 		s.mu.Lock()
 		delete(s.conns, c)
 		s.mu.Unlock()
@@ -370,7 +407,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			c.Moved("", room.MovedRetry)
 			continue
 		}
-		c.close(closeReq{code: protocol.CloseRestarting, reason: "server restarting", retryAfter: s.retryAfter()})
+		c.close(closeReq{code: protocol.CloseRestarting, reason: "server restarting", retryAfter: s.retryAfter(), why: whyRestart})
 	}
 	s.mu.Unlock()
 	done := make(chan struct{})

@@ -35,6 +35,10 @@ type sock struct {
 	// connection kept the HTTP server's.
 	br *bufio.Reader
 	bw *bufio.Writer
+	// in is the reader the upgrade left the socket's bytes in: br, or the
+	// HTTP server's. The socket's frames are read from it (connread.go)
+	// until a poller holds the socket.
+	in *bufio.Reader
 
 	// raw is nil when the connection has no file descriptor of its own
 	// (TLS, a wrapped listener) or the system is not Linux (sock_other.go):

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"unicode/utf8"
 
 	"github.com/roomd/roomd/internal/wsframe"
 )
@@ -13,6 +14,7 @@ const (
 	closeProtocolError = 1002
 	closeInvalidData   = 1007
 	closeTooBig        = 1009
+	closeFlood         = 4029 // protocol.CloseRateLimited: past the frame budget
 )
 
 // closeNoStatus is a close frame without a code (RFC 6455 §7.4.1).
@@ -33,7 +35,7 @@ func validCloseCode(code int) bool {
 const maxControl = 125
 
 // wsError is a frame the reader refuses: the connection closes with code
-// and reason.
+// and reason (ASCII, at most what a close frame holds).
 type wsError struct {
 	code   int
 	reason string
@@ -42,51 +44,83 @@ type wsError struct {
 func (e *wsError) Error() string { return fmt.Sprintf("websocket %d: %s", e.code, e.reason) }
 
 // wsReader reads a client's frames from bytes as they arrive (a server's
-// half of RFC 6455 §5, without extensions: roomd negotiates none), for a
-// socket read by the poller rather than by a goroutine of its own. It
-// keeps only what it must between reads: the bytes of a frame that has not
-// arrived whole (at most one frame: its length is checked against the limit
-// from its header), and a fragmented message's payload so far. It mirrors
-// coder/websocket's reader, which the socket's hello went through: the same
-// limit (1009 past it), the same refusals (1002).
+// half of RFC 6455 §5, without extensions: roomd negotiates none), for
+// every socket of the server: on the socket's own goroutine before its
+// hello (and for its whole life with Config.SocketGoroutines, TLS or
+// outside Linux), then on a poller. It keeps only what it must between
+// reads: the bytes of a frame that has not arrived whole (at most one
+// frame: its length is checked against the limit from its header), and a
+// fragmented message's payload so far.
+//
+// Every frame counts against the socket's budget (budget.go), and a
+// message has at most 64 frames; past either, 4029. What RFC 6455 forbids
+// closes with 1002, a message past the size limit with 1009, a text
+// message or a close reason that is not UTF-8 with 1007.
+//
+// After a refusal the reader is closing: it hands on nothing but a close
+// frame (the client's answer to the server's), charges nothing, and counts
+// in drained what it is given, for its caller to cut the socket past
+// refuseRead. A frame refused for what its header says (its size, its
+// message's frames) is skipped whole, so that the client's close after it
+// is found; a stream whose header broke the protocol cannot be read on and
+// is dropped whole (broken).
 type wsReader struct {
-	carry []byte // a frame begun but not yet whole
-	msg   []byte // a fragmented message's payload so far
-	op    byte   // its opcode; 0 when no message is open
-	// skip is what is left of a frame refused for its size: dropped
-	// before the next frame, so that a closing socket still finds the
-	// client's close frame. After that refusal (refused), data messages
-	// are dropped too: only control frames are handed on.
-	skip    uint64
-	refused bool
-	rest    []byte // feedFrames' input past a frame refused for its size
+	carry  []byte // a frame begun but not yet whole
+	msg    []byte // a fragmented message's payload so far
+	op     byte   // its opcode; 0 when no message is open
+	frags  int    // the open message's frames so far
+	skip   uint64 // what is left of a frame being skipped
+	budget frameBudget
+
+	closing bool
+	broken  bool
+	drained int64 // bytes given since the refusal
+
+	// left is feed's input after the frame at which on stopped the
+	// reading (nil when on did not stop it).
+	left []byte
 }
 
-// frameOut is what feed hands on: a whole data message (wsframe.OpText, wsframe.OpBinary)
-// or a control frame. payload is valid until on returns.
+// refuseRead is the most a socket is read past a refusal (looking for the
+// client's close) before it is closed.
+const refuseRead = 64 << 10
+
+// frameOut is what feed hands on: a whole data message (wsframe.OpText,
+// wsframe.OpBinary) or a control frame. payload is valid until on returns.
 type frameOut func(op byte, payload []byte) (more bool)
 
 // feed reads the frames p completes, handing each message and control
-// frame to on, which stops the reading by returning false. A refused frame
-// ends the reading with its error — but one refused for its size (1009),
-// which is skipped: the frames after it are read on, and the error
-// returned at the end.
-func (r *wsReader) feed(p []byte, limit int64, on frameOut) *wsError {
-	var tooBig *wsError
-	for {
-		if err := r.feedFrames(p, limit, on); err == nil || err.code != closeTooBig {
-			if err == nil {
-				err = tooBig
-			}
-			return err
-		} else {
-			tooBig, p = err, r.rest
-			r.rest = nil
-		}
+// frame to on, which stops the reading by returning false (what p holds
+// past that frame is then in r.left). It returns the refusal that made the
+// reader closing, in the call that made it so; nil otherwise. now is the
+// server's monotonic clock, for the budget.
+func (r *wsReader) feed(p []byte, lim *wsLimits, now int64, on frameOut) *wsError {
+	r.left = nil
+	if r.closing {
+		r.drained += int64(len(p))
 	}
+	var refused *wsError
+	for !r.broken {
+		rest, stopped, err := r.feedFrames(p, lim, now, on)
+		switch {
+		case stopped:
+			r.left = rest
+			return refused
+		case err == nil:
+			return refused
+		case !r.closing:
+			r.closing, refused = true, err
+			r.carry, r.msg, r.op, r.frags = nil, nil, 0, 0
+			r.drained += int64(len(rest))
+		}
+		p = rest
+	}
+	return refused
 }
 
-func (r *wsReader) feedFrames(p []byte, limit int64, on frameOut) *wsError {
+// feedFrames reads the frames p completes; it returns what is left of p
+// after a refusal or a stop.
+func (r *wsReader) feedFrames(p []byte, lim *wsLimits, now int64, on frameOut) (rest []byte, stopped bool, err *wsError) {
 	if r.skip > 0 {
 		n := min(r.skip, uint64(len(p)))
 		r.skip -= n
@@ -98,7 +132,7 @@ func (r *wsReader) feedFrames(p []byte, limit int64, on frameOut) *wsError {
 			// Complete the carried frame with as few of p's bytes as it
 			// needs: first its header, then its payload.
 			for {
-				size, err := r.frameSize(r.carry, limit)
+				size, err := r.frameSize(r.carry, lim)
 				if err != nil {
 					return r.refuse(err, r.carry, p)
 				}
@@ -110,7 +144,7 @@ func (r *wsReader) feedFrames(p []byte, limit int64, on frameOut) *wsError {
 				r.carry = append(r.carry, p[:take]...)
 				p = p[take:]
 				if len(r.carry) < want {
-					return nil // wait for more
+					return nil, false, nil // wait for more
 				}
 				if size > 0 {
 					break
@@ -119,50 +153,50 @@ func (r *wsReader) feedFrames(p []byte, limit int64, on frameOut) *wsError {
 			frame = r.carry
 		} else {
 			if len(p) == 0 {
-				return nil
+				return nil, false, nil
 			}
-			size, err := r.frameSize(p, limit)
+			size, err := r.frameSize(p, lim)
 			if err != nil {
 				return r.refuse(err, p, nil)
 			}
 			if size < 0 || size > len(p) {
 				r.carry = append(r.carry[:0], p...)
-				return nil
+				return nil, false, nil
 			}
 			frame, p = p[:size], p[size:]
 		}
-		more, err := r.frame(frame, on)
+		more, err := r.frame(frame, lim, now, on)
 		if len(r.carry) > 0 {
 			r.carry = release(r.carry)
 		}
 		if err != nil || !more {
-			return err
+			return p, !more && err == nil, err
 		}
 	}
 }
 
-// refuse ends the reading with err. A frame refused for its size is
-// skipped whole, what b and then p hold of it first; what p holds past it
-// is kept in rest, for feed to read on.
-func (r *wsReader) refuse(err *wsError, b, p []byte) *wsError {
-	if err.code == closeTooBig {
-		size := r.frameLen(b)
-		if uint64(len(b)) >= size {
-			r.rest = b[size:] // p is empty: b is the input
-		} else {
-			r.skip = size - uint64(len(b))
-			n := min(r.skip, uint64(len(p)))
-			r.skip -= n
-			r.rest = p[n:]
-		}
-		r.refused = true
+// refuse ends the reading with err, a refusal of the frame whose header
+// starts b. A protocol error breaks the stream. A frame refused for what
+// its header says is skipped whole — what b and then p hold of it first
+// (p is nil when b is the input) — and what follows it returned.
+func (r *wsReader) refuse(err *wsError, b, p []byte) ([]byte, bool, *wsError) {
+	r.carry = nil
+	if err.code == closeProtocolError {
+		r.broken = true
+		return nil, false, err
 	}
-	r.carry, r.msg, r.op = nil, nil, 0
-	return err
+	size := frameLen(b)
+	if p == nil && uint64(len(b)) >= size {
+		return b[size:], false, err
+	}
+	r.skip = size - uint64(len(b))
+	n := min(r.skip, uint64(len(p)))
+	r.skip -= n
+	return p[n:], false, err
 }
 
 // frameLen is the whole size of the frame whose whole header b holds.
-func (r *wsReader) frameLen(b []byte) uint64 {
+func frameLen(b []byte) uint64 {
 	switch b[1] & 0x7f {
 	case 126:
 		return 2 + 2 + 4 + uint64(binary.BigEndian.Uint16(b[2:]))
@@ -182,7 +216,7 @@ func release(b []byte) []byte {
 
 // frameSize checks the header at the start of b and returns the frame's
 // whole size, or minus the header's size when b does not hold all of it.
-func (r *wsReader) frameSize(b []byte, limit int64) (int, *wsError) {
+func (r *wsReader) frameSize(b []byte, lim *wsLimits) (int, *wsError) {
 	if len(b) < 2 {
 		return -2, nil
 	}
@@ -210,6 +244,9 @@ func (r *wsReader) frameSize(b []byte, limit int64) (int, *wsError) {
 		n = uint64(binary.BigEndian.Uint16(b[2:]))
 	case 127:
 		n = binary.BigEndian.Uint64(b[2:])
+		if n>>63 != 0 {
+			return 0, &wsError{closeProtocolError, "received 64-bit payload length with its most significant bit set"}
+		}
 	default:
 		n = uint64(b1 & 0x7f)
 	}
@@ -225,13 +262,16 @@ func (r *wsReader) frameSize(b []byte, limit int64) (int, *wsError) {
 		if r.op == 0 {
 			return 0, &wsError{closeProtocolError, "received continuation frame without text or binary frame"}
 		}
+		if r.frags >= lim.fragments && !r.closing {
+			return 0, &wsError{closeFlood, fmt.Sprintf("message in more than %d frames", lim.fragments)}
+		}
 		fallthrough
 	case wsframe.OpText, wsframe.OpBinary:
 		if op != wsframe.OpContinuation && r.op != 0 {
 			return 0, &wsError{closeProtocolError, "received new data message without finishing the previous message"}
 		}
-		if n > uint64(limit) || uint64(len(r.msg))+n > uint64(limit) {
-			return 0, &wsError{closeTooBig, fmt.Sprintf("read limited at %d bytes", limit)}
+		if n > uint64(lim.msg) || uint64(len(r.msg))+n > uint64(lim.msg) {
+			return 0, &wsError{closeTooBig, fmt.Sprintf("read limited at %d bytes", lim.msg)}
 		}
 	default:
 		return 0, &wsError{closeProtocolError, fmt.Sprintf("received unknown opcode %d", op)}
@@ -240,8 +280,9 @@ func (r *wsReader) frameSize(b []byte, limit int64) (int, *wsError) {
 }
 
 // frame unmasks a whole frame in place and hands it on: a control frame at
-// once, a data frame once its message is whole.
-func (r *wsReader) frame(b []byte, on frameOut) (bool, *wsError) {
+// once, a data frame once its message is whole. While closing, only a
+// close frame is handed on, whatever it holds.
+func (r *wsReader) frame(b []byte, lim *wsLimits, now int64, on frameOut) (bool, *wsError) {
 	fin, op := b[0]&0x80 != 0, b[0]&0x0f
 	hlen := 2
 	switch b[1] & 0x7f {
@@ -252,25 +293,80 @@ func (r *wsReader) frame(b []byte, on frameOut) (bool, *wsError) {
 	}
 	key := binary.LittleEndian.Uint32(b[hlen:])
 	payload := b[hlen+4:]
+	if r.closing {
+		switch {
+		case op == wsframe.OpClose:
+			unmask(payload, key)
+			return on(op, payload), nil
+		case op == wsframe.OpContinuation && fin:
+			r.op = 0
+		case op == wsframe.OpText || op == wsframe.OpBinary:
+			r.op = op
+			if fin {
+				r.op = 0
+			}
+		}
+		return true, nil // dropped
+	}
+	if ok, what := r.budget.take(lim, now, len(b)); !ok {
+		return false, &wsError{closeFlood, "too many " + what + "; slow down"}
+	}
 	unmask(payload, key)
 	switch {
+	case op == wsframe.OpClose:
+		if err := checkClose(payload); err != nil {
+			return false, err
+		}
+		return on(op, payload), nil
 	case op >= wsframe.OpClose:
 		return on(op, payload), nil
-	case r.refused:
-		return true, nil // closing: data is dropped
 	case op != wsframe.OpContinuation && fin:
+		if op == wsframe.OpText && !utf8.Valid(payload) {
+			return false, errNotUTF8
+		}
 		return on(op, payload), nil
 	case op != wsframe.OpContinuation:
-		r.op, r.msg = op, append(r.msg[:0], payload...)
+		r.op, r.msg, r.frags = op, append(r.msg[:0], payload...), 1
 		return true, nil
 	}
 	r.msg = append(r.msg, payload...)
+	r.frags++
 	if !fin {
 		return true, nil
 	}
 	op, msg := r.op, r.msg
-	r.op, r.msg = 0, release(r.msg)
+	r.op, r.msg, r.frags = 0, release(r.msg), 0
+	if op == wsframe.OpText && !utf8.Valid(msg) {
+		return false, errNotUTF8
+	}
 	return on(op, msg), nil
+}
+
+var errNotUTF8 = &wsError{closeInvalidData, "received text message that is not UTF-8"}
+
+// checkClose checks a client's close frame's payload (RFC 6455 §5.5.1,
+// §7.4): none, or a code a peer may send and a UTF-8 reason.
+func checkClose(p []byte) *wsError {
+	switch {
+	case len(p) == 0:
+		return nil
+	case len(p) == 1:
+		return &wsError{closeProtocolError, "received invalid close payload: one byte"}
+	case !validCloseCode(int(binary.BigEndian.Uint16(p))):
+		return &wsError{closeProtocolError, fmt.Sprintf("received invalid close code %d", binary.BigEndian.Uint16(p))}
+	case !utf8.Valid(p[2:]):
+		return &wsError{closeInvalidData, "received close reason that is not UTF-8"}
+	}
+	return nil
+}
+
+// closeCode is the code of a close frame's payload checkClose accepted:
+// closeNoStatus when it has none.
+func closeCode(p []byte) int {
+	if len(p) < 2 {
+		return closeNoStatus
+	}
+	return int(binary.BigEndian.Uint16(p))
 }
 
 // unmask XORs b with the client's masking key (RFC 6455 §5.3), read as a
@@ -295,11 +391,16 @@ func appendControl(b []byte, op byte, p []byte) []byte {
 	return append(append(b, 0x80|op, byte(len(p))), p...)
 }
 
-// appendClose appends a server's close frame with code and reason (cut to
-// what a control frame holds).
+// appendClose appends a server's close frame with code and reason: the
+// reason cut to what a control frame holds, at a character's boundary, and
+// left out when it is not UTF-8 (roomd never sends invalid UTF-8).
 func appendClose(b []byte, code int, reason string) []byte {
-	if len(reason) > maxControl-2 {
-		reason = reason[:maxControl-2]
+	if !utf8.ValidString(reason) {
+		reason = ""
+	}
+	for len(reason) > maxControl-2 {
+		_, n := utf8.DecodeLastRuneInString(reason)
+		reason = reason[:len(reason)-n]
 	}
 	b = append(b, 0x80|wsframe.OpClose, byte(2+len(reason)))
 	b = binary.BigEndian.AppendUint16(b, uint16(code))

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"testing"
+	"unicode/utf8"
 
 	"pgregory.net/rapid"
 
@@ -44,10 +46,17 @@ type wsOut struct {
 	payload string
 }
 
+// looseLimits are limits of limit bytes a message and a budget no test
+// stream reaches.
+func looseLimits(limit int64) *wsLimits {
+	return &wsLimits{msg: limit, fragments: 1 << 30, frameCost: 1, frameBurst: math.MaxInt64 / 4, byteRate: 1 << 40, byteBurst: math.MaxInt64 / 4}
+}
+
 // feedChunks feeds stream to a fresh reader in the given chunk sizes and
 // returns what it handed on, and its error.
 func feedChunks(stream []byte, chunks []int, limit int64) ([]wsOut, *wsError, *wsReader) {
 	var r wsReader
+	lim := looseLimits(limit)
 	var out []wsOut
 	on := func(op byte, p []byte) bool {
 		out = append(out, wsOut{op, string(p)})
@@ -55,13 +64,13 @@ func feedChunks(stream []byte, chunks []int, limit int64) ([]wsOut, *wsError, *w
 	}
 	for _, n := range chunks {
 		n = min(n, len(stream))
-		if err := r.feed(stream[:n], limit, on); err != nil {
+		if err := r.feed(stream[:n], lim, 1, on); err != nil {
 			return out, err, &r
 		}
 		stream = stream[n:]
 	}
 	if len(stream) > 0 {
-		if err := r.feed(stream, limit, on); err != nil {
+		if err := r.feed(stream, lim, 1, on); err != nil {
 			return out, err, &r
 		}
 	}
@@ -84,6 +93,9 @@ func TestWSReaderReassembles(t *testing.T) {
 		for i, n := 0, rapid.IntRange(1, 6).Draw(t, "messages"); i < n; i++ {
 			op := rapid.SampledFrom([]byte{wsframe.OpText, wsframe.OpBinary}).Draw(t, "op")
 			msg := rapid.SliceOfN(rapid.Byte(), 0, limit).Draw(t, "msg")
+			if op == wsframe.OpText { // a text message is UTF-8 (its fragments need not be)
+				msg = []byte(rapid.StringOfN(rapid.Rune(), 0, limit, limit).Draw(t, "text"))
+			}
 			parts := rapid.IntRange(1, 4).Draw(t, "fragments")
 			var wantCtl []wsOut
 			for j := 0; j < parts; j++ {
@@ -187,32 +199,63 @@ func TestUnmask(t *testing.T) {
 	})
 }
 
-// FuzzWSReader: whatever a client sends, in whatever chunks, the reader
-// neither panics nor keeps more than one frame (a control frame may be
-// longer than the limit) and one message.
+// FuzzWSReader: whatever a client sends, in whatever chunks and at
+// whatever pace, the reader neither panics nor keeps more than one frame (a
+// control frame may be longer than the limit) and one message; it hands on
+// no message past the limit or in more frames than a message may have, no
+// text that is not UTF-8, no close a peer may not send, and nothing but a
+// close once it has refused a frame.
 func FuzzWSReader(f *testing.F) {
 	k := [4]byte{1, 2, 3, 4}
-	f.Add(maskedFrame(wsframe.OpText, true, []byte(`{"type":"ping","t":1}`), k, false), uint8(3))
-	f.Add(append(maskedFrame(wsframe.OpText, false, []byte("ab"), k, false), maskedFrame(wsframe.OpContinuation, true, []byte("c"), k, true)...), uint8(1))
-	f.Add(maskedFrame(wsframe.OpClose, true, []byte{3, 232}, k, false), uint8(7))
-	f.Fuzz(func(t *testing.T, stream []byte, chunk uint8) {
+	f.Add(maskedFrame(wsframe.OpText, true, []byte(`{"type":"ping","t":1}`), k, false), uint8(3), uint8(0))
+	f.Add(append(maskedFrame(wsframe.OpText, false, []byte("ab"), k, false), maskedFrame(wsframe.OpContinuation, true, []byte("c"), k, true)...), uint8(1), uint8(0))
+	f.Add(maskedFrame(wsframe.OpClose, true, []byte{3, 232}, k, false), uint8(7), uint8(0))
+	// A flood of empty continuations, of pings, of empty messages.
+	f.Add(append(maskedFrame(wsframe.OpText, false, []byte("{"), k, false), bytes.Repeat(maskedFrame(wsframe.OpContinuation, false, nil, k, false), 12)...), uint8(31), uint8(0))
+	f.Add(bytes.Repeat(maskedFrame(wsframe.OpPing, true, []byte("are you there"), k, false), 12), uint8(19), uint8(1))
+	f.Add(bytes.Repeat(maskedFrame(wsframe.OpText, true, nil, k, false), 12), uint8(5), uint8(3))
+	// Invalid UTF-8: in a message, split over fragments, in a close reason;
+	// a character split over fragments (valid).
+	f.Add(maskedFrame(wsframe.OpText, true, []byte("a\xffb"), k, false), uint8(2), uint8(0))
+	f.Add(append(maskedFrame(wsframe.OpText, false, []byte("\xe2\x82"), k, false), maskedFrame(wsframe.OpContinuation, true, []byte("\xac"), k, false)...), uint8(1), uint8(0))
+	f.Add(maskedFrame(wsframe.OpClose, true, []byte{0x0f, 0xa0, 0xff}, k, false), uint8(4), uint8(0))
+	// A 64-bit length with its top bit set; a frame past the limit, then
+	// the client's close.
+	f.Add(append(binary.BigEndian.AppendUint64([]byte{0x81, 0xff}, 1<<63|3), 1, 2, 3, 4, 'a', 'b', 'c'), uint8(6), uint8(0))
+	f.Add(append(maskedFrame(wsframe.OpText, true, bytes.Repeat([]byte("z"), 100), k, false), maskedFrame(wsframe.OpClose, true, []byte{3, 232}, k, false)...), uint8(9), uint8(0))
+	f.Fuzz(func(t *testing.T, stream []byte, chunk, pace uint8) {
 		const limit = 64
+		// A budget of 8 frames and 256 bytes at once, a frame and 32 bytes
+		// a millisecond; messages of at most 4 frames.
+		lim := &wsLimits{msg: limit, fragments: 4, frameCost: 1e6, frameBurst: 8e6, byteRate: 32e3, byteBurst: 8e6}
 		var r wsReader
+		closing := false
 		on := func(op byte, p []byte) bool {
-			if (op == wsframe.OpText || op == wsframe.OpBinary) && len(p) > limit {
+			switch {
+			case closing && op != wsframe.OpClose:
+				panic(fmt.Sprintf("op %d handed on after a refusal", op))
+			case (op == wsframe.OpText || op == wsframe.OpBinary) && len(p) > limit:
 				panic(fmt.Sprintf("a %d-byte message past the limit", len(p)))
+			case op == wsframe.OpText && !utf8.Valid(p):
+				panic(fmt.Sprintf("text %q is not UTF-8", p))
+			case op == wsframe.OpClose && !closing && checkClose(p) != nil:
+				panic(fmt.Sprintf("close %x handed on", p))
 			}
 			return true
 		}
 		n := int(chunk%32) + 1
+		now := int64(1)
 		for len(stream) > 0 {
 			c := min(n, len(stream))
-			if err := r.feed(stream[:c], limit, on); err != nil {
-				return
+			err := r.feed(stream[:c], lim, now, on)
+			if err != nil && closing {
+				t.Fatalf("a second refusal: %v", err)
 			}
+			closing = r.closing
 			stream = stream[c:]
-			if len(r.carry) > 14+max(limit, maxControl) || len(r.msg) > limit {
-				t.Fatalf("holds %d carried and %d message bytes", len(r.carry), len(r.msg))
+			now += int64(pace) * 1e5
+			if len(r.carry) > 14+max(limit, maxControl) || len(r.msg) > limit || r.frags > lim.fragments {
+				t.Fatalf("holds %d carried and %d message bytes, %d fragments", len(r.carry), len(r.msg), r.frags)
 			}
 		}
 	})
@@ -235,7 +278,7 @@ func TestWSReaderSkipsRefusedFrame(t *testing.T) {
 			refused := 0
 			for s := stream; len(s) > 0; {
 				n := min(chunk, len(s))
-				if err := r.feed(s[:n], limit, on); err != nil {
+				if err := r.feed(s[:n], looseLimits(limit), 1, on); err != nil {
 					refused++
 					if err.code != closeTooBig {
 						t.Fatalf("refused with %d", err.code)
@@ -260,13 +303,14 @@ func BenchmarkWSReader(b *testing.B) {
 			stream := bytes.Repeat(frame, n)
 			buf := make([]byte, len(stream))
 			var r wsReader
+			lim := looseLimits(16 << 10)
 			msgs := 0
 			on := func(op byte, p []byte) bool { msgs++; return true }
 			b.SetBytes(int64(len(stream)))
 			b.ReportAllocs()
 			for b.Loop() {
 				copy(buf, stream) // unmasked in place, as the loop's buffer is
-				if err := r.feed(buf, 16<<10, on); err != nil {
+				if err := r.feed(buf, lim, 1, on); err != nil {
 					b.Fatal(err)
 				}
 			}
