@@ -101,5 +101,5 @@ func (c *conn) peerClosed(code int) {
 // 4xxx does (PROTOCOL.md §2.3), the RFC's codes alone.
 func (c *conn) refused(err *wsError) {
 	c.close(closeReq{code: err.code, reason: err.reason, dropQueue: true, quiet: err.code != closeFlood,
-		retryAfter: time.Second, refused: true, why: refusalReason(err), detail: err.reason})
+		retryAfter: 5 * time.Second, refused: true, why: refusalReason(err), detail: err.reason})
 }

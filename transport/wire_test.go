@@ -489,3 +489,27 @@ func TestWireClientClose(t *testing.T) {
 		waitFor(t, "the socket to be released", func() bool { _, all := s.polled(); return all == 0 })
 	})
 }
+
+// TestWireMessageFrames: a message may come in up to 64 frames; its 65th
+// closes the socket with 4029, well within the frame budget.
+func TestWireMessageFrames(t *testing.T) {
+	for _, n := range []int{64, 65} {
+		t.Run(fmt.Sprintf("%d frames", n), func(t *testing.T) {
+			wireCase(t, func(t *testing.T, path wirePath, s *testServer, p *wsPeer) {
+				at := p.send(fragmented(`{"type":"ping","t":64}`, n))
+				if n <= maxFragments {
+					if path.hello {
+						p.expect(protocol.TypePong, `"t":64`)
+					} else {
+						p.expect(protocol.TypeNotice, protocol.CodeHelloFirst) // read whole
+					}
+					return
+				}
+				c := p.awaitClose(at, 5*time.Second)
+				if c.code != protocol.CloseRateLimited || !c.ended || c.endIn > time.Second {
+					t.Fatalf("%v; want close 4029 and the TCP connection closed within 1 s", c)
+				}
+			})
+		})
+	}
+}
