@@ -39,12 +39,13 @@ const (
 // Close codes, as PROTOCOL.md §2.3 lists them. 1000 and 4001 to 4006 are
 // terminal: a client must not reconnect on its own (Terminal). 4000, 4008,
 // 4013 and 4029 ask it to come back, after retryAfterMs or its backoff, as
-// do 1001, 1002, 1009 and 1011.
+// do 1001, 1002, 1007, 1009 and 1011.
 const (
 	CloseNormal        = 1000 // normal closure (roomd does not start one): stop
 	CloseGoingAway     = 1001 // the peer is going away (roomd does not send it; a proxy may)
-	CloseProtocolError = 1002 // repeated invalid frames, or no hello in time
-	CloseTooBig        = 1009 // a frame larger than the read limit
+	CloseProtocolError = 1002 // a frame RFC 6455 forbids, repeated invalid messages, or no hello in time
+	CloseInvalidData   = 1007 // a text message, or a close reason, that is not UTF-8
+	CloseTooBig        = 1009 // a message larger than the read limit
 	CloseInternal      = 1011 // an internal error (roomd does not send it; a proxy may)
 
 	CloseRestarting     = 4000 // the server is restarting: come back after retryAfterMs
@@ -58,7 +59,7 @@ const (
 	CloseSlow           = 4008 // the client read too slowly; reconnect and resync
 	CloseMoved          = 4009 // the room moved to another node: reconnect after retryAfterMs, to the bye's url when given
 	CloseTryLater       = 4013 // a limit was reached (the notice names it); come back after retryAfterMs
-	CloseRateLimited    = 4029 // sustained flooding; reconnect after backoff
+	CloseRateLimited    = 4029 // flooding: past the frame budget, or sustained after rate-limit notices; reconnect after backoff
 )
 
 // Terminal reports whether a client must stop reconnecting after code.
