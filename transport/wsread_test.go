@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -318,5 +319,21 @@ func BenchmarkWSReader(b *testing.B) {
 				b.Fatalf("%d messages of %d", msgs, b.N*n)
 			}
 		})
+	}
+}
+
+// TestAppendCloseUTF8: roomd's close frames hold at most 125 bytes and
+// never invalid UTF-8: a long reason is cut at a character, one that is
+// not UTF-8 is left out.
+func TestAppendCloseUTF8(t *testing.T) {
+	for _, reason := range []string{strings.Repeat("é", 100), "bad \xff reason", "fine"} {
+		f := appendClose(nil, 4000, reason)
+		payload := f[2:]
+		if len(payload) > maxControl || int(f[1]) != len(payload) || !utf8.Valid(payload[2:]) {
+			t.Fatalf("reason %q: a close frame of %d bytes, reason %q", reason, len(payload), payload[2:])
+		}
+		if utf8.ValidString(reason) && !strings.HasPrefix(reason, string(payload[2:])) {
+			t.Fatalf("reason %q sent as %q", reason, payload[2:])
+		}
 	}
 }
