@@ -30,7 +30,7 @@ type wsLimits struct {
 	fragments  int   // the most frames in one message
 	frameCost  int64 // one frame
 	frameBurst int64 // how far ahead a socket's frames may run
-	byteRate   int64 // bytes a second
+	byteCost   int64 // one byte, in 1/65536 ns (a multiplication per frame, not a division)
 	byteBurst  int64 // how far ahead its bytes may run
 }
 
@@ -43,17 +43,9 @@ func newLimits(cfg *Config) wsLimits {
 		fragments:  maxFragments,
 		frameCost:  frameCost,
 		frameBurst: int64(cfg.FrameBurst) * frameCost,
-		byteRate:   byteRate,
-		byteBurst:  byteCost(cfg.ByteBurst, byteRate),
+		byteCost:   max(1, int64(time.Second)<<16/byteRate),
+		byteBurst:  int64(math.Min(float64(cfg.ByteBurst)*float64(time.Second)/float64(byteRate), math.MaxInt64/4)),
 	}
-}
-
-// byteCost is what n bytes cost at rate bytes a second, in nanoseconds.
-func byteCost(n, rate int64) int64 {
-	if n > math.MaxInt64/int64(time.Second) {
-		return math.MaxInt64 / 2
-	}
-	return n * int64(time.Second) / rate
 }
 
 // frameBudget is one socket's spending: when its frames, and its bytes,
@@ -68,7 +60,7 @@ type frameBudget struct {
 // is over its budget of frames or of bytes, and which.
 func (b *frameBudget) take(l *wsLimits, now int64, n int) (ok bool, what string) {
 	frames := max(b.frames, now) + l.frameCost
-	bytes := max(b.bytes, now) + byteCost(int64(n), l.byteRate)
+	bytes := max(b.bytes, now) + int64(n)*l.byteCost>>16
 	switch {
 	case frames-now > l.frameBurst:
 		return false, "frames"

@@ -50,7 +50,7 @@ type wsOut struct {
 // looseLimits are limits of limit bytes a message and a budget no test
 // stream reaches.
 func looseLimits(limit int64) *wsLimits {
-	return &wsLimits{msg: limit, fragments: 1 << 30, frameCost: 1, frameBurst: math.MaxInt64 / 4, byteRate: 1 << 40, byteBurst: math.MaxInt64 / 4}
+	return &wsLimits{msg: limit, fragments: 1 << 30, frameCost: 1, frameBurst: math.MaxInt64 / 4, byteCost: 1, byteBurst: math.MaxInt64 / 4}
 }
 
 // feedChunks feeds stream to a fresh reader in the given chunk sizes and
@@ -228,7 +228,7 @@ func FuzzWSReader(f *testing.F) {
 		const limit = 64
 		// A budget of 8 frames and 256 bytes at once, a frame and 32 bytes
 		// a millisecond; messages of at most 4 frames.
-		lim := &wsLimits{msg: limit, fragments: 4, frameCost: 1e6, frameBurst: 8e6, byteRate: 32e3, byteBurst: 8e6}
+		lim := &wsLimits{msg: limit, fragments: 4, frameCost: 1e6, frameBurst: 8e6, byteCost: 31250 << 16, byteBurst: 8e6}
 		var r wsReader
 		closing := false
 		on := func(op byte, p []byte) bool {
