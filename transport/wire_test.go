@@ -30,7 +30,7 @@ import (
 // the server ends the TCP connection — so that they are the contract a
 // replacement of the reader keeps (issue 42).
 
-var floodCap = flag.Int64("wire.flood", 64<<20, "the most a wire flood test writes before it gives up")
+var floodCap = flag.Int64("wire.flood", 1<<30, "the most a wire flood test writes before it gives up (5 s at most)")
 
 // wirePath is where on a socket's life the frames come.
 type wirePath struct {
