@@ -552,9 +552,14 @@ func (c *conn) feed(ep *epState, b []byte) bool {
 func (c *conn) refusePolled(ep *epState, err *wsError) {
 	c.refused(err)
 	if ep.byeAt == 0 {
-		c.bye(ep)
+		c.bye(ep) // and the cut
+	} else if !c.req.refused {
+		ep.p.cutLater(c, ep) // closing already, for another reason
 	}
-	p := ep.p
+}
+
+// cutLater cuts c refuseWait from now, unless its client closes it first.
+func (p *poller) cutLater(c *conn, ep *epState) {
 	p.cuts = append(p.cuts, cutAt{c: c, ep: ep, at: time.Now().UnixNano() + int64(refuseWait)})
 	if len(p.cuts) == 1 {
 		p.sweepIn(refuseWait)
@@ -683,8 +688,8 @@ func (c *conn) writeControlClose(code int, reason string) {
 
 // bye closes the socket as the writer's finish does: what waits (unless
 // the client was too slow), the bye (for every code but a plain 1000) and
-// the close frame; the peer's close frame, its going away or closeWait then
-// ends it.
+// the close frame; the peer's close frame, its going away or closeWait
+// (refuseWait when the client's frames were refused) then ends it.
 func (c *conn) bye(ep *epState) {
 	req := c.req
 	c.wmu.Lock()
@@ -699,13 +704,16 @@ func (c *conn) bye(ep *epState) {
 	if !(req.code == protocol.CloseNormal && req.reason == "") && !req.quiet {
 		b = appendFrame(b, c.byeFrame(req))
 	}
-	b = appendClose(b, req.code, req.reason)
+	b = append(b, closeFrame(req.code, req.reason)...)
 	s := c.sock
 	s.mu.Lock()
 	s.queueLocked(b)
 	s.mu.Unlock()
 	c.wmu.Unlock()
 	ep.byeAt = time.Now().UnixNano()
+	if req.refused {
+		ep.p.cutLater(c, ep) // the client's close is waited for refuseWait, not closeWait
+	}
 }
 
 // teardown ends a socket the poller holds: the descriptor is closed, the

@@ -336,6 +336,7 @@ var floodKinds = []struct {
 	{"empty pings", nil, maskedFrame(wsframe.OpPing, true, nil, peerKey, false)},
 	{"pongs", nil, maskedFrame(wsframe.OpPong, true, nil, peerKey, false)},
 	{"16 KiB messages", nil, text(`{"type":"ping","t":1,"pad":"` + strings.Repeat("x", 16<<10-40) + `"}`)},
+	{"small messages", nil, text(`{"type":"ping","t":1}`)},
 	{"messages in 64 frames", nil, fragmented(`{"type":"ping","t":1}`, 64)},
 }
 
@@ -360,8 +361,8 @@ func TestWireFloods(t *testing.T) {
 				r := p.flood(kind.lead, kind.unit, *floodCap, 5*time.Second, false)
 				t.Logf("%s, %s: %v", kind.name, path.name, r)
 				if (r.code != protocol.CloseRateLimited && r.code != protocol.CloseProtocolError) || !r.ended ||
-					r.took > time.Second || r.written > 1<<20 {
-					t.Fatalf("%v; want close 4029 or 1002 within 1 s and 1 MiB", r)
+					r.took > time.Second || r.endIn > time.Second || r.written > 1<<20 {
+					t.Fatalf("%v; want close 4029 or 1002 within 1 s and 1 MiB, and the TCP connection closed within 1 s", r)
 				}
 			})
 		})
