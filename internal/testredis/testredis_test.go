@@ -160,6 +160,12 @@ func TestClusterFailover(t *testing.T) {
 	if got := master.Do("SET k v"); got != "+OK" {
 		t.Fatalf("SET k on its master: %q", got)
 	}
+	// Replication is asynchronous: a master killed at once may take k with
+	// it. WAIT until the replica has it (what this test checks is the
+	// failover, not Redis's replication).
+	if got := master.Do("WAIT 1 5000"); got != ":1" {
+		t.Fatalf("WAIT for the replica: %q", got)
+	}
 	f := c.Failover(master)
 	t.Logf("master %s killed; replica %s promoted %v later", f.Master.Addr(), f.Replica.Addr(), f.Promoted.Sub(f.Killed).Round(time.Millisecond))
 	if f.Master != master || f.Replica != c.Replicas[slices.Index(c.Nodes, master)] {
