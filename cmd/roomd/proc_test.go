@@ -78,6 +78,24 @@ func (p *proc) logText() string {
 	return p.logs.String()
 }
 
+// logUntil returns the log once it holds every one of want, or after 5 s:
+// the log is copied from roomd's stderr by exec's goroutine, which may not
+// have caught up with what roomd wrote before it printed its URL.
+func (p *proc) logUntil(want ...string) string {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		text := p.logText()
+		all := true
+		for _, w := range want {
+			all = all && strings.Contains(text, w)
+		}
+		if all || time.Now().After(deadline) {
+			return text
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // startRoomd starts the real binary on addr with args and waits until it
 // prints its URL.
 func startRoomd(t testing.TB, addr string, args ...string) *proc {

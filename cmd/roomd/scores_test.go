@@ -149,8 +149,8 @@ func TestScoresSurviveAStoreOutage(t *testing.T) {
 	if have := boardNames(t, p.URL, "day"); len(have) != 0 {
 		t.Fatalf("the day's list was written before the all-time one could be: %v", have)
 	}
-	if !strings.Contains(p.logText(), "handling an event failed; will retry") {
-		t.Fatalf("no retry logged while the list could not be written:\n%s", p.logText())
+	if logs := p.logUntil("handling an event failed; will retry"); !strings.Contains(logs, "handling an event failed; will retry") {
+		t.Fatalf("no retry logged while the list could not be written:\n%s", logs)
 	}
 	if err := rdb.Del(ctx, key).Err(); err != nil {
 		t.Fatal(err)

@@ -295,9 +295,11 @@ func TestWALDamage(t *testing.T) {
 			data, off, raw := damaged(t, crashed, tc.damage)
 			addr := freeAddr(t)
 			p := startRoomd(t, addr, "--data", data, "--wal-recover", "discard-after-damage")
-			for _, w := range []string{`"level":"WARN"`, "write-ahead log damaged", fmt.Sprintf(`"offset":%d`, off), `"kept":`} {
-				if !strings.Contains(p.logText(), w) {
-					t.Errorf("the log lacks %q:\n%s", w, p.logText())
+			want := []string{`"level":"WARN"`, "write-ahead log damaged", fmt.Sprintf(`"offset":%d`, off), `"kept":`}
+			logs := p.logUntil(want...)
+			for _, w := range want {
+				if !strings.Contains(logs, w) {
+					t.Errorf("the log lacks %q:\n%s", w, logs)
 				}
 			}
 			kept, _ := filepath.Glob(filepath.Join(data, "damaged-*", "roomd.wal"))
@@ -343,9 +345,11 @@ func TestWALDamage(t *testing.T) {
 			return append(raw[:last.end], torn[:len(torn)/2]...), off
 		})
 		p := startRoomd(t, freeAddr(t), "--data", data)
-		for _, w := range []string{`"level":"WARN"`, "torn", `"file":"roomd.wal"`, fmt.Sprintf(`"offset":%d`, off)} {
-			if !strings.Contains(p.logText(), w) {
-				t.Errorf("the log lacks %q:\n%s", w, p.logText())
+		want := []string{`"level":"WARN"`, "torn", `"file":"roomd.wal"`, fmt.Sprintf(`"offset":%d`, off)}
+		logs := p.logUntil(want...)
+		for _, w := range want {
+			if !strings.Contains(logs, w) {
+				t.Errorf("the log lacks %q:\n%s", w, logs)
 			}
 		}
 		for i, s := range cameBack(t, p.URL, rooms) {

@@ -229,7 +229,11 @@ func TestWireOnTheBinary(t *testing.T) {
 					t.Errorf("/metrics has no roomd_closes_total{reason=%q} 1", reason)
 				}
 			}
-			logs := p.logText()
+			var lines []string
+			for reason := range want {
+				lines = append(lines, `"msg":"connection closed","reason":"`+reason+`"`)
+			}
+			logs := p.logUntil(lines...)
 			for reason := range want {
 				if !strings.Contains(logs, `"msg":"connection closed","reason":"`+reason+`"`) {
 					t.Errorf("no close logged with reason %s:\n%s", reason, logs)

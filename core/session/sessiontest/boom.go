@@ -19,7 +19,7 @@ type (
 	// BoomState is Boom's state, and its view: the moves applied.
 	BoomState struct{ N int }
 	boomMove  struct {
-		Boom bool `json:"boom"`
+		Boom bool `json:"boom,omitempty"`
 	}
 	boomRules struct{}
 )
