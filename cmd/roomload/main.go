@@ -86,7 +86,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.Spectators, "spectators", 0, "spectators per room, one socket each: they read, and their updates are timed from the move's send")
 	fs.BoolVar(&cfg.WatchPoll, "watch-poll", true, "read the spectators' sockets in one epoll loop, on sockets of roomload's own (Linux); false: coder/websocket, a goroutine each")
 	fs.Float64Var(&cfg.Rate, "rate", 1, "moves per player per second (open loop, exponential think times)")
-	fs.BoolVar(&cfg.CoarseTimers, "coarse-timers", false, "time the sends with the Go runtime's timers, which an idle process wakes for on whole milliseconds, so that sends bunch at its wake-ups (as roomload did before 2026-12-06); false: a timerfd per player, each send at its own instant (Linux)")
+	fs.BoolVar(&cfg.CoarseTimers, "coarse-timers", false, "time the sends with the Go runtime's timers, which an idle process wakes for on whole milliseconds, so that sends bunch at its wake-ups (as roomload did before 2026-12-06); false: one timerfd for every player (a finetimer.Clock), each send at its own instant (Linux)")
 	fs.DurationVar(&cfg.Duration, "duration", 30*time.Second, "the measured window")
 	fs.DurationVar(&cfg.Warmup, "warmup", 5*time.Second, "moves before the window, not measured")
 	fs.DurationVar(&cfg.Drain, "drain", 5*time.Second, "how long to wait after the window for its moves' receipts and updates")

@@ -56,6 +56,7 @@ type player struct {
 	readDone    chan struct{} // closed when readLoop returns
 	watch       bool          // a spectator: it reads, times the room's updates, sends nothing
 	times       *revTimes     // the room's revisions and their moves' send times
+	gone        atomic.Bool   // the socket was counted lost (by its reader or its sender: once)
 
 	mu      sync.Mutex
 	moves   []move // by sequence number: the id is "m" and the number
@@ -102,9 +103,7 @@ func (p *player) sendLoop(ctx context.Context, rate float64, timer finetimer.Sle
 		buf = append(buf, cellTails[p.cell]...)
 		p.cell = (p.cell + 1) % len(cellTails)
 		if err := p.ws.Write(context.Background(), websocket.MessageText, buf); err != nil {
-			if !st.closing.Load() {
-				st.lost.Add(1)
-			}
+			p.lost()
 			return
 		}
 		next += time.Duration(rand.ExpFloat64() * mean)
@@ -115,7 +114,18 @@ func (p *player) sendLoop(ctx context.Context, rate float64, timer finetimer.Sle
 	}
 }
 
-// readLoop reads and scans frames until the socket ends.
+// startReader reads p's socket on a goroutine of its own (readLoop) until
+// it ends; readDone is closed then.
+func (p *player) startReader() {
+	p.readDone = make(chan struct{})
+	go func() {
+		defer close(p.readDone)
+		p.readLoop()
+	}()
+}
+
+// readLoop reads and scans frames until the socket ends: before the run
+// starts (the other rooms being set up) only for the revisions they carry.
 func (p *player) readLoop() {
 	buf := make([]byte, 0, 4096)
 	for {
@@ -124,12 +134,22 @@ func (p *player) readLoop() {
 			buf, err = readAll(r, buf[:0])
 		}
 		if err != nil {
-			if !p.st.closing.Load() {
-				p.st.lost.Add(1)
-			}
+			p.lost()
 			return
 		}
-		p.scan(buf, time.Since(p.st.t0))
+		now := time.Duration(-1) // before the run: nothing is timed or counted
+		if p.st.running.Load() {
+			now = time.Since(p.st.t0)
+		}
+		p.scan(buf, now)
+	}
+}
+
+// lost counts the player's socket lost, once (its reader and its sender
+// both see the end), unless the run is closing.
+func (p *player) lost() {
+	if !p.st.closing.Load() && p.gone.CompareAndSwap(false, true) {
+		p.st.lost.Add(1)
 	}
 }
 

@@ -133,6 +133,15 @@ func (l *loader) setupRoom(ctx context.Context, i int) ([]*player, error) {
 			return open, err
 		}
 	}
+	// Every socket of the room is read from now on, while the other rooms
+	// are set up: one left unread answers no ping, and a set-up longer
+	// than two heartbeats (30 s: 19,800 sockets on a busy machine) had the
+	// server close it by its heartbeat rule.
+	for _, p := range open {
+		if !p.watched {
+			p.startReader()
+		}
+	}
 	return open, nil
 }
 

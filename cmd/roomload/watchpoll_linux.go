@@ -140,7 +140,7 @@ func (w *watchPoll) stop() {
 // it yields (its eventfd written, it parks in Go's poller, which the
 // scheduler looks at only when nothing else is runnable): a move's
 // thousands of deliveries would otherwise keep the players' goroutines
-// from their sockets, and their send timers — timerfds, in that poller —
+// from their sockets, and their send timers — a timerfd, in that poller —
 // from firing, until the runtime's monitor polls 10 ms later; moves would
 // then go out after fan-outs rather than at their own instants.
 func (w *watchPoll) cycle() bool {

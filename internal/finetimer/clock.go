@@ -338,3 +338,41 @@ func (a *coarseAlarm) close() error {
 	a.once.Do(func() { close(a.quit) })
 	return nil
 }
+
+// Sleeper returns a Sleeper on c: any number of them share its one alarm
+// (a Timer each would take a descriptor each).
+func (c *Clock) Sleeper() Sleeper { return &clockSleeper{c: c, closed: make(chan struct{})} }
+
+type clockSleeper struct {
+	c      *Clock
+	once   sync.Once
+	closed chan struct{}
+}
+
+// Sleep returns once d has passed, or at once for d ≤ 0; ErrClosed after
+// Close (also for a Sleep under way).
+func (s *clockSleeper) Sleep(d time.Duration) error {
+	select {
+	case <-s.closed:
+		return ErrClosed
+	default:
+	}
+	if d <= 0 {
+		return nil
+	}
+	done := make(chan struct{})
+	f := s.c.AfterFunc(d, func() { close(done) })
+	select {
+	case <-done:
+		return nil
+	case <-s.closed:
+		f.Stop()
+		return ErrClosed
+	}
+}
+
+// Close ends the Sleeper; the Clock goes on.
+func (s *clockSleeper) Close() error {
+	s.once.Do(func() { close(s.closed) })
+	return nil
+}

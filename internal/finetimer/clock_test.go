@@ -263,3 +263,49 @@ func deep(n int) byte {
 	}
 	return deep(n-1) + b[n]
 }
+
+// TestClockSleeper: Sleepers on one Clock keep a Sleeper's contract — each
+// Sleep lasts at least its d, Close ends one under way with ErrClosed —
+// and share the Clock's one alarm.
+func TestClockSleeper(t *testing.T) {
+	c, err := NewClock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := c.Sleeper()
+			defer s.Close()
+			for _, d := range []time.Duration{0, -time.Millisecond, time.Duration(i+1) * 100 * time.Microsecond, 2 * time.Millisecond} {
+				start := time.Now()
+				if err := s.Sleep(d); err != nil {
+					t.Errorf("Sleep(%v): %v", d, err)
+				}
+				if got := time.Since(start); got < d {
+					t.Errorf("Sleep(%v) returned after %v", d, got)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	s := c.Sleeper()
+	done := make(chan error, 1)
+	go func() { done <- s.Sleep(time.Hour) }()
+	time.Sleep(20 * time.Millisecond)
+	s.Close()
+	select {
+	case err := <-done:
+		if err != ErrClosed {
+			t.Fatalf("a Sleep cut by Close: %v, want ErrClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not end the Sleep")
+	}
+	if err := s.Sleep(time.Millisecond); err != ErrClosed {
+		t.Fatalf("Sleep after Close: %v", err)
+	}
+}
