@@ -26,7 +26,6 @@ type loader struct {
 	ws     *http.Client // socket upgrades, kept apart from the API's pool
 	wsURLs []string     // cfg.Nodes' socket URLs
 	st     *stats
-	watch  *watchPoll // reads the spectators (--watch-poll); nil: a goroutine each
 }
 
 // stats are a run's measurements. Counters count moves sent in the window.
@@ -85,9 +84,6 @@ func load(ctx context.Context, cfg config) (*result, error) {
 	}
 	defer l.rest.CloseIdleConnections()
 	defer l.ws.CloseIdleConnections()
-	if cfg.WatchPoll && cfg.Spectators > 0 {
-		l.watch, _ = newWatchPoll() // none (not Linux): a goroutine each
-	}
 	l.st.winStart, l.st.winEnd = cfg.Warmup, cfg.Warmup+cfg.Duration
 	setupStart := time.Now()
 	players, err := l.setupRooms(ctx)
@@ -108,11 +104,8 @@ func load(ctx context.Context, cfg config) (*result, error) {
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	var senders sync.WaitGroup
-	if l.watch != nil {
-		l.watch.start()
-	}
 	for _, p := range players {
-		if p.watched || p.watch {
+		if p.watch {
 			continue // a spectator only reads (its reader started with its room)
 		}
 		timer := timers[0]
@@ -146,9 +139,6 @@ func load(ctx context.Context, cfg config) (*result, error) {
 // closeAll closes every socket and waits for its reader to stop.
 func (l *loader) closeAll(players []*player) {
 	l.st.closing.Store(true)
-	if l.watch != nil {
-		l.watch.stop()
-	}
 	var wg sync.WaitGroup
 	for _, p := range players {
 		wg.Add(1)
@@ -230,7 +220,7 @@ func sendTimers(players []*player, coarse bool) ([]finetimer.Sleeper, func(), er
 	}
 	var timers []finetimer.Sleeper
 	for _, p := range players {
-		if p.watched || p.watch {
+		if p.watch {
 			continue
 		}
 		timers = append(timers, clock.Sleeper())

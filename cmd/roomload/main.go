@@ -22,11 +22,9 @@
 // its own CPU from getrusage. It prints one line (and JSON with --json),
 // and exits 1 when a move was refused or went unanswered.
 //
-// Spectators (--spectators) only read: on Linux they are set up on sockets
-// of roomload's own (its own upgrade and frames, rawws.go) and read by one
-// epoll loop (--watch-poll), so that a move's delivery to thousands of them
-// costs the tool a read each rather than a goroutine each — the tool's own
-// delay is part of every delivery time it reports.
+// Spectators (--spectators) only read, each socket on a goroutine of its
+// own (coder/websocket), as the players' are. The tool's own delay is part
+// of every delivery time it reports.
 //
 // Loopback servers only. Unlike cmd/roombot it follows no view and checks no
 // invariant: it scans frames for "type":"receipt" and "type":"update" only.
@@ -65,7 +63,6 @@ type config struct {
 	Rooms        int
 	Players      int
 	Spectators   int     // per room
-	WatchPoll    bool    // spectators read by one epoll loop (Linux)
 	Rate         float64 // moves per player per second
 	CoarseTimers bool    // send on the runtime's timers (as before 2026-12-06's change)
 	Duration     time.Duration
@@ -84,7 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.Rooms, "rooms", 100, "rooms")
 	fs.IntVar(&cfg.Players, "players", 2, "players per room, one socket each (co-op takes 1 to 4)")
 	fs.IntVar(&cfg.Spectators, "spectators", 0, "spectators per room, one socket each: they read, and their updates are timed from the move's send")
-	fs.BoolVar(&cfg.WatchPoll, "watch-poll", true, "read the spectators' sockets in one epoll loop, on sockets of roomload's own (Linux); false: coder/websocket, a goroutine each")
+	fs.Bool("watch-poll", false, "accepted and ignored, goes in the next release: the spectators' sockets are read by a goroutine each")
 	fs.Float64Var(&cfg.Rate, "rate", 1, "moves per player per second (open loop, exponential think times)")
 	fs.BoolVar(&cfg.CoarseTimers, "coarse-timers", false, "time the sends with the Go runtime's timers, which an idle process wakes for on whole milliseconds, so that sends bunch at its wake-ups (as roomload did before 2026-12-06); false: one timerfd for every player (a finetimer.Clock), each send at its own instant (Linux)")
 	fs.DurationVar(&cfg.Duration, "duration", 30*time.Second, "the measured window")

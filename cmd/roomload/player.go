@@ -49,8 +49,6 @@ type player struct {
 	seat        int
 	node        int // the index of the node (config.Nodes) its socket goes through
 	ws          *websocket.Conn
-	raw         *rawSocket    // a spectator's socket while it is set up (--watch-poll)
-	watched     bool          // a spectator the watch poller reads
 	rev         atomic.Uint64 // the newest revision seen
 	cell        int           // the next cell to flag
 	readDone    chan struct{} // closed when readLoop returns

@@ -138,9 +138,7 @@ func (l *loader) setupRoom(ctx context.Context, i int) ([]*player, error) {
 	// than two heartbeats (30 s: 19,800 sockets on a busy machine) had the
 	// server close it by its heartbeat rule.
 	for _, p := range open {
-		if !p.watched {
-			p.startReader()
-		}
+		p.startReader()
 	}
 	return open, nil
 }
@@ -176,14 +174,11 @@ func (l *loader) post(ctx context.Context, node int, path, body string) (*player
 }
 
 // opened says whether p has a socket to close.
-func (p *player) opened() bool { return p.ws != nil || p.watched }
+func (p *player) opened() bool { return p.ws != nil }
 
 // connect opens p's socket through its node, says hello and waits for the
 // snapshot.
 func (l *loader) connect(ctx context.Context, p *player) error {
-	if p.watch && l.watch != nil {
-		return l.connectWatched(ctx, p)
-	}
 	ws, _, err := websocket.Dial(ctx, l.wsURLs[p.node], &websocket.DialOptions{HTTPClient: l.ws,
 		HTTPHeader: http.Header{"Origin": {l.cfg.Nodes[p.node]}}})
 	if err != nil {
@@ -202,31 +197,6 @@ func (l *loader) connect(ctx context.Context, p *player) error {
 		return err
 	}
 	return p.until(ctx, func(m setupMsg) bool { return m.Type == "snapshot" })
-}
-
-// connectWatched sets a spectator up on a socket of roomload's own and
-// hands it to the watch poller.
-func (l *loader) connectWatched(ctx context.Context, p *player) error {
-	s, err := dialRaw(ctx, l.wsURLs[p.node], l.cfg.Nodes[p.node])
-	if err != nil {
-		return fmt.Errorf("open the socket: %w", err)
-	}
-	hello := `{"type":"hello","room":"` + p.code + `","watch":true,"game":{"id":"minesweeper","rulesVersion":"minesweeper/1"}}`
-	p.raw = s
-	err = s.write(ctx, []byte(hello))
-	if err == nil {
-		err = p.until(ctx, func(m setupMsg) bool { return m.Type == "snapshot" })
-	}
-	p.raw = nil
-	if err == nil {
-		err = l.watch.add(p, s)
-	}
-	if err != nil {
-		s.conn.Close()
-		return err
-	}
-	p.watched = true
-	return nil
 }
 
 // act sends a control and waits for its receipt; it returns the receipt's
@@ -259,13 +229,7 @@ func (p *player) act(ctx context.Context, id string, rev uint64, control string)
 // so. A frame is one message or an array of them.
 func (p *player) until(ctx context.Context, done func(setupMsg) bool) error {
 	for {
-		var data []byte
-		var err error
-		if p.raw != nil {
-			data, err = p.raw.read(ctx)
-		} else {
-			_, data, err = p.ws.Read(ctx)
-		}
+		_, data, err := p.ws.Read(ctx)
 		if err != nil {
 			return fmt.Errorf("seat %d of %s: %w", p.seat, p.code, err)
 		}

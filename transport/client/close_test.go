@@ -15,71 +15,65 @@ import (
 // frame at all.
 func TestCloseSendsNormalClosure(t *testing.T) {
 	t.Parallel()
-	readers(t, func(t *testing.T, start starter) {
-		t.Parallel()
-		const answerAfter = 100 * time.Millisecond
-		srv := newRawServer(t, func(c *rawConn, n int) { c.online(15000, 1) }, func(c *rawConn, f rawFrame) {
-			if f.op == 0x8 {
-				time.AfterFunc(answerAfter, func() { c.close(f.payload) })
-			}
-		})
-		r, _ := start(t, Config{URL: srv.URL, Token: "tok-1"})
-		waitState(t, r, StateOnline)
-		began := time.Now()
-		r.Close()
-		took := time.Since(began)
-		c := srv.conn(0)
-		<-c.ended
-		f := srv.frame(0, 0x8)
-		if f.code() != protocol.CloseNormal {
-			t.Errorf("Close sent a close frame with payload %x, want code 1000", f.payload)
-		}
-		if d := c.endAt.Sub(f.at); d < answerAfter-5*time.Millisecond {
-			t.Errorf("TCP dropped %v after the close frame: before the server's close (%v)", d, answerAfter)
-		}
-		if took > answerAfter+time.Second {
-			t.Errorf("Close took %v with a server that answers in %v", took, answerAfter)
-		}
-		if s := r.State(); s != StateClosed {
-			t.Errorf("state %s after Close", s)
+	const answerAfter = 100 * time.Millisecond
+	srv := newRawServer(t, func(c *rawConn, n int) { c.online(15000, 1) }, func(c *rawConn, f rawFrame) {
+		if f.op == 0x8 {
+			time.AfterFunc(answerAfter, func() { c.close(f.payload) })
 		}
 	})
+	r, _ := start(t, Config{URL: srv.URL, Token: "tok-1"})
+	waitState(t, r, StateOnline)
+	began := time.Now()
+	r.Close()
+	took := time.Since(began)
+	c := srv.conn(0)
+	<-c.ended
+	f := srv.frame(0, 0x8)
+	if f.code() != protocol.CloseNormal {
+		t.Errorf("Close sent a close frame with payload %x, want code 1000", f.payload)
+	}
+	if d := c.endAt.Sub(f.at); d < answerAfter-5*time.Millisecond {
+		t.Errorf("TCP dropped %v after the close frame: before the server's close (%v)", d, answerAfter)
+	}
+	if took > answerAfter+time.Second {
+		t.Errorf("Close took %v with a server that answers in %v", took, answerAfter)
+	}
+	if s := r.State(); s != StateClosed {
+		t.Errorf("state %s after Close", s)
+	}
 }
 
 // A server that never answers the close frame holds Close only for
 // CloseTimeout: then the client drops TCP.
 func TestCloseWithoutAnAnswerIsBounded(t *testing.T) {
 	t.Parallel()
-	readers(t, func(t *testing.T, start starter) {
-		t.Parallel()
-		const wait = 150 * time.Millisecond
-		srv := newRawServer(t, func(c *rawConn, n int) { c.online(15000, 1) })
-		r, _ := start(t, Config{URL: srv.URL, Token: "tok-1", CloseTimeout: wait})
-		waitState(t, r, StateOnline)
-		began := time.Now()
-		r.Close()
-		took := time.Since(began)
-		c := srv.conn(0)
-		<-c.ended
-		f := srv.frame(0, 0x8)
-		if f.code() != protocol.CloseNormal {
-			t.Errorf("Close sent a close frame with payload %x, want code 1000", f.payload)
-		}
-		if took < wait-5*time.Millisecond || took > wait+time.Second {
-			t.Errorf("Close took %v with a server that never answers; want its CloseTimeout, %v", took, wait)
-		}
-		if d := c.endAt.Sub(f.at); d < wait-5*time.Millisecond || d > wait+time.Second {
-			t.Errorf("TCP dropped %v after the close frame; want after CloseTimeout, %v", d, wait)
-		}
-	})
+	const wait = 150 * time.Millisecond
+	srv := newRawServer(t, func(c *rawConn, n int) { c.online(15000, 1) })
+	r, _ := start(t, Config{URL: srv.URL, Token: "tok-1", CloseTimeout: wait})
+	waitState(t, r, StateOnline)
+	began := time.Now()
+	r.Close()
+	took := time.Since(began)
+	c := srv.conn(0)
+	<-c.ended
+	f := srv.frame(0, 0x8)
+	if f.code() != protocol.CloseNormal {
+		t.Errorf("Close sent a close frame with payload %x, want code 1000", f.payload)
+	}
+	if took < wait-5*time.Millisecond || took > wait+time.Second {
+		t.Errorf("Close took %v with a server that never answers; want its CloseTimeout, %v", took, wait)
+	}
+	if d := c.endAt.Sub(f.at); d < wait-5*time.Millisecond || d > wait+time.Second {
+		t.Errorf("TCP dropped %v after the close frame; want after CloseTimeout, %v", d, wait)
+	}
 }
 
 // The end of Start's context is a going away: 1001, with the same wait
 // for the server's close.
 func TestContextEndGoesAway(t *testing.T) {
 	t.Parallel()
-	for _, polled := range []bool{false, true} {
-		t.Run(fmt.Sprintf("poll=%v", polled), func(t *testing.T) {
+	for _, handler := range []bool{false, true} {
+		t.Run(fmt.Sprintf("handler=%v", handler), func(t *testing.T) {
 			t.Parallel()
 			srv := newRawServer(t, func(c *rawConn, n int) { c.online(15000, 1) }, func(c *rawConn, f rawFrame) {
 				if f.op == 0x8 {
@@ -87,8 +81,7 @@ func TestContextEndGoesAway(t *testing.T) {
 				}
 			})
 			cfg := Config{URL: srv.URL, Room: "ROOM01", Token: "tok-1", Game: protocol.GamePin{ID: "minesweeper", RulesVersion: "minesweeper/1"}}
-			if polled {
-				cfg.Poll = newTestPoll(t, PollConfig{})
+			if handler {
 				cfg.Handler = func(Event) {}
 			}
 			r, err := NewRemote(cfg)
@@ -150,19 +143,16 @@ func TestServerCloseAnswered(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%x", tc.payload), func(t *testing.T) {
 			t.Parallel()
-			readers(t, func(t *testing.T, start starter) {
-				t.Parallel()
-				srv := newRawServer(t, func(c *rawConn, n int) {
-					c.online(15000, 1)
-					c.close(tc.payload)
-				})
-				_, _ = start(t, Config{URL: srv.URL, Token: "tok-1", Backoff: never})
-				f := srv.frame(0, 0x8)
-				if f.code() != tc.want {
-					t.Errorf("the server's close %x answered with %x, want code %d", tc.payload, f.payload, tc.want)
-				}
-				<-srv.conn(0).ended
+			srv := newRawServer(t, func(c *rawConn, n int) {
+				c.online(15000, 1)
+				c.close(tc.payload)
 			})
+			_, _ = start(t, Config{URL: srv.URL, Token: "tok-1", Backoff: never})
+			f := srv.frame(0, 0x8)
+			if f.code() != tc.want {
+				t.Errorf("the server's close %x answered with %x, want code %d", tc.payload, f.payload, tc.want)
+			}
+			<-srv.conn(0).ended
 		})
 	}
 }

@@ -64,21 +64,15 @@ func Example() {
 	// flag: true
 }
 
-// A program that holds many sockets reads them in one Poll, and takes
-// their events in a Handler, called on the Poll's loop as each message is
-// read. Without a Poll (NewPoll fails outside Linux) each Remote reads its
-// socket on a goroutine of its own, and calls the same Handler there.
-func ExampleNewPoll() {
+// A program that holds many sockets takes their events in a Handler,
+// called on each socket's reader goroutine as each message is read (no
+// hand-off to another goroutine): it must not block, as the socket is not
+// read while it runs.
+func Example_handler() {
 	base, stop := startRoomd()
 	defer stop()
 	code, _ := createRoom(base, "minesweeper", `{"mode":"coop","level":"beginner"}`, "Ann")
 
-	poll, err := client.NewPoll(client.PollConfig{})
-	if err != nil {
-		poll = nil // not Linux
-	} else {
-		defer poll.Close() // after the Remotes (defers run last first)
-	}
 	online := make(chan string, 3)
 	for _, name := range []string{"Bo", "Cy", "Di"} {
 		r, err := client.Dial(context.Background(), client.Config{
@@ -86,8 +80,7 @@ func ExampleNewPoll() {
 			Room:  code,
 			Watch: true, // spectators
 			Game:  protocol.GamePin{ID: "minesweeper", RulesVersion: minesweeper.Game.Info().RulesVersion},
-			Poll:  poll,
-			Handler: func(ev client.Event) { // on the Poll's loop: do not block
+			Handler: func(ev client.Event) { // on the socket's reader: do not block
 				if ev.Kind == client.EventState && ev.State == client.StateOnline {
 					online <- name
 				}

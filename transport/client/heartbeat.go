@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/roomd/roomd/internal/wsframe"
+	"github.com/gobwas/ws"
 )
 
 // DefaultHeartbeat is Config.Heartbeat's default: roomd's own heartbeat
@@ -31,12 +31,11 @@ var errSilent = errors.New("client: the server is silent: no answer to a ping fo
 //
 // It is one timer per socket, not moved per read: a read only stores
 // when it happened, and the timer, when it fires, works out from that
-// when it is next due (the write timer's way, sock.stalled). So it works
-// the same whoever reads the socket, its own goroutine or a Poll's loop.
-// Before it counts the server gone it makes sure that the client is not
-// the one behind: a socket whose bytes wait unread (a Poll's loop late,
-// or a goroutine away from its read, in a Handler or on a full events
-// channel) is looked at again a quarter of a heartbeat later.
+// when it is next due (the write timer's way, sock.stalled). Before it
+// counts the server gone it makes sure that the client is not the one
+// behind: a socket whose reader is away from its read (in a Handler or
+// on a full events channel) is looked at again a quarter of a heartbeat
+// later.
 type heartbeat struct {
 	born    time.Time    // the socket's opening: heard and pingAt count from it
 	heard   atomic.Int64 // when the socket last read anything (ns after born)
@@ -119,7 +118,7 @@ func (s *sock) beatDue() {
 		b.mu.Unlock()
 		// A write that fails (the socket broken, or closing) ends the
 		// reading by itself; one that blocks is the write timeout's.
-		_ = s.writeFrame(wsframe.OpPing, nil)
+		_ = s.writeFrame(ws.OpPing, nil)
 		return
 	}
 	if left := b.pingAt + every - now; left > 0 {
@@ -139,14 +138,8 @@ func (s *sock) beatDue() {
 }
 
 // behind says whether the client, not the server, is why nothing was
-// read: bytes wait in the socket for a Poll's loop, or the socket's own
-// goroutine is not in a read.
-func (s *sock) behind() bool {
-	if s.pl != nil {
-		return s.pl.unread(s)
-	}
-	return !s.beat.waiting.Load()
-}
+// read: the socket's reader is not in a read.
+func (s *sock) behind() bool { return !s.beat.waiting.Load() }
 
 // lost is how a socket's reading ended when err ended it: errSilent when
 // the heartbeat closed it.

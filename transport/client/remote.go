@@ -7,17 +7,14 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
-	"github.com/coder/websocket"
+	"github.com/gobwas/ws"
 
-	"github.com/roomd/roomd/internal/wsframe"
 	"github.com/roomd/roomd/protocol"
 )
 
@@ -61,26 +58,23 @@ type Config struct {
 	// client would.
 	EventBuffer int
 	// Handler, when set, receives every event in place of the events
-	// channel: called on the transport's own goroutine, in order, as soon
+	// channel: called on the socket's reader goroutine, in order, as soon
 	// as the message is read — no hand-off to another goroutine per
-	// message (BENCHMARKS.md, "roombot's own CPU"). While it runs the
-	// socket is not read, as with a consumer that stops reading the
-	// channel. It may call Send and the other methods, but not Close
-	// (which waits for this goroutine). The events channel then carries
-	// nothing and is closed when the transport stops, as always.
+	// message. While it runs the socket is not read, as with a consumer
+	// that stops reading the channel. It may call Send and the other
+	// methods, but not Close (which waits for this goroutine). The events
+	// channel then carries nothing and is closed when the transport stops,
+	// as always.
 	Handler func(Event)
-	// Poll, when set with a Handler, reads the socket in the Poll's loop
-	// with many others, and calls the Handler there (see Poll): for plain
-	// ws:// or http:// URLs, dialed through the Poll's own Dial rather than
-	// HTTPClient. Without a Handler, or for wss://, it is not used.
-	Poll *Poll
 	// DialTimeout bounds one connection attempt. Zero means 5 seconds.
 	DialTimeout time.Duration
 	// WriteTimeout bounds a write: one still blocked after it (the server
 	// stopped reading) closes the socket, and the transport reconnects.
 	// Zero means DefaultWriteTimeout.
 	WriteTimeout time.Duration
-	// ReadLimit is the largest frame accepted. Zero means 4 MiB.
+	// ReadLimit is the largest message (and frame) accepted: a larger one
+	// closes the socket with 1009 and the transport reconnects. Zero means
+	// DefaultReadLimit (4 MiB).
 	ReadLimit int64
 	// Heartbeat is how long the client hears nothing from a server before
 	// it pings it, until the server's welcome names its own heartbeatMs
@@ -181,7 +175,7 @@ func NewRemote(cfg Config) (*Remote, error) {
 		cfg.DialTimeout = 5 * time.Second
 	}
 	if cfg.ReadLimit == 0 {
-		cfg.ReadLimit = wsframe.DefaultLimit
+		cfg.ReadLimit = DefaultReadLimit
 	}
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = DefaultWriteTimeout
@@ -496,30 +490,13 @@ func (t *Remote) connect() (c ended) {
 		}
 	}()
 	dctx, cancel := context.WithTimeout(t.ctx, t.cfg.DialTimeout)
-	var (
-		rwc  io.ReadWriteCloser
-		rc   syscall.RawConn
-		rest []byte
-		err  error
-	)
-	pl := t.pollFor(c.socket)
-	if pl != nil {
-		var conn net.Conn
-		if conn, rc, rest, err = pl.dialSocket(dctx, c.socket); err == nil {
-			rwc = conn
-		}
-	} else {
-		rwc, err = dialSocket(dctx, t.cfg.HTTPClient, c.socket)
-	}
+	rwc, err := dialSocket(dctx, t.cfg.HTTPClient, c.socket)
 	cancel()
 	if err != nil {
 		c.err = err
 		return c
 	}
 	sk := newSock(rwc, t.cfg.WriteTimeout, t.cfg.ReadLimit)
-	if rc != nil {
-		sk.pl, sk.rc = pl, rc
-	}
 	defer sk.close()
 	t.mu.Lock()
 	if t.stopping() {
@@ -527,7 +504,7 @@ func (t *Remote) connect() (c ended) {
 		// (no wait for the answer: nothing reads it).
 		code := t.stopCode
 		t.mu.Unlock()
-		_ = sk.writeFrame(wsframe.OpClose, wsframe.ClosePayload(code, ""))
+		_ = sk.writeFrame(ws.OpClose, closePayload(code))
 		c.err = ErrStopped
 		return c
 	}
@@ -548,34 +525,14 @@ func (t *Remote) connect() (c ended) {
 		c.err = err
 		return c
 	}
-	if len(rest) > 0 {
-		sk.got(rest, nil) // read past the upgrade's answer
-	}
 	// Once the transport stops (frame says so), what comes is read and
 	// dropped until the socket ends: the server's answer to the close
 	// frame stop sent, or stop's wait for it running out.
 	stopped := false
-	if sk.pl != nil {
-		// What the upgrade's read carried, then the Poll's loop.
-		for sk.head < len(sk.inbox) {
-			data := sk.next()
-			stopped = stopped || !t.frame(&c, &onlineAt, sk, data)
-		}
-		sk.onMsg = func(data []byte) bool {
-			stopped = stopped || !t.frame(&c, &onlineAt, sk, data)
-			return true
-		}
-		err := sk.err
-		if err == nil {
-			err = sk.pl.serve(sk)
-		}
-		c.code, c.err = int(websocket.CloseStatus(err)), err
-		return c
-	}
 	for {
 		data, err := sk.read()
 		if err != nil {
-			c.code, c.err = int(websocket.CloseStatus(err)), err
+			c.code, c.err = closeStatus(err), err
 			return c
 		}
 		stopped = stopped || !t.frame(&c, &onlineAt, sk, data)
@@ -584,7 +541,7 @@ func (t *Remote) connect() (c ended) {
 
 // frame handles one frame the server sent on sk (its messages in order);
 // false when the transport has stopped. data is this frame's own copy
-// (sock.read, sock.take): the decoded beats and views may alias it.
+// (sock.read): the decoded beats and views may alias it.
 func (t *Remote) frame(c *ended, onlineAt *time.Time, sk *sock, data []byte) bool {
 	stopped := false
 	err := protocol.DecodeServerFrameOwned(data, func(raw []byte, msg protocol.ServerMessage, err error) bool {

@@ -265,50 +265,48 @@ func never(int) time.Duration { return time.Hour }
 // and the position it saw, and sends again the action that had no receipt,
 // with its id.
 func TestMovedFollowsTheNodeNamed(t *testing.T) {
-	readers(t, func(t *testing.T, start starter) {
-		b := newNode(t, func(ctx context.Context, c *nodeConn, n int) {
-			c.online(ctx, 7)
-			c.wait(ctx)
-		})
-		release := make(chan struct{})
-		a := newNode(t, func(ctx context.Context, c *nodeConn, n int) {
-			c.online(ctx, 7)
-			select {
-			case <-release:
-			case <-ctx.Done():
-				return
-			}
-			c.moved(ctx, b.URL, 20)
-		})
-		r, evs := start(t, Config{URL: a.URL, Token: "tok-1", Backoff: never})
-		waitOnline(t, r, a.URL)
-		id, err := r.Send(context.Background(), protocol.Action{Type: protocol.TypeCommand, Command: json.RawMessage(`{"type":"reveal","r":1,"c":1}`)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a.waitFrame(func(f json.RawMessage) bool { return strings.Contains(string(f), id) })
-		close(release) // a receipt never comes from a: the room moves first
-
-		h := b.waitHellos(1)[0]
-		if h.Token != "tok-1" || h.Epoch != "E1" || h.Rev == nil || *h.Rev != 7 {
-			t.Errorf("the hello at the new node lost the client's place: %+v", h)
-		}
-		resent := b.waitFrame(func(f json.RawMessage) bool { return strings.Contains(string(f), id) })
-		if !strings.Contains(string(resent), `"type":"command"`) {
-			t.Errorf("the action without a receipt came back as %s", resent)
-		}
-		waitOnline(t, r, b.URL)
-		if r.Pending() != 1 {
-			t.Errorf("%d actions pending, want the one without a receipt", r.Pending())
-		}
-		want := "reconnecting 4009 " + a.URL
-		if s := evs.states(); !containsString(s, want) {
-			t.Errorf("states %q lack %q", s, want)
-		}
-		if len(a.Hellos()) != 1 {
-			t.Errorf("the old node had %d hellos, want 1", len(a.Hellos()))
-		}
+	b := newNode(t, func(ctx context.Context, c *nodeConn, n int) {
+		c.online(ctx, 7)
+		c.wait(ctx)
 	})
+	release := make(chan struct{})
+	a := newNode(t, func(ctx context.Context, c *nodeConn, n int) {
+		c.online(ctx, 7)
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return
+		}
+		c.moved(ctx, b.URL, 20)
+	})
+	r, evs := start(t, Config{URL: a.URL, Token: "tok-1", Backoff: never})
+	waitOnline(t, r, a.URL)
+	id, err := r.Send(context.Background(), protocol.Action{Type: protocol.TypeCommand, Command: json.RawMessage(`{"type":"reveal","r":1,"c":1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.waitFrame(func(f json.RawMessage) bool { return strings.Contains(string(f), id) })
+	close(release) // a receipt never comes from a: the room moves first
+
+	h := b.waitHellos(1)[0]
+	if h.Token != "tok-1" || h.Epoch != "E1" || h.Rev == nil || *h.Rev != 7 {
+		t.Errorf("the hello at the new node lost the client's place: %+v", h)
+	}
+	resent := b.waitFrame(func(f json.RawMessage) bool { return strings.Contains(string(f), id) })
+	if !strings.Contains(string(resent), `"type":"command"`) {
+		t.Errorf("the action without a receipt came back as %s", resent)
+	}
+	waitOnline(t, r, b.URL)
+	if r.Pending() != 1 {
+		t.Errorf("%d actions pending, want the one without a receipt", r.Pending())
+	}
+	want := "reconnecting 4009 " + a.URL
+	if s := evs.states(); !containsString(s, want) {
+		t.Errorf("states %q lack %q", s, want)
+	}
+	if len(a.Hellos()) != 1 {
+		t.Errorf("the old node had %d hellos, want 1", len(a.Hellos()))
+	}
 }
 
 // A moved bye without a url (behind one load balancer, or when the owner
@@ -426,29 +424,27 @@ func TestMovedLoopBacksOff(t *testing.T) {
 // of its list: a, then the dead one, then b (a client that stayed on the
 // dead one would never be online again).
 func TestLostSocketAndRefusedDialTryTheNextNode(t *testing.T) {
-	readers(t, func(t *testing.T, start starter) {
-		b := newNode(t, func(ctx context.Context, c *nodeConn, n int) {
-			c.online(ctx, 2)
-			c.wait(ctx)
-		})
-		a := newNode(t, func(ctx context.Context, c *nodeConn, n int) {
-			c.online(ctx, 2)
-			_ = c.ws.CloseNow() // the node died under the socket
-		})
-		dead := deadURL(t)
-		fast := func(int) time.Duration { return 5 * time.Millisecond }
-		r, evs := start(t, Config{URL: a.URL, URLs: []string{dead, b.URL}, Token: "tok-1", Backoff: fast})
-		waitOnline(t, r, b.URL)
-		if n := len(a.Hellos()); n != 1 {
-			t.Errorf("a had %d hellos, want 1 (the next dials go to the next nodes)", n)
-		}
-		s := evs.states()
-		for _, want := range []string{"online 0 " + a.URL, "online 0 " + b.URL} {
-			if !containsString(s, want) {
-				t.Errorf("states %q lack %q", s, want)
-			}
-		}
+	b := newNode(t, func(ctx context.Context, c *nodeConn, n int) {
+		c.online(ctx, 2)
+		c.wait(ctx)
 	})
+	a := newNode(t, func(ctx context.Context, c *nodeConn, n int) {
+		c.online(ctx, 2)
+		_ = c.ws.CloseNow() // the node died under the socket
+	})
+	dead := deadURL(t)
+	fast := func(int) time.Duration { return 5 * time.Millisecond }
+	r, evs := start(t, Config{URL: a.URL, URLs: []string{dead, b.URL}, Token: "tok-1", Backoff: fast})
+	waitOnline(t, r, b.URL)
+	if n := len(a.Hellos()); n != 1 {
+		t.Errorf("a had %d hellos, want 1 (the next dials go to the next nodes)", n)
+	}
+	s := evs.states()
+	for _, want := range []string{"online 0 " + a.URL, "online 0 " + b.URL} {
+		if !containsString(s, want) {
+			t.Errorf("states %q lack %q", s, want)
+		}
+	}
 }
 
 // Every wait of the default backoff is at most 2 s: a client tries again
@@ -517,11 +513,6 @@ func containsString(list []string, s string) bool {
 // goroutine (it may send from there), and the events channel carries
 // nothing: it is closed when the transport stops.
 func TestHandlerTakesTheEvents(t *testing.T) {
-	t.Run("goroutine", func(t *testing.T) { handlerTakesTheEvents(t, nil) })
-	t.Run("poll", func(t *testing.T) { handlerTakesTheEvents(t, newTestPoll(t, PollConfig{})) })
-}
-
-func handlerTakesTheEvents(t *testing.T, poll *Poll) {
 	nd := newNode(t, func(ctx context.Context, c *nodeConn, n int) {
 		c.online(ctx, 7)
 		c.wait(ctx)
@@ -531,7 +522,7 @@ func handlerTakesTheEvents(t *testing.T, poll *Poll) {
 	var r *Remote
 	sent := make(chan string, 1)
 	cfg := Config{URL: nd.URL, Room: "ROOM01", Token: "tok-1", Backoff: never,
-		Game: protocol.GamePin{ID: "minesweeper", RulesVersion: "minesweeper/1"}, Poll: poll,
+		Game: protocol.GamePin{ID: "minesweeper", RulesVersion: "minesweeper/1"},
 		Handler: func(ev Event) {
 			mu.Lock()
 			kinds = append(kinds, string(ev.Kind)+" "+string(ev.State))
@@ -574,58 +565,56 @@ func handlerTakesTheEvents(t *testing.T, poll *Poll) {
 // fragments, hands a close's code on (the state event says 4008), and
 // drops a socket whose message is over ReadLimit — then reconnects.
 func TestSocketFrames(t *testing.T) {
-	readers(t, func(t *testing.T, start starter) {
-		pinged := make(chan error, 1)
-		nd := newNode(t, func(ctx context.Context, c *nodeConn, n int) {
-			switch n {
-			case 0:
-				c.online(ctx, 1)
-				pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-				pinged <- c.ws.Ping(pctx) // needs the client's pong
-				cancel()
-				w, err := c.ws.Writer(ctx, websocket.MessageText)
-				if err != nil {
-					return
-				}
-				_, _ = w.Write([]byte(`{"type":"notice","code":"x",`)) // a message in fragments
-				_, _ = w.Write([]byte(`"message":"fragmented"}`))
-				_ = w.Close()
-				_ = c.ws.Close(protocol.CloseSlow, "too slow")
-			case 1:
-				c.online(ctx, 1)
-				c.send(ctx, `{"type":"notice","code":"y","message":"`+strings.Repeat("z", 2048)+`"}`)
-				c.wait(ctx)
-			default:
-				c.online(ctx, 1)
-				c.wait(ctx)
-			}
-		})
-		r, evs := start(t, Config{URL: nd.URL, Token: "tok-1", ReadLimit: 1024, Backoff: func(int) time.Duration { return 10 * time.Millisecond }})
-		select {
-		case err := <-pinged:
+	pinged := make(chan error, 1)
+	nd := newNode(t, func(ctx context.Context, c *nodeConn, n int) {
+		switch n {
+		case 0:
+			c.online(ctx, 1)
+			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			pinged <- c.ws.Ping(pctx) // needs the client's pong
+			cancel()
+			w, err := c.ws.Writer(ctx, websocket.MessageText)
 			if err != nil {
-				t.Fatalf("the server's ping: %v", err)
+				return
 			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("no ping answered")
-		}
-		nd.waitHellos(3) // after 4008, and after the message over the limit
-		waitOnline(t, r, nd.URL)
-		if s := evs.states(); !containsString(s, "reconnecting 4008 "+nd.URL) {
-			t.Errorf("states %q: no 4008", s)
-		}
-		evs.mu.Lock()
-		defer evs.mu.Unlock()
-		var notices []string
-		for _, ev := range evs.evs {
-			if ev.Kind == EventNotice {
-				notices = append(notices, ev.Notice.Code+":"+ev.Notice.Message)
-			}
-		}
-		if !slices.Equal(notices, []string{"x:fragmented"}) {
-			t.Errorf("notices %q, want the fragmented one only (the other is over the limit)", notices)
+			_, _ = w.Write([]byte(`{"type":"notice","code":"x",`)) // a message in fragments
+			_, _ = w.Write([]byte(`"message":"fragmented"}`))
+			_ = w.Close()
+			_ = c.ws.Close(protocol.CloseSlow, "too slow")
+		case 1:
+			c.online(ctx, 1)
+			c.send(ctx, `{"type":"notice","code":"y","message":"`+strings.Repeat("z", 2048)+`"}`)
+			c.wait(ctx)
+		default:
+			c.online(ctx, 1)
+			c.wait(ctx)
 		}
 	})
+	r, evs := start(t, Config{URL: nd.URL, Token: "tok-1", ReadLimit: 1024, Backoff: func(int) time.Duration { return 10 * time.Millisecond }})
+	select {
+	case err := <-pinged:
+		if err != nil {
+			t.Fatalf("the server's ping: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no ping answered")
+	}
+	nd.waitHellos(3) // after 4008, and after the message over the limit
+	waitOnline(t, r, nd.URL)
+	if s := evs.states(); !containsString(s, "reconnecting 4008 "+nd.URL) {
+		t.Errorf("states %q: no 4008", s)
+	}
+	evs.mu.Lock()
+	defer evs.mu.Unlock()
+	var notices []string
+	for _, ev := range evs.evs {
+		if ev.Kind == EventNotice {
+			notices = append(notices, ev.Notice.Code+":"+ev.Notice.Message)
+		}
+	}
+	if !slices.Equal(notices, []string{"x:fragmented"}) {
+		t.Errorf("notices %q, want the fragmented one only (the other is over the limit)", notices)
+	}
 }
 
 // Over TLS, against a server that speaks HTTP/2 as well, the client's

@@ -1,8 +1,13 @@
 package client
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/sha1"
+	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -11,23 +16,25 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
-	"github.com/coder/websocket"
-
-	"github.com/roomd/roomd/internal/wsframe"
+	"github.com/gobwas/ws"
+	"github.com/gobwas/ws/wsutil"
 )
 
 // DefaultWriteTimeout is Config.WriteTimeout's default.
 const DefaultWriteTimeout = 5 * time.Second
 
+// DefaultReadLimit is Config.ReadLimit's default: the largest message (and
+// frame) a socket takes.
+const DefaultReadLimit = 4 << 20
+
 // The client's socket is the connection net/http upgrades (its dialer, its
-// proxy and TLS settings: Config.HTTPClient's), read and written with
-// internal/wsframe's RFC 6455 frames: one read system call and one copy per
-// message, and a frame written in one call, on the goroutine that asks
-// (BENCHMARKS.md, "roombot's own CPU": coder/websocket's reader read each
-// header byte by byte and its writer framed through a buffer of its own).
-// Close errors are coder/websocket's CloseError, so websocket.CloseStatus
-// reads them as before.
+// proxy and TLS settings: Config.HTTPClient's), read by a goroutine of its
+// own and written by the goroutine that asks. gobwas/ws parses and masks
+// the frames, joins fragments, checks the frame limits and the UTF-8 of
+// text; what the client answers to a server's ping or close is its own
+// (closeReply), so that it never echoes what RFC 6455 forbids.
 
 // dialSocket opens socketURL's WebSocket through hc.
 func dialSocket(ctx context.Context, hc *http.Client, socketURL string) (io.ReadWriteCloser, error) {
@@ -73,7 +80,9 @@ func upgradeRequest(ctx context.Context, socketURL string) (*http.Request, strin
 	if err != nil {
 		return nil, "", err
 	}
-	key := wsframe.Key()
+	var k [16]byte
+	_, _ = rand.Read(k[:])
+	key := base64.StdEncoding.EncodeToString(k[:])
 	req.Header.Set("Connection", "Upgrade")
 	req.Header.Set("Upgrade", "websocket")
 	req.Header.Set("Sec-WebSocket-Version", "13")
@@ -83,12 +92,13 @@ func upgradeRequest(ctx context.Context, socketURL string) (*http.Request, strin
 
 // checkUpgrade checks the server's answer to an upgrade asked with key.
 func checkUpgrade(resp *http.Response, key string) error {
+	accept := sha1.Sum([]byte(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11")) // RFC 6455 §4.2.2
 	switch {
 	case resp.StatusCode != http.StatusSwitchingProtocols:
 		return fmt.Errorf("websocket: dial: the server answered %s", resp.Status)
 	case !headerHas(resp.Header, "Connection", "upgrade") || !headerHas(resp.Header, "Upgrade", "websocket"):
 		return errors.New("websocket: dial: the answer is not an upgrade to websocket")
-	case resp.Header.Get("Sec-WebSocket-Accept") != wsframe.Accept(key):
+	case resp.Header.Get("Sec-WebSocket-Accept") != base64.StdEncoding.EncodeToString(accept[:]):
 		return errors.New("websocket: dial: the answer's Sec-WebSocket-Accept does not match the key")
 	case resp.Header.Get("Sec-WebSocket-Extensions") != "" || resp.Header.Get("Sec-WebSocket-Protocol") != "":
 		return errors.New("websocket: dial: the server chose an extension or subprotocol the client did not offer")
@@ -110,12 +120,9 @@ func headerHas(h http.Header, name, token string) bool {
 }
 
 // sock is one connection's socket with the bound on its writes: one timer
-// per connection rather than a context with a deadline for each write (a
-// timer, a goroutine hand-off and a few allocations per frame —
-// BENCHMARKS.md, "roombot's own CPU"). The timer is not moved per write
-// either: armed by the first write, it checks when it fires whether writes
-// have been under way for the whole timeout, and arms itself again for
-// what is left of it while they have not.
+// per connection, armed by the first write, that checks when it fires
+// whether writes have been under way for the whole timeout, and arms
+// itself again for what is left of it while they have not.
 type sock struct {
 	rwc     io.ReadWriteCloser
 	timeout time.Duration
@@ -126,18 +133,13 @@ type sock struct {
 	stall   *time.Timer // runs stalled
 
 	wmu  sync.Mutex // one frame written at a time
-	wbuf []byte
+	wbuf bytes.Buffer
 
-	// The reader's (one goroutine, or a Poll's loop): what read has
-	// parsed and not yet returned, and how the socket ended once it has.
-	msg   wsframe.Message
-	rbuf  []byte
-	inbox [][]byte // from head on
-	head  int
-	err   error
-
-	// A socket a Poll reads (nil pl: its own goroutine reads it).
-	polled
+	// The reader's (one goroutine): the frame reader, a control frame's
+	// payload, and how the socket ended once it has.
+	rd  wsutil.Reader
+	ctl [125]byte
+	err error
 
 	// Its server's silence (heartbeat.go).
 	beat heartbeat
@@ -149,16 +151,37 @@ type sock struct {
 	downOnce  sync.Once
 }
 
-// sockReadBuffer is one read's buffer; a longer message gathers in the
-// frame reader's carry.
+// sockReadBuffer is the read buffer under the frame reader.
 const sockReadBuffer = 4 << 10
 
 func newSock(rwc io.ReadWriteCloser, timeout time.Duration, readLimit int64) *sock {
-	s := &sock{rwc: rwc, timeout: timeout, msg: wsframe.Message{Limit: int(min(readLimit, 1<<31-1))}, down: make(chan struct{})}
+	s := &sock{rwc: rwc, timeout: timeout, down: make(chan struct{})}
+	s.rd = wsutil.Reader{
+		Source:         bufio.NewReaderSize(heardReader{s}, sockReadBuffer),
+		State:          ws.StateClientSide,
+		CheckUTF8:      true,
+		MaxFrameSize:   readLimit,
+		MaxMessageSize: readLimit,
+		OnIntermediate: s.control,
+	}
 	s.beat.born = time.Now()
 	s.stall = time.AfterFunc(time.Hour, s.stalled)
 	s.stall.Stop()
 	return s
+}
+
+// heardReader reads the connection for the frame reader, and tells the
+// heartbeat when the reader waits in a read and when it read something.
+type heardReader struct{ s *sock }
+
+func (h heardReader) Read(p []byte) (int, error) {
+	h.s.beat.waiting.Store(true)
+	n, err := h.s.rwc.Read(p)
+	h.s.beat.waiting.Store(false)
+	if n > 0 {
+		h.s.heardNow()
+	}
+	return n, err
 }
 
 // stalled is the write timer's: it closes the socket when writes have been
@@ -186,21 +209,22 @@ func (s *sock) write(ctx context.Context, frame []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.writeFrame(wsframe.OpText, frame)
+	return s.writeFrame(ws.OpText, frame)
 }
 
 // errCloseSent refuses a write after the socket's close frame (RFC 6455
 // §5.5.1: nothing follows it).
 var errCloseSent = errors.New("websocket: the close frame was sent")
 
-// writeFrame writes one frame; after a close frame, nothing (errCloseSent).
-func (s *sock) writeFrame(op byte, payload []byte) error {
+// writeFrame writes one masked frame; after a close frame, nothing
+// (errCloseSent).
+func (s *sock) writeFrame(op ws.OpCode, payload []byte) error {
 	s.mu.Lock()
 	if s.closeSent {
 		s.mu.Unlock()
 		return errCloseSent
 	}
-	if op == wsframe.OpClose {
+	if op == ws.OpClose {
 		s.closeSent = true
 	}
 	if s.writing++; s.writing == 1 {
@@ -211,11 +235,18 @@ func (s *sock) writeFrame(op byte, payload []byte) error {
 		}
 	}
 	s.mu.Unlock()
+	h := ws.Header{Fin: true, OpCode: op, Masked: true, Mask: ws.NewMask(), Length: int64(len(payload))}
 	s.wmu.Lock()
-	s.wbuf = wsframe.AppendClientFrame(s.wbuf[:0], op, payload)
-	_, err := s.rwc.Write(s.wbuf)
-	if cap(s.wbuf) > maxKeptBuffer {
-		s.wbuf = nil
+	s.wbuf.Reset()
+	err := ws.WriteHeader(&s.wbuf, h)
+	if err == nil {
+		start := s.wbuf.Len()
+		s.wbuf.Write(payload)
+		ws.Cipher(s.wbuf.Bytes()[start:], h.Mask, 0)
+		_, err = s.rwc.Write(s.wbuf.Bytes())
+	}
+	if s.wbuf.Cap() > maxKeptBuffer {
+		s.wbuf = bytes.Buffer{}
 	}
 	s.wmu.Unlock()
 	s.mu.Lock()
@@ -230,72 +261,161 @@ const maxKeptBuffer = 64 << 10
 
 // read returns the next message's bytes, the caller's own. Pings are
 // answered on the way; a close frame from the server ends the reading with
-// a websocket.CloseError carrying its code (after the messages before it).
-// Reads have no deadline of their own: the heartbeat closes a socket
-// whose server went silent (heartbeat.go), the transport's end one it no
-// longer needs.
+// a wsutil.ClosedError carrying its code (closeStatus reads it). A frame
+// the client may not take — a protocol error, a message over the read
+// limit, text that is not UTF-8 — is answered with a close frame (1002,
+// 1009, 1007) and ends the reading. Reads have no deadline of their own:
+// the heartbeat closes a socket whose server went silent (heartbeat.go),
+// the transport's end one it no longer needs.
 func (s *sock) read() ([]byte, error) {
-	for s.head == len(s.inbox) {
-		if s.err != nil {
-			return nil, s.err
-		}
-		if s.rbuf == nil {
-			s.rbuf = make([]byte, sockReadBuffer)
-		}
-		s.beat.waiting.Store(true)
-		n, err := s.rwc.Read(s.rbuf)
-		s.beat.waiting.Store(false)
-		s.got(s.rbuf[:n], err)
+	if s.err != nil {
+		return nil, s.err
 	}
-	return s.next(), nil
+	msg, err := s.message()
+	if err != nil {
+		s.err = s.fail(err)
+		return nil, s.err
+	}
+	return msg, nil
 }
 
-// got takes what one read returned: the messages it completes go to the
-// inbox, a ping is answered, and a close, a broken frame or err ends the
-// reading (s.err). A server's close is answered (wsframe.CloseReply: its
-// own code, or 1000, 1002 or 1007; never 1005 or 1006), unless it is the
-// answer to the client's own.
-func (s *sock) got(b []byte, err error) {
-	if len(b) > 0 {
-		s.heardNow()
-		closed, closing, ferr := s.msg.Feed(b, s.take, s.pong)
-		switch {
-		case ferr != nil:
-			code := 1002 // protocol error
-			if errors.Is(ferr, wsframe.ErrTooBig) {
-				code = 1009
+// message reads frames until a data message is whole.
+func (s *sock) message() ([]byte, error) {
+	for {
+		h, err := s.rd.NextFrame()
+		if err != nil {
+			return nil, err
+		}
+		if h.OpCode.IsControl() {
+			if err := s.control(h, &s.rd); err != nil {
+				return nil, err
 			}
-			_ = s.writeFrame(wsframe.OpClose, wsframe.ClosePayload(code, ""))
-			s.shut()
-			s.err = ferr
-		case closed:
-			code, reason := wsframe.CloseCode(closing)
-			_ = s.writeFrame(wsframe.OpClose, wsframe.ClosePayload(wsframe.CloseReply(closing), ""))
-			s.shut()
-			s.err = websocket.CloseError{Code: websocket.StatusCode(code), Reason: reason}
+			continue
+		}
+		// The first frame's size is most messages' size: one allocation.
+		msg := make([]byte, 0, h.Length)
+		for {
+			if len(msg) == cap(msg) {
+				msg = append(msg, 0)[:len(msg)]
+			}
+			n, err := s.rd.Read(msg[len(msg):cap(msg)])
+			msg = msg[:len(msg)+n]
+			if err == io.EOF {
+				return msg, nil
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
-	if err != nil && s.err == nil {
-		s.err = s.lost(err)
-	}
 }
 
-// next takes the inbox's first message.
-func (s *sock) next() []byte {
-	m := s.inbox[s.head]
-	s.inbox[s.head] = nil
-	if s.head++; s.head == len(s.inbox) {
-		s.inbox, s.head = s.inbox[:0], 0
+// control handles a control frame: a ping is answered with a pong, a pong
+// was heard (heardReader), a close is answered (closeReply) and ends the
+// reading.
+func (s *sock) control(h ws.Header, r io.Reader) error {
+	p := s.ctl[:h.Length] // ws.CheckHeader: at most 125 bytes
+	if _, err := io.ReadFull(r, p); err != nil {
+		return err
 	}
-	return m
+	switch h.OpCode {
+	case ws.OpPing:
+		_ = s.writeFrame(ws.OpPong, p)
+	case ws.OpClose:
+		code, reason := parseClose(p)
+		_ = s.writeFrame(ws.OpClose, closePayload(closeReply(p)))
+		s.shut()
+		return wsutil.ClosedError{Code: ws.StatusCode(code), Reason: reason}
+	}
+	return nil
 }
 
-// take keeps a message the frame reader completed (its bytes are the read
-// buffer's: copied once, at its size).
-func (s *sock) take(m []byte) { s.inbox = append(s.inbox, bytes.Clone(m)) }
+// fail ends the reading on err: a frame the client may not take is
+// answered with a close frame and the connection closed; a close from the
+// server is kept as it is; the connection's own end is lost's.
+func (s *sock) fail(err error) error {
+	var closed wsutil.ClosedError
+	var perr ws.ProtocolError
+	code := 0
+	switch {
+	case errors.As(err, &closed):
+		return err
+	case errors.Is(err, wsutil.ErrFrameTooLarge), errors.Is(err, wsutil.ErrMessageTooLarge):
+		code = 1009
+	case errors.Is(err, wsutil.ErrInvalidUTF8):
+		code = 1007
+	case errors.As(err, &perr):
+		code = 1002
+	default:
+		return s.lost(err)
+	}
+	_ = s.writeFrame(ws.OpClose, closePayload(code))
+	s.shut()
+	return err
+}
 
-// pong answers a ping.
-func (s *sock) pong(p []byte) { _ = s.writeFrame(wsframe.OpPong, p) }
+// closeStatus is the code of the server's close that ended a socket's
+// reading, -1 when no close did.
+func closeStatus(err error) int {
+	var closed wsutil.ClosedError
+	if errors.As(err, &closed) {
+		return int(closed.Code)
+	}
+	return -1
+}
+
+// closePayload is a close frame's payload with code and no reason; empty
+// for a code no endpoint may send (validCloseCode).
+func closePayload(code int) []byte {
+	if !validCloseCode(code) {
+		return []byte{}
+	}
+	return binary.BigEndian.AppendUint16(make([]byte, 0, 2), uint16(code))
+}
+
+// validCloseCode says whether an endpoint may send code in a close frame
+// (RFC 6455 §7.4): 1000 to 1014 but for 1004 (reserved), 1005 (no code)
+// and 1006 (no close frame), then 3000 to 4999.
+func validCloseCode(code int) bool {
+	switch {
+	case code >= 3000 && code <= 4999:
+		return true
+	case code >= 1000 && code <= 1014:
+		return code != 1004 && code != 1005 && code != 1006
+	}
+	return false
+}
+
+// parseClose reads a close frame's payload: its status code and reason;
+// 1005 (no status) for an empty one, 1002 (a protocol error) for a
+// payload of one byte.
+func parseClose(payload []byte) (code int, reason string) {
+	switch len(payload) {
+	case 0:
+		return 1005, ""
+	case 1:
+		return 1002, ""
+	}
+	return int(binary.BigEndian.Uint16(payload)), string(payload[2:])
+}
+
+// closeReply is the code a server's close frame is answered with (RFC
+// 6455 §5.5.1, §7.4): its own code when that may be sent, 1000 for a close
+// without one; 1002 (protocol error) for a one-byte payload or a code no
+// endpoint may send — 1005, 1006 and 1015 are never echoed —; 1007 for a
+// reason that is not UTF-8.
+func closeReply(payload []byte) int {
+	code, reason := parseClose(payload)
+	switch {
+	case len(payload) == 0:
+		return 1000
+	case len(payload) == 1 || !validCloseCode(code):
+		return 1002
+	case !utf8.ValidString(reason):
+		return 1007
+	}
+	return code
+}
 
 func (s *sock) close() {
 	s.stall.Stop()
@@ -307,7 +427,7 @@ func (s *sock) close() {
 // it, shuts the socket), then the connection closed in any case. Not on
 // the socket's reader: it waits for it.
 func (s *sock) goAway(code int, wait time.Duration) {
-	if err := s.writeFrame(wsframe.OpClose, wsframe.ClosePayload(code, "")); err == nil {
+	if err := s.writeFrame(ws.OpClose, closePayload(code)); err == nil {
 		t := time.NewTimer(wait)
 		select {
 		case <-s.down:
@@ -318,12 +438,9 @@ func (s *sock) goAway(code int, wait time.Duration) {
 	s.close()
 }
 
-// shut closes the connection; a Poll that reads it lets it go.
+// shut closes the connection.
 func (s *sock) shut() {
 	s.stopBeat()
-	if s.pl != nil {
-		s.pl.drop(s)
-	}
 	s.rwc.Close()
 	s.downOnce.Do(func() { close(s.down) })
 }

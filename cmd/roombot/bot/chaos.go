@@ -90,3 +90,102 @@ func (sc *scenario) chaos(ctx context.Context, duration time.Duration) {
 		}
 	}
 }
+
+// hold stops reading events: a slow consumer. It reads again after d, when
+// play ends, or as soon as the room's presence (as the host sees it) shows
+// fewer spectators than the room has: the server dropped it (or another
+// spectator is reconnecting, which ends the hold a little early).
+func (b *bot) hold(ctx, play context.Context, d time.Duration) {
+	if b.chaos == nil {
+		return
+	}
+	// Redial with a tiny receive buffer, so that the server's outbox
+	// overflows after a few dozen frames (an ordinary socket would buffer
+	// megabytes in the kernel first), then stop reading.
+	b.tinyBuf.Store(true)
+	b.chaos.Drop()
+	b.sc.st.count("chaos/slow-redials", 1)
+	if !b.awaitState(ctx, play, false, time.Second) || !b.awaitState(ctx, play, true, 5*time.Second) {
+		b.tinyBuf.Store(false)
+		return
+	}
+	// The room's presence shows the redialed socket back before the hold.
+	base := int64(b.room.spectators) // as configured; the host's count follows presence
+	for wait := time.Now().Add(time.Second); b.room.specSeen.Load() < base && time.Now().Before(wait); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	b.slowHeld = true
+	b.sc.st.count("chaos/slow-holds", 1)
+	b.sc.log.Debug("holding reads", "bot", b.name, "for", d, "spectators", base)
+	start, roomFrames := time.Now(), b.room.hostFrames.Load()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	poll := time.NewTicker(20 * time.Millisecond)
+	defer poll.Stop()
+	dropped := false
+wait:
+	for {
+		select {
+		case <-t.C:
+			break wait
+		case <-ctx.Done():
+			break wait
+		case <-play.Done():
+			break wait
+		case <-poll.C:
+			if base > 0 && b.room.specSeen.Load() < base {
+				dropped = true
+				b.sc.st.count("chaos/slow-dropped-by-server", 1)
+				break wait
+			}
+		}
+	}
+	b.tinyBuf.Store(false)
+	held := time.Since(start)
+	b.sc.st.latency(latHold, held)
+	// How busy the room was meanwhile: frames its host received.
+	b.sc.st.count("chaos/slow-hold-room-frames", b.room.hostFrames.Load()-roomFrames)
+	b.slowWindow = time.Now().Add(max(2*held, 5*time.Second))
+	if !dropped && ctx.Err() == nil {
+		// The server kept it: come back on an ordinary socket (the
+		// backlog is dropped with the old one) rather than crawl through
+		// it on the tiny one.
+		b.slowUndropped = true
+		b.sc.st.count("chaos/slow-not-dropped", 1)
+		b.chaos.Drop()
+	}
+}
+
+// awaitState handles the bot's events until its transport is online (or
+// not), for at most d. It must read them meanwhile: a transport whose
+// events channel is full waits for its reader before it goes on with the
+// next connection (the slow spectator's channel holds only a few).
+func (b *bot) awaitState(ctx, play context.Context, online bool, d time.Duration) bool {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	poll := time.NewTicker(10 * time.Millisecond)
+	defer poll.Stop()
+	events := b.tr.Events()
+	for (b.tr.State() == client.StateOnline) != online {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return false // run sees the channel closed
+			}
+			b.handle(ev, time.Now())
+			if ev.Kind == client.EventState && (ev.State == client.StateOnline) == online {
+				// Reached, if only for a moment: a socket redialed for a
+				// hold may be closed as slow (4008) before the next poll.
+				return true
+			}
+		case <-poll.C:
+		case <-deadline.C:
+			return false
+		case <-ctx.Done():
+			return false
+		case <-play.Done():
+			return false
+		}
+	}
+	return true
+}

@@ -67,8 +67,8 @@ type config struct {
 	// TimerSlack lets a bot's wake-up wait that long for others due after
 	// it (finetimer.Clock.SetSlack).
 	TimerSlack time.Duration
-	// SocketGoroutines reads each socket on a goroutine of its own instead
-	// of in the Polls' loops.
+	// SocketGoroutines is accepted and ignored: each socket is read by a
+	// goroutine of its own (--socket-goroutines, to go after one release).
 	SocketGoroutines bool
 }
 
@@ -259,11 +259,8 @@ Pacing:
                        (default 0: each at its instant). 1ms costs the bots
                        about a sixth less, as --coarse-timers does, but
                        bunches the moves, which costs the server less too
-  --socket-goroutines  read each bot's socket on a goroutine of its own (as
-                       roombot did before 2026-12-06); by default the
-                       sockets are read in a few epoll loops (Linux;
-                       client.Poll), one per CPU, each message handled where
-                       it was read
+  --socket-goroutines  accepted and ignored (goes in the next release): each
+                       bot's socket is read by a goroutine of its own
   --setup-timeout D    give up joining after this long (default 60s)
   --drain D            after the play time, each final step (receipts in
                        flight, the view checks, the last match's seed, the

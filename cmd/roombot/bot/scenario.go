@@ -12,16 +12,13 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"runtime"
 	"runtime/pprof"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/roomd/roomd/internal/finetimer"
 	"github.com/roomd/roomd/internal/profile"
-	"github.com/roomd/roomd/internal/rawsock"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/transport/client"
 	"golang.org/x/time/rate"
@@ -42,12 +39,10 @@ type scenario struct {
 	sem     chan struct{}
 	nodes   *nodeCounts
 
-	botCtx   context.Context
-	playCtx  context.Context
-	botWG    sync.WaitGroup
-	clock    *finetimer.Clock // the bots' wake-ups (run sets it)
-	polls    []*client.Poll   // read the bots' sockets (run sets them; none: a goroutine each)
-	nextPoll atomic.Uint64
+	botCtx  context.Context
+	playCtx context.Context
+	botWG   sync.WaitGroup
+	clock   *finetimer.Clock // the bots' wake-ups (run sets it)
 
 	mu         sync.Mutex
 	rooms      []*roomRun
@@ -268,13 +263,10 @@ func (sc *scenario) join(ctx context.Context, rm *roomRun, r role, i int) (*bot,
 	}
 	ccfg.Room = rm.code
 	if ccfg.EventBuffer != slowEventBuffer {
-		// Events are handled on the transport's goroutine, or its Poll's
-		// loop, as they are read; a slow consumer's go through the channel
-		// that its hold stops reading.
+		// Events are handled on the socket's reader goroutine as they are
+		// read; a slow consumer's go through the channel that its hold
+		// stops reading.
 		ccfg.Handler = b.onEvent
-		if len(sc.polls) > 0 {
-			ccfg.Poll = sc.polls[sc.nextPoll.Add(1)%uint64(len(sc.polls))]
-		}
 	}
 	b.ctx = sc.botCtx
 	tr, err := client.NewRemote(ccfg)
@@ -321,38 +313,14 @@ type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 
 // counted wraps dial so that every byte read from the sockets it opens is
 // added to n: what the server sent, WebSocket frame headers and the HTTP
-// upgrade included. The sockets are read and written with raw system calls
-// (internal/rawsock), as roomd's are: the bots' own CPU per move is a
-// figure roombot reports.
+// upgrade included.
 func counted(dial dialFunc, n *atomic.Int64) dialFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := dial(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
-		return countingConn{Conn: rawsock.Wrap(c), n: n}, nil
-	}
-}
-
-// openPolls starts the Polls that read the bots' sockets, one per CPU the
-// process may use, and returns what closes them once the bots are gone.
-// Without them (outside Linux) each socket has its goroutine.
-func (sc *scenario) openPolls() (closeAll func()) {
-	for range runtime.GOMAXPROCS(0) {
-		p, err := client.NewPoll(client.PollConfig{
-			Dial:   counted(dialer(0).DialContext, &sc.st.wireBytes),
-			OnRead: func(n int) { sc.st.wireBytes.Add(int64(n)) },
-		})
-		if err != nil {
-			sc.log.Warn("no poll; each socket is read by a goroutine of its own", "err", err)
-			break
-		}
-		sc.polls = append(sc.polls, p)
-	}
-	return func() {
-		for _, p := range sc.polls {
-			p.Close()
-		}
+		return countingConn{Conn: c, n: n}, nil
 	}
 }
 
@@ -360,15 +328,6 @@ func (sc *scenario) openPolls() (closeAll func()) {
 type countingConn struct {
 	net.Conn
 	n *atomic.Int64
-}
-
-// SyscallConn is the connection's own, for a Poll that reads it (and
-// counts what it reads itself: PollConfig.OnRead).
-func (c countingConn) SyscallConn() (syscall.RawConn, error) {
-	if sc, ok := c.Conn.(syscall.Conn); ok {
-		return sc.SyscallConn()
-	}
-	return nil, errors.ErrUnsupported
 }
 
 func (c countingConn) Read(p []byte) (int, error) {
@@ -476,11 +435,6 @@ func (sc *scenario) run(ctx context.Context, progress *progress) (*result, error
 	}
 	defer sc.clock.Close()
 	sc.clock.SetSlack(cfg.TimerSlack)
-	// The bots' sockets: read in a few epoll loops rather than a goroutine
-	// each (--socket-goroutines brings those back).
-	if !cfg.SocketGoroutines {
-		defer sc.openPolls()()
-	}
 	botCtx, stopBots := context.WithCancel(context.Background())
 	defer stopBots()
 	playCtx, endPlay := context.WithCancel(ctx)
