@@ -19,9 +19,8 @@ type BoltOptions struct {
 	// of roomd but not a power loss or a kernel crash, which may also leave
 	// the file unusable. False (the default) fsyncs every commit.
 	NoSync bool
-	// BlockingSync makes the write-ahead log sync with fdatasync(2), which
-	// holds a thread of the Go runtime, even where io_uring can do it
-	// without (Linux; uring_linux.go).
+	// Deprecated: BlockingSync is ignored: the write-ahead log always syncs
+	// with fdatasync(2) (its io_uring is gone).
 	BlockingSync bool
 	// KeepProcs stops a committer's bbolt transaction from raising
 	// GOMAXPROCS from 1 to 2 while it runs (procs.go): with it set and one

@@ -6,15 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sync/atomic"
-	"syscall"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -94,27 +91,12 @@ type wal struct {
 	files  [2]*os.File
 	cur    int // the file records go to
 	noSync bool
-	ring   *syncRing // syncs without blocking a thread (Linux); nil: fdatasync
-	// keepProcs is BoltOptions.KeepProcs: when false, a ring that fails
-	// leaves a spare P behind.
-	keepProcs    bool
-	defaultProcs bool // BoltOptions.DefaultProcs
-	borrowed     bool // a spare P held since the ring failed
-	// noRingWrite: the kernel has no IORING_OP_WRITE, so records are
-	// written with pwrite and synced through the ring.
-	noRingWrite bool
-	// stranded keeps the buffers of writes a failed ring may still read.
-	stranded [][]byte
 	// logOps' scratch, reused batch after batch.
 	errs     []error
 	accepted []walOp
 	undos    []undo
-	// ringOn mirrors ring != nil and ringErr says why there is none (the
-	// system refused one, or it failed), for Stats from any goroutine.
-	ringOn  atomic.Bool
-	ringErr atomic.Pointer[string]
-	off     int64  // where the next record goes
-	seq     uint64 // the last sequence number handed out
+	off      int64  // where the next record goes
+	seq      uint64 // the last sequence number handed out
 	// size is each file's size: the log never shrinks them, and each
 	// checkpoint records them (walSizes) so that the next open can tell a
 	// file cut short.
@@ -176,14 +158,7 @@ func (w *wal) entry(log *bbolt.Bucket, code string, rev uint64) []byte {
 // replays what the scan found past bbolt's checkpoint into the database.
 // With damage (DiscardAfterDamage), it first keeps a copy of the files.
 func (b *Bolt) openWAL(dir string, scan *walScan) error {
-	w := &wal{noSync: b.opts.NoSync, keepProcs: b.opts.KeepProcs, defaultProcs: b.opts.DefaultProcs, pending: map[string]*pendingRoom{}, done: make(chan error, 1)}
-	if !w.noSync && !b.opts.BlockingSync {
-		var err error
-		if w.ring, err = newSyncRing(); err != nil {
-			w.ringGone(err) // none: fdatasync
-		}
-		w.ringOn.Store(w.ring != nil)
-	}
+	w := &wal{noSync: b.opts.NoSync, pending: map[string]*pendingRoom{}, done: make(chan error, 1)}
 	created := false
 	for i, name := range walFiles {
 		path := filepath.Join(dir, name)
@@ -232,13 +207,6 @@ func (b *Bolt) openWAL(dir string, scan *walScan) error {
 }
 
 func (w *wal) close() {
-	if w.ring != nil {
-		w.ring.close()
-	}
-	if w.borrowed {
-		returnProc()
-		w.borrowed = false
-	}
 	for _, f := range w.files {
 		if f != nil {
 			f.Close()
@@ -563,80 +531,17 @@ func (w *wal) write(ops []walOp) error {
 	return nil
 }
 
-// writeSync writes w.buf at w.off in f and syncs it (unless noSync):
-// through the ring, as one submission, when there is one.
+// writeSync writes w.buf at w.off in f and syncs it (unless noSync).
 func (w *wal) writeSync(f *os.File) error {
-	written := 0
-	if w.ring != nil && !w.noSync && !w.noRingWrite {
-		n, err := w.ring.writeSync(f, w.buf, w.off)
-		switch {
-		case err == nil:
-			return nil
-		case errors.Is(err, errUnsubmitted):
-			w.dropRing(err) // nothing in flight: pwrite and fdatasync
-		case errors.Is(err, errRing):
-			// The requests may still be in flight: the kernel may yet
-			// read the buffer, so it is never reused, and what the file
-			// holds at off is unknown (the caller breaks the log).
-			w.stranded = append(w.stranded, w.buf)
-			w.buf = nil
-			w.dropRing(err)
-			return fmt.Errorf("write-ahead log: %w", err)
-		case n == 0 && errors.Is(err, syscall.EINVAL):
-			w.noRingWrite = true // a kernel before 5.6: pwrite, then the ring's sync
-		case errors.Is(err, io.ErrShortWrite):
-			written = n // the kernel cancelled the sync: the rest, then a sync
-		case n == len(w.buf):
-			return fmt.Errorf("write-ahead log: sync: %w", err)
-		default:
-			return fmt.Errorf("write-ahead log: %w", err)
-		}
-	}
-	if _, err := f.WriteAt(w.buf[written:], w.off+int64(written)); err != nil {
+	if _, err := f.WriteAt(w.buf, w.off); err != nil {
 		return fmt.Errorf("write-ahead log: %w", err)
 	}
 	if !w.noSync {
-		if err := w.sync(f); err != nil {
+		if err := fdatasync(f); err != nil {
 			return fmt.Errorf("write-ahead log: sync: %w", err)
 		}
 	}
 	return nil
-}
-
-// sync syncs f's data: through the ring when there is one, else (or when
-// the ring fails, for good) with fdatasync.
-func (w *wal) sync(f *os.File) error {
-	if w.ring != nil {
-		err := w.ring.fdatasync(f)
-		if !errors.Is(err, errRing) {
-			return err
-		}
-		w.dropRing(err)
-	}
-	return fdatasync(f)
-}
-
-// dropRing closes a ring that failed: the log syncs with fdatasync(2)
-// from now on.
-func (w *wal) dropRing(err error) {
-	w.ring.close()
-	w.ring = nil
-	w.ringGone(err)
-	if !w.keepProcs && !w.borrowed {
-		// Each sync blocks a thread now: with one P, keep a second until
-		// Close, as roomd does for a store that had no ring at start
-		// (procs.go).
-		borrowProc(w.defaultProcs)
-		w.borrowed = true
-	}
-}
-
-// ringGone records why the log syncs with fdatasync(2) rather than
-// through a ring (BoltStats.RingError).
-func (w *wal) ringGone(err error) {
-	msg := err.Error()
-	w.ringErr.Store(&msg)
-	w.ringOn.Store(false)
 }
 
 // startCheckpoint starts a checkpoint goroutine when none runs and one is
