@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,6 +22,10 @@ const (
 	walRefuse  = "refuse"
 	walDiscard = "discard-after-damage"
 )
+
+// ignoredFlags are deprecated flags still accepted, for one release, and
+// ignored with a warning.
+var ignoredFlags = []string{"io-uring", "spare-sync-proc"}
 
 // ParseFlags maps roomd's serve flags (`roomd -h`), each of which a
 // ROOMD_* variable sets too, onto Options: what a program on roomd as a
@@ -53,7 +58,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	commitInterval := ef.Duration("commit-interval", "", boltstore.DefaultCommitInterval, "the embedded store's least time between group commits under load: what arrives meanwhile shares one commit and its fsyncs (negative: back to back)")
 	wal := ef.Bool("wal", "", true, "log the embedded store's appends in its write-ahead log (one fsync per group commit) and carry them into bbolt in batches; false commits each group to bbolt (two fsyncs)")
 	ioUring := ef.Bool("io-uring", "", true, "ignored, deprecated: removed in the next release (the write-ahead log syncs with fdatasync); setting it logs a warning")
-	spareSyncProc := ef.Bool("spare-sync-proc", "", true, "with GOMAXPROCS 1 (set or chosen), the embedded store's bbolt transactions raise it to 2 while they run, so that their blocking fsyncs stall no socket or room; false keeps GOMAXPROCS as it is")
+	spareSyncProc := ef.Bool("spare-sync-proc", "", true, "ignored, deprecated: removed in the next release (a GOMAXPROCS of 1 the runtime chose is raised to 2 for good when the embedded store fsyncs; one set is kept); setting it logs a warning")
 	checkpoint := ef.Duration("checkpoint-interval", "", boltstore.DefaultCheckpointInterval, "how long the embedded store's appends and snapshots may stay in its write-ahead log only before a background checkpoint carries them into bbolt")
 	walRecover := ef.String("wal-recover", "", walRefuse, "what to do at start when the embedded store's write-ahead log is damaged (not just its last record torn by a crash): refuse (exit 1, changing nothing) or discard-after-damage (keep a copy of the log in the data directory, start from the records before the damage, and move every live room to a new epoch); set it for the one start that accepts the loss")
 	restoreAll := ef.Bool("restore-all", "", false, "restore every live room at start instead of on its first join")
@@ -119,12 +124,14 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	}
 	fs.Visit(func(f *flag.Flag) {
 		o.adminTokenArg = o.adminTokenArg || f.Name == "admin-token"
-		if f.Name == "io-uring" {
-			o.ignored = append(o.ignored, "--io-uring")
+		if slices.Contains(ignoredFlags, f.Name) {
+			o.ignored = append(o.ignored, "--"+f.Name)
 		}
 	})
-	if _, ok := os.LookupEnv(envName("io-uring")); ok {
-		o.ignored = append(o.ignored, envName("io-uring"))
+	for _, name := range ignoredFlags {
+		if _, ok := os.LookupEnv(envName(name)); ok {
+			o.ignored = append(o.ignored, envName(name))
+		}
 	}
 	if *walRecover != walRefuse && *walRecover != walDiscard {
 		return Options{}, fmt.Errorf("--wal-recover %q: want %s or %s", *walRecover, walRefuse, walDiscard)

@@ -75,8 +75,8 @@ func TestSpareProc(t *testing.T) {
 	}
 }
 
-// TestIgnoredFlags: --io-uring and ROOMD_IO_URING are still accepted, and
-// noted for the warning that they are ignored.
+// TestIgnoredFlags: --io-uring, --spare-sync-proc and their variables are
+// still accepted, and noted for the warning that they are ignored.
 func TestIgnoredFlags(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -86,6 +86,7 @@ func TestIgnoredFlags(t *testing.T) {
 	}{
 		{name: "flag", args: []string{"--io-uring=false"}, want: "--io-uring"},
 		{name: "variable", env: "false", want: "ROOMD_IO_URING"},
+		{name: "spare-sync-proc", args: []string{"--spare-sync-proc=false", "--io-uring"}, want: "--io-uring --spare-sync-proc"},
 		{name: "neither", want: ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -112,8 +112,9 @@ type StoreOptions struct {
 	// Deprecated: NoIOUring is ignored (the write-ahead log syncs with
 	// fdatasync; its io_uring is gone). Setting it logs a warning.
 	NoIOUring bool
-	// KeepProcs keeps GOMAXPROCS 1 as it is while bbolt's transactions
-	// fsync (by default they raise it to 2 meanwhile).
+	// Deprecated: KeepProcs is ignored (the embedded store no longer raises
+	// GOMAXPROCS while its bbolt transactions run). Setting it logs a
+	// warning.
 	KeepProcs bool
 	// CheckpointInterval is how long writes may stay in the write-ahead log
 	// only. Zero means boltstore's default.

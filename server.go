@@ -64,11 +64,15 @@ func New(o Options) (s *Server, err error) {
 		}
 	}()
 	s = srv
+	// A program on roomd as a library sets the options, not the flags.
 	if o.Store.NoIOUring && len(o.ignored) == 0 {
 		o.ignored = append(o.ignored, "StoreOptions.NoIOUring")
 	}
+	if o.Store.KeepProcs && len(o.ignored) == 0 {
+		o.ignored = append(o.ignored, "StoreOptions.KeepProcs")
+	}
 	for _, name := range o.ignored {
-		log.Warn(name + " is ignored and will be removed in the next release: the write-ahead log syncs with fdatasync (io_uring is gone)")
+		log.Warn(name + " is ignored (deprecated) and will be removed in the next release")
 	}
 	if o.adminTokenArg {
 		log.Warn("--admin-token on the command line is visible to every user of this machine (ps, /proc); " +
@@ -182,7 +186,7 @@ func (s *Server) openStore() error {
 	st, err := openStore(octx, storeConfig{redisURL: o.Store.RedisURL, redis: redisstore.RedisOptions{Cluster: o.Store.RedisCluster, Prefix: redisKeyPrefix},
 		dataDir: o.Store.Dir, memory: o.Store.Memory,
 		bolt: boltstore.BoltOptions{NoSync: o.Store.NoFsync, CommitInterval: o.Store.CommitInterval, NoWAL: o.Store.NoWAL,
-			KeepProcs: o.Store.KeepProcs, DefaultProcs: os.Getenv("GOMAXPROCS") == "", CheckpointInterval: o.Store.CheckpointInterval,
+			CheckpointInterval: o.Store.CheckpointInterval,
 			DiscardAfterDamage: o.Store.DiscardAfterDamage, Logger: log}})
 	if errors.Is(err, boltstore.ErrWALDamaged) {
 		return fmt.Errorf("open store: %w; nothing was changed. Restore the data directory from a backup, "+
