@@ -66,7 +66,7 @@ type BoltOptions struct {
 	// DefaultWALSize.
 	WALSize int64
 	// DiscardAfterDamage opens a store whose write-ahead log is damaged
-	// (walscan.go) by giving up what follows the damage: a copy of the
+	// (wal_scan.go) by giving up what follows the damage: a copy of the
 	// log's files is kept in a new directory damaged-<UTC time> beside
 	// them, the records before the damage are replayed, and every live
 	// room opens Rewound (store.Record) until it stores an entry again.
