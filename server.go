@@ -64,14 +64,16 @@ func New(o Options) (s *Server, err error) {
 		}
 	}()
 	s = srv
-	// A program on roomd as a library sets the options, not the flags.
-	if o.Store.NoIOUring && len(o.ignored) == 0 {
-		o.ignored = append(o.ignored, "StoreOptions.NoIOUring")
+	// ParseFlags notes the flags; a program on roomd as a library may set
+	// the options.
+	ignored := o.ignored
+	if o.Store.NoIOUring {
+		ignored = append(ignored, "StoreOptions.NoIOUring")
 	}
-	if o.Store.KeepProcs && len(o.ignored) == 0 {
-		o.ignored = append(o.ignored, "StoreOptions.KeepProcs")
+	if o.Store.KeepProcs {
+		ignored = append(ignored, "StoreOptions.KeepProcs")
 	}
-	for _, name := range o.ignored {
+	for _, name := range ignored {
 		log.Warn(name + " is ignored (deprecated) and will be removed in the next release")
 	}
 	if o.adminTokenArg {
