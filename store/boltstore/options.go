@@ -19,20 +19,13 @@ type BoltOptions struct {
 	// of roomd but not a power loss or a kernel crash, which may also leave
 	// the file unusable. False (the default) fsyncs every commit.
 	NoSync bool
-	// BlockingSync makes the write-ahead log sync with fdatasync(2), which
-	// holds a thread of the Go runtime, even where io_uring can do it
-	// without (Linux; uring_linux.go).
+	// Deprecated: BlockingSync is ignored: the write-ahead log always syncs
+	// with fdatasync(2) (its io_uring is gone).
 	BlockingSync bool
-	// KeepProcs stops a committer's bbolt transaction from raising
-	// GOMAXPROCS from 1 to 2 while it runs (procs.go): with it set and one
-	// P, bbolt's blocking fdatasyncs stall every socket and room until the
-	// runtime takes the P back.
-	KeepProcs bool
-	// DefaultProcs says GOMAXPROCS is the runtime's default, left to its
-	// automatic updates (roomd sets it when the GOMAXPROCS variable is
-	// unset and it changed nothing itself): a P borrowed from 1 to 2 is
-	// then given back with runtime.SetDefaultGOMAXPROCS, which keeps those
-	// updates on, rather than runtime.GOMAXPROCS(1), which ends them.
+	// Deprecated: KeepProcs and DefaultProcs are ignored: the store no
+	// longer raises GOMAXPROCS while bbolt's transactions run (roomd gives
+	// a process the runtime left one P a second one for good instead).
+	KeepProcs    bool
 	DefaultProcs bool
 	// LockTimeout bounds the wait for the database file's lock when another
 	// process holds it. Zero means 1 second.
@@ -73,7 +66,7 @@ type BoltOptions struct {
 	// DefaultWALSize.
 	WALSize int64
 	// DiscardAfterDamage opens a store whose write-ahead log is damaged
-	// (walscan.go) by giving up what follows the damage: a copy of the
+	// (wal_scan.go) by giving up what follows the damage: a copy of the
 	// log's files is kept in a new directory damaged-<UTC time> beside
 	// them, the records before the damage are replayed, and every live
 	// room opens Rewound (store.Record) until it stores an entry again.

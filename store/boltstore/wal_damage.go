@@ -13,7 +13,7 @@ import (
 	"go.etcd.io/bbolt"
 )
 
-// What the store does with the log's damage (walscan.go finds it): refuse
+// What the store does with the log's damage (wal_scan.go finds it): refuse
 // to open, or — with DiscardAfterDamage — keep a copy of the files, replay
 // what precedes the damage, and mark the rooms that may have lost writes as
 // rewound, so that the room layer moves them to a new epoch
@@ -149,69 +149,4 @@ func writeSynced(path string, data []byte) error {
 		return err
 	}
 	return f.Close()
-}
-
-// replay applies the scan's chain, in one transaction that also moves the
-// checkpoint past every number the files hold — chained or not, records
-// after damage included — so that the records written next are the ones
-// a replay reads and no number is ever handed out twice, and records the
-// files' sizes. A write the replay finds refused (the room expired
-// meanwhile, or — which the committer's order rules out — fenced or not
-// following) is skipped and counted. After damage (the caller has kept a
-// copy of the files) it marks every live room rewound and returns how
-// many.
-func (b *Bolt) replay(w *wal, s *walScan) (marked int, err error) {
-	w.seq = s.maxSeq
-	w.replayed = len(s.chain)
-	for i, data := range s.data {
-		w.size[i] = int64(len(data))
-	}
-	if w.seq == s.applied && w.size == s.sizes && s.damage == nil {
-		return 0, nil // nothing past the checkpoint
-	}
-	return marked, b.db.Update(func(tx *bbolt.Tx) error {
-		marked = 0
-		for _, rec := range s.chain {
-			for _, o := range rec.ops {
-				var err error
-				if o.snap != nil {
-					err = b.snapshotTx(tx, o.lease, *o.snap)
-				} else {
-					_, err = b.appendTx(tx, o.lease, o.entries)
-				}
-				if err != nil {
-					if !soft(err) {
-						return err
-					}
-					w.skipped++
-				}
-			}
-		}
-		if s.damage != nil {
-			bk := tx.Bucket(bRewound)
-			err := tx.Bucket(bRooms).ForEach(func(code, v []byte) error {
-				m := decodeMeta(v)
-				if m.ended != 0 {
-					return nil
-				}
-				marked++
-				return bk.Put(code, be64(m.last))
-			})
-			if err != nil {
-				return err
-			}
-		}
-		return w.putPosition(tx, w.seq, w.size)
-	})
-}
-
-// putPosition records in tx the log's checkpoint (the last sequence number
-// bbolt holds) and the files' sizes.
-func (w *wal) putPosition(tx *bbolt.Tx, seq uint64, sizes [2]int64) error {
-	bk := tx.Bucket(bWAL)
-	if err := bk.Put(walApplied, be64(seq)); err != nil {
-		return err
-	}
-	v := append(be64(uint64(sizes[0])), be64(uint64(sizes[1]))...)
-	return bk.Put(walSizes, v)
 }
