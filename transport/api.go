@@ -246,7 +246,7 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if err := s.cfg.Rooms.Config().Store.Ping(ctx); err != nil {
+	if err := s.cfg.Rooms.PingStore(ctx); err != nil {
 		status["status"], status["store"], code = "degraded", err.Error(), http.StatusServiceUnavailable
 	} else if err := s.cfg.Rooms.StoreHealth(); err != nil {
 		// The store answers pings yet refuses writes (a full disk): what
