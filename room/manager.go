@@ -322,6 +322,10 @@ func (m *Manager) forget(r *Room) {
 	}
 }
 
+// PingStore asks the store whether it answers (GET /readyz): transport/
+// reaches the store through the manager, not through its Config.
+func (m *Manager) PingStore(ctx context.Context) error { return m.cfg.Store.Ping(ctx) }
+
 // StoreHealth reports whether the rooms' writes land: an error while the
 // last store writes failed (since the last one that succeeded).
 func (m *Manager) StoreHealth() error {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 )
 
 // Metrics are the rooms' Prometheus measurements. A nil *Metrics records
@@ -35,57 +36,55 @@ type Metrics struct {
 // NewMetrics registers the rooms' metrics on reg. Register a manager's
 // Collector too for the count of live rooms.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
+	f := promauto.With(reg)
 	mt := &Metrics{
-		actions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roomd_actions_accepted_total",
+		actions: f.NewCounterVec(prometheus.CounterOpts{Name: "roomd_actions_accepted_total",
 			Help: "Accepted actions (changes stored and published), by kind."}, []string{"kind"}),
-		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roomd_actions_rejected_total",
+		rejected: f.NewCounterVec(prometheus.CounterOpts{Name: "roomd_actions_rejected_total",
 			Help: "Refused actions, by notice code (game:* codes come from the game's rules)."}, []string{"reason"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "roomd_command_latency_seconds",
+		latency: f.NewHistogramVec(prometheus.HistogramOpts{Name: "roomd_command_latency_seconds",
 			Help:    "From a command's arrival at the room to its update leaving for the clients (stored first).",
 			Buckets: prometheus.ExponentialBuckets(25e-6, 2, 16)}, []string{"game"}),
-		appendTime: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "roomd_store_append_seconds",
+		appendTime: f.NewHistogram(prometheus.HistogramOpts{Name: "roomd_store_append_seconds",
 			Help: "Time of one room's store append (a batch of entries).", Buckets: prometheus.ExponentialBuckets(10e-6, 2, 18)}),
-		appendBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "roomd_store_append_entries",
+		appendBatch: f.NewHistogram(prometheus.HistogramOpts{Name: "roomd_store_append_entries",
 			Help: "Entries per room append.", Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128}}),
-		appendFail: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_store_append_failures_total",
+		appendFail: f.NewCounter(prometheus.CounterOpts{Name: "roomd_store_append_failures_total",
 			Help: "Appends the store refused; their actions were answered storage-unavailable."}),
-		resyncs: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_resyncs_total",
+		resyncs: f.NewCounter(prometheus.CounterOpts{Name: "roomd_resyncs_total",
 			Help: "Snapshots sent to repair a client's view: resync actions and stale refusals."}),
-		reconnects: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_reconnects_total",
+		reconnects: f.NewCounter(prometheus.CounterOpts{Name: "roomd_reconnects_total",
 			Help: "Hellos that took a seat back with its token."}),
-		encoded: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_update_encodings_total",
+		encoded: f.NewCounter(prometheus.CounterOpts{Name: "roomd_update_encodings_total",
 			Help: "Update messages encoded (one per distinct view of each change)."}),
-		sent: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_update_deliveries_total",
+		sent: f.NewCounter(prometheus.CounterOpts{Name: "roomd_update_deliveries_total",
 			Help: "Update messages handed to connections (encodings are shared)."}),
-		hooksDrop: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_webhook_events_dropped_total",
+		hooksDrop: f.NewCounter(prometheus.CounterOpts{Name: "roomd_webhook_events_dropped_total",
 			Help: "Webhook events dropped because the outbox was full."}),
-		panics: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roomd_engine_panics_total",
+		panics: f.NewCounterVec(prometheus.CounterOpts{Name: "roomd_engine_panics_total",
 			Help: "Panics of a game's code (rules, projection, AI) that a room recovered from, by game."}, []string{"game"}),
-		aiStopped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roomd_ai_stopped_total",
+		aiStopped: f.NewCounterVec(prometheus.CounterOpts{Name: "roomd_ai_stopped_total",
 			Help: "AI seats stopped for a match after failing three times in a row (a panic, or a move the rules refused), by game."}, []string{"game"}),
-		tickLate: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "roomd_tick_lateness_seconds",
+		tickLate: f.NewHistogramVec(prometheus.HistogramOpts{Name: "roomd_tick_lateness_seconds",
 			Help:    "How late a real-time room's ticks ran against their schedule (the first of those run at once), by game.",
 			Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25}}, []string{"game"}),
-		tickTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "roomd_tick_duration_seconds",
+		tickTime: f.NewHistogramVec(prometheus.HistogramOpts{Name: "roomd_tick_duration_seconds",
 			Help:    "Time to run one tick of a real-time room: the game's step and the tick messages' encoding, by game.",
 			Buckets: prometheus.ExponentialBuckets(5e-6, 2, 14)}, []string{"game"}),
-		tickBytes: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "roomd_tick_bytes",
+		tickBytes: f.NewHistogramVec(prometheus.HistogramOpts{Name: "roomd_tick_bytes",
 			Help:    "Bytes of one tick message, per audience of each tick (one encoding each), by game.",
 			Buckets: prometheus.ExponentialBuckets(32, 2, 10)}, []string{"game"}),
-		tickSkipped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roomd_ticks_skipped_total",
+		tickSkipped: f.NewCounterVec(prometheus.CounterOpts{Name: "roomd_ticks_skipped_total",
 			Help: "Ticks a real-time room dropped after a stall (past the catch-up bound), by game."}, []string{"game"}),
-		renewTime: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "roomd_lease_renew_seconds",
+		renewTime: f.NewHistogram(prometheus.HistogramOpts{Name: "roomd_lease_renew_seconds",
 			Help: "Time to renew all of this node's room leases (one pipelined round trip per batch).", Buckets: prometheus.ExponentialBuckets(50e-6, 2, 16)}),
-		renewFail: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_lease_renew_failures_total",
+		renewFail: f.NewCounter(prometheus.CounterOpts{Name: "roomd_lease_renew_failures_total",
 			Help: "Lease renewals that failed (the store did not answer): the rooms' leases may expire."}),
-		moves: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_rooms_moved_total",
+		moves: f.NewCounter(prometheus.CounterOpts{Name: "roomd_rooms_moved_total",
 			Help: "Rooms this node handed to another node (drain, or an operator's move)."}),
-		takeovers: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_rooms_taken_over_total",
+		takeovers: f.NewCounter(prometheus.CounterOpts{Name: "roomd_rooms_taken_over_total",
 			Help: "Rooms this node took over after another node's lease on them expired (that node died or stalled)."}),
 	}
-	reg.MustRegister(mt.actions, mt.rejected, mt.latency, mt.appendTime, mt.appendBatch, mt.appendFail,
-		mt.resyncs, mt.reconnects, mt.encoded, mt.sent, mt.panics, mt.aiStopped, mt.hooksDrop, mt.tickLate, mt.tickTime, mt.tickBytes, mt.tickSkipped,
-		mt.renewTime, mt.renewFail, mt.moves, mt.takeovers)
 	return mt
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/roomd/roomd/internal/httpjson"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
-	"github.com/roomd/roomd/store"
 )
 
 // maxBody bounds a JSON request body.
@@ -87,7 +86,7 @@ func roomError(w http.ResponseWriter, code string, err error) {
 		httpjson.Error(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, room.ErrRoomFull), errors.Is(err, room.ErrNotLobby), errors.Is(err, room.ErrDailyPlayed):
 		httpjson.Error(w, http.StatusConflict, err.Error())
-	case errors.Is(err, room.ErrShuttingDown), errors.Is(err, room.ErrStorage), errors.Is(err, room.ErrBusy), errors.Is(err, store.ErrOwned),
+	case errors.Is(err, room.ErrShuttingDown), errors.Is(err, room.ErrStorage), errors.Is(err, room.ErrBusy), errors.Is(err, room.ErrOwned),
 		errors.Is(err, context.DeadlineExceeded):
 		w.Header().Set("Retry-After", "1")
 		httpjson.Error(w, http.StatusServiceUnavailable, err.Error())
@@ -247,7 +246,7 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if err := s.cfg.Rooms.Config().Store.Ping(ctx); err != nil {
+	if err := s.cfg.Rooms.PingStore(ctx); err != nil {
 		status["status"], status["store"], code = "degraded", err.Error(), http.StatusServiceUnavailable
 	} else if err := s.cfg.Rooms.StoreHealth(); err != nil {
 		// The store answers pings yet refuses writes (a full disk): what

@@ -26,7 +26,6 @@ import (
 	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
-	"github.com/roomd/roomd/store"
 )
 
 // cluster.go: several roomd nodes on one store. Every node answers for
@@ -44,14 +43,14 @@ import (
 // ClusterConfig makes a Server one node of several (Config.Cluster).
 type ClusterConfig struct {
 	// Store is the store the nodes share. Required.
-	Store store.Cluster
+	Store room.Cluster
 	// Claims holds the key that signs requests between nodes (claimed
 	// once by the first node). Required.
-	Claims store.Claims
+	Claims room.Claims
 	// Self is this node: its ID, URL (public, for clients told where a
 	// room went) and PeerURL (how other nodes reach it). ID and PeerURL
 	// are required.
-	Self store.Node
+	Self room.Node
 	// TTL is how long a registration lasts without a refresh (refreshed
 	// every third of it). Zero means 10 s.
 	TTL time.Duration
@@ -77,7 +76,7 @@ type cluster struct {
 	cfg      ClusterConfig
 	key      []byte
 	log      *slog.Logger
-	nodes    atomic.Pointer[[]store.Node] // live nodes, self included, as last read
+	nodes    atomic.Pointer[[]room.Node] // live nodes, self included, as last read
 	draining atomic.Bool
 	// registered is whether this node's last registration went through.
 	registered atomic.Bool
@@ -93,7 +92,7 @@ func newCluster(ctx context.Context, cfg ClusterConfig, log *slog.Logger) (*clus
 	if cfg.TTL == 0 {
 		cfg.TTL = 10 * time.Second
 	}
-	if err := store.CheckLease(cfg.Self.ID, cfg.TTL); err != nil {
+	if err := room.CheckLease(cfg.Self.ID, cfg.TTL); err != nil {
 		return nil, fmt.Errorf("transport: cluster node: %w", err)
 	}
 	if cfg.Self.PeerURL == "" {
@@ -110,13 +109,13 @@ func newCluster(ctx context.Context, cfg ClusterConfig, log *slog.Logger) (*clus
 			DialContext:         (&net.Dialer{Timeout: 2 * time.Second}).DialContext,
 			MaxIdleConnsPerHost: 32, IdleConnTimeout: 90 * time.Second,
 		}}}
-	empty := []store.Node{}
+	empty := []room.Node{}
 	c.nodes.Store(&empty)
 	return c, nil
 }
 
 // self returns this node's registration with its load now.
-func (s *Server) selfNode() store.Node {
+func (s *Server) selfNode() room.Node {
 	n := s.cl.cfg.Self
 	n.Rooms = len(s.cfg.Rooms.Rooms())
 	s.mu.Lock()
@@ -158,7 +157,7 @@ const registerRetry = 250 * time.Millisecond
 // (it died, or stalls — a paused process answers no one): their clients
 // come back at once, and routing waits for the room's lease to expire and
 // takes the room over.
-func (s *Server) sweepRelays(nodes []store.Node) {
+func (s *Server) sweepRelays(nodes []room.Node) {
 	live := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
 		live[n.ID] = true
@@ -173,7 +172,7 @@ func (s *Server) sweepRelays(nodes []store.Node) {
 	}
 }
 
-func (s *Server) refreshNodes(ctx context.Context) []store.Node {
+func (s *Server) refreshNodes(ctx context.Context) []room.Node {
 	nodes, err := s.cl.cfg.Store.Nodes(ctx)
 	if err != nil {
 		s.cfg.Logger.Warn("nodes not read", "err", err)
@@ -205,11 +204,11 @@ func (s *Server) clusterLoop() {
 }
 
 // node returns the live node id, from the last read or a fresh one.
-func (s *Server) node(ctx context.Context, id string) (store.Node, bool) {
-	find := func(nodes []store.Node) (store.Node, bool) {
-		i := slices.IndexFunc(nodes, func(n store.Node) bool { return n.ID == id })
+func (s *Server) node(ctx context.Context, id string) (room.Node, bool) {
+	find := func(nodes []room.Node) (room.Node, bool) {
+		i := slices.IndexFunc(nodes, func(n room.Node) bool { return n.ID == id })
 		if i < 0 {
-			return store.Node{}, false
+			return room.Node{}, false
 		}
 		return nodes[i], true
 	}
@@ -220,7 +219,7 @@ func (s *Server) node(ctx context.Context, id string) (store.Node, bool) {
 }
 
 // Nodes returns the live nodes as last read (nil without a cluster).
-func (s *Server) Nodes() []store.Node {
+func (s *Server) Nodes() []room.Node {
 	if s.cl == nil {
 		return nil
 	}
@@ -229,8 +228,8 @@ func (s *Server) Nodes() []store.Node {
 
 // leastLoaded returns the live node, other than this one, that takes new
 // rooms and holds the fewest.
-func (s *Server) leastLoaded(nodes []store.Node) (store.Node, bool) {
-	var best store.Node
+func (s *Server) leastLoaded(nodes []room.Node) (room.Node, bool) {
+	var best room.Node
 	found := false
 	for _, n := range nodes {
 		if n.ID == s.cl.cfg.Self.ID || n.Draining {
@@ -246,13 +245,13 @@ func (s *Server) leastLoaded(nodes []store.Node) (store.Node, bool) {
 // placement returns the node a new room goes to, or false for this one:
 // this node unless it drains or holds more than the least-loaded node's
 // rooms plus the slack.
-func (s *Server) placement() (store.Node, bool) {
+func (s *Server) placement() (room.Node, bool) {
 	if s.cl == nil {
-		return store.Node{}, false
+		return room.Node{}, false
 	}
 	other, ok := s.leastLoaded(*s.cl.nodes.Load())
 	if !ok {
-		return store.Node{}, false
+		return room.Node{}, false
 	}
 	if s.cl.draining.Load() {
 		return other, true
@@ -264,7 +263,7 @@ func (s *Server) placement() (store.Node, bool) {
 	if len(s.cfg.Rooms.Rooms()) > other.Rooms+slack {
 		return other, true
 	}
-	return store.Node{}, false
+	return room.Node{}, false
 }
 
 // route says where room code runs: false for this node (loaded here, or
@@ -272,20 +271,20 @@ func (s *Server) placement() (store.Node, bool) {
 // else the node that owns it. A room whose owner holds its lease but no
 // longer registers (it died) is waited for until the lease expires, then
 // taken here. A draining node sends a room nobody owns to another node.
-func (s *Server) route(ctx context.Context, code string) (store.Node, bool, error) {
+func (s *Server) route(ctx context.Context, code string) (room.Node, bool, error) {
 	code = room.NormalizeCode(code)
 	if s.cl == nil || !ids.IsCode(code) {
-		return store.Node{}, false, nil
+		return room.Node{}, false, nil
 	}
 	if _, ok := s.cfg.Rooms.Lookup(code); ok {
-		return store.Node{}, false, nil
+		return room.Node{}, false, nil
 	}
 	deadline := time.Now().Add(s.cl.cfg.TTL + 2*time.Second)
 	takeover := false
 	for {
 		owner, left, err := s.cl.cfg.Store.Owner(ctx, code)
 		if err != nil {
-			return store.Node{}, false, err
+			return room.Node{}, false, err
 		}
 		switch {
 		case owner == "" || owner == s.cl.cfg.Self.ID:
@@ -298,7 +297,7 @@ func (s *Server) route(ctx context.Context, code string) (store.Node, bool, erro
 				s.cfg.Rooms.Config().Metrics.ObserveTakeover()
 				s.cfg.Logger.Info("taking over a room whose node is gone", "room", code)
 			}
-			return store.Node{}, false, nil
+			return room.Node{}, false, nil
 		}
 		if n, ok := s.node(ctx, owner); ok && !s.unreachable(owner) {
 			return n, true, nil
@@ -306,14 +305,14 @@ func (s *Server) route(ctx context.Context, code string) (store.Node, bool, erro
 		// The owner is gone: wait out its lease, then take the room.
 		takeover = true
 		if time.Now().After(deadline) {
-			return store.Node{}, false, fmt.Errorf("room %s: node %s holds its lease and does not answer", code, owner)
+			return room.Node{}, false, fmt.Errorf("room %s: node %s holds its lease and does not answer", code, owner)
 		}
 		s.cfg.Logger.Info("the room's node is gone; waiting for its lease to expire", "room", code, "node", owner, "left", left)
 		wait := min(max(left, 20*time.Millisecond), 250*time.Millisecond)
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
-			return store.Node{}, false, ctx.Err()
+			return room.Node{}, false, ctx.Err()
 		}
 	}
 }
@@ -378,7 +377,7 @@ func (s *Server) drain(ctx context.Context) bool {
 	nodes := s.refreshNodes(rctx)
 	cancel()
 	load := map[string]int{}
-	var targets []store.Node
+	var targets []room.Node
 	for _, n := range nodes {
 		if n.ID != s.cl.cfg.Self.ID && !n.Draining {
 			targets = append(targets, n)
@@ -393,7 +392,7 @@ func (s *Server) drain(ctx context.Context) bool {
 	s.register(ctx) // the others stop sending new rooms here
 	s.cfg.Logger.Info("draining: handing rooms to other nodes", "rooms", len(s.cfg.Rooms.Rooms()), "nodes", len(targets))
 	share := map[string][]string{}
-	to := func(code string) store.Node {
+	to := func(code string) room.Node {
 		best := targets[0]
 		for _, n := range targets[1:] {
 			if load[n.ID] < load[best.ID] {
@@ -420,7 +419,7 @@ func (s *Server) drain(ctx context.Context) bool {
 // adopt asks node n to load rooms now (they were handed to it): their
 // timers run and their first clients find them loaded. Best effort: a room
 // not loaded now is loaded by its next client.
-func (s *Server) adopt(ctx context.Context, n store.Node, rooms []string) {
+func (s *Server) adopt(ctx context.Context, n room.Node, rooms []string) {
 	body, _ := json.Marshal(adoptRequest{Rooms: rooms})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(n.PeerURL, "/")+adoptPath, bytes.NewReader(body))
 	if err != nil {
@@ -478,7 +477,7 @@ func (s *Server) adoptRooms(w http.ResponseWriter, r *http.Request) {
 // node signed as a node's.
 type ClusterView interface {
 	NodeID() string
-	Nodes() []store.Node
+	Nodes() []room.Node
 	RoomOwner(ctx context.Context, code string) (string, error)
 	MoveRoom(ctx context.Context, code, to string) error
 	PeerRequest(ctx context.Context, node, method, path string, header http.Header, body []byte) (*http.Response, error)

@@ -17,7 +17,6 @@ import (
 	"github.com/roomd/roomd/internal/queue"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
-	"github.com/roomd/roomd/store"
 )
 
 // conn is one WebSocket connection. Its reader decodes frames and hands them
@@ -501,7 +500,7 @@ func (c *conn) hello(ctx context.Context, h *protocol.Hello) {
 	case errors.Is(err, room.ErrShuttingDown):
 		c.close(closeReq{code: protocol.CloseRestarting, reason: "server restarting", retryAfter: c.srv.retryAfter(), why: whyRestart})
 		return
-	case errors.Is(err, store.ErrOwned):
+	case errors.Is(err, room.ErrOwned):
 		// Another node took the room since this socket was routed: the
 		// client comes back and is routed there.
 		c.close(closeReq{code: protocol.CloseMoved, reason: "room moved", retryAfter: room.MovedRetry, why: whyMoved})

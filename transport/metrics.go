@@ -1,6 +1,9 @@
 package transport
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+)
 
 // Metrics are the connections' Prometheus measurements. A nil *Metrics
 // records nothing.
@@ -18,28 +21,28 @@ type Metrics struct {
 
 // NewMetrics registers the connection metrics on reg.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
+	f := promauto.With(reg)
 	m := &Metrics{
-		conns:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "roomd_connections", Help: "Open WebSocket connections."}),
-		opened: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_connections_opened_total", Help: "WebSocket connections accepted."}),
-		slow: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_slow_closes_total",
+		conns:  f.NewGauge(prometheus.GaugeOpts{Name: "roomd_connections", Help: "Open WebSocket connections."}),
+		opened: f.NewCounter(prometheus.CounterOpts{Name: "roomd_connections_opened_total", Help: "WebSocket connections accepted."}),
+		slow: f.NewCounter(prometheus.CounterOpts{Name: "roomd_slow_closes_total",
 			Help: "Connections closed with 4008 because their outbox overflowed."}),
-		limited: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_rate_limited_total",
+		limited: f.NewCounter(prometheus.CounterOpts{Name: "roomd_rate_limited_total",
 			Help: "Messages refused by a connection's rate limit."}),
-		invalid: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_invalid_frames_total",
+		invalid: f.NewCounter(prometheus.CounterOpts{Name: "roomd_invalid_frames_total",
 			Help: "Frames that were not valid protocol messages."}),
-		outboxDrops: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_outbox_drops_total",
+		outboxDrops: f.NewCounter(prometheus.CounterOpts{Name: "roomd_outbox_drops_total",
 			Help: "Frames dropped because a connection's outbox was full."}),
-		relays: prometheus.NewGauge(prometheus.GaugeOpts{Name: "roomd_relayed_sockets",
+		relays: f.NewGauge(prometheus.GaugeOpts{Name: "roomd_relayed_sockets",
 			Help: "Sockets this node relays to the node that owns their room."}),
-		relayed: prometheus.NewCounter(prometheus.CounterOpts{Name: "roomd_relayed_sockets_total",
+		relayed: f.NewCounter(prometheus.CounterOpts{Name: "roomd_relayed_sockets_total",
 			Help: "Sockets relayed to another node since the start."}),
 	}
-	closes := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roomd_closes_total",
+	closes := f.NewCounterVec(prometheus.CounterOpts{Name: "roomd_closes_total",
 		Help: "WebSocket connections ended, by reason (PROTOCOL.md §2.3, README's \"Closes\")."}, []string{"reason"})
 	for why := whyPeerClose; why < numReasons; why++ {
 		m.closes[why] = closes.WithLabelValues(why.String())
 	}
-	reg.MustRegister(m.conns, m.opened, m.slow, m.limited, m.invalid, m.outboxDrops, m.relays, m.relayed, closes)
 	return m
 }
 

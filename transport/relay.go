@@ -15,7 +15,6 @@ import (
 	"github.com/roomd/roomd/internal/httpjson"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
-	"github.com/roomd/roomd/store"
 )
 
 // relay.go: a node that does not own a room passes its traffic to the node
@@ -76,7 +75,7 @@ func (s *Server) proxied(w http.ResponseWriter, r *http.Request, code string) bo
 }
 
 // proxy passes the request to node peer and its answer back.
-func (s *Server) proxy(w http.ResponseWriter, r *http.Request, peer store.Node) {
+func (s *Server) proxy(w http.ResponseWriter, r *http.Request, peer room.Node) {
 	target, err := url.Parse(peer.PeerURL)
 	if err != nil {
 		httpjson.Error(w, http.StatusBadGateway, "node "+peer.ID+" has a bad address")
@@ -131,7 +130,7 @@ func (c *conn) relayHello(ctx context.Context, h *protocol.Hello) bool {
 
 // dialPeer opens the socket to peer, sends the hello and starts carrying
 // the peer's frames down; false when peer could not be reached.
-func (c *conn) dialPeer(ctx context.Context, h *protocol.Hello, peer store.Node) bool {
+func (c *conn) dialPeer(ctx context.Context, h *protocol.Hello, peer room.Node) bool {
 	s := c.srv
 	u, err := url.Parse(peer.PeerURL)
 	if err != nil {

@@ -16,7 +16,6 @@ import (
 	"github.com/roomd/roomd/internal/httpjson"
 	"github.com/roomd/roomd/internal/ids"
 	"github.com/roomd/roomd/room"
-	"github.com/roomd/roomd/store"
 )
 
 // cluster.go: the admin API of one node of several. Any node answers for
@@ -33,7 +32,7 @@ type Cluster interface {
 	// NodeID is this node's id; empty for a server alone.
 	NodeID() string
 	// Nodes are the live nodes, this one included, as last read.
-	Nodes() []store.Node
+	Nodes() []room.Node
 	// RoomOwner returns the node that owns room code now; empty when none
 	// does.
 	RoomOwner(ctx context.Context, code string) (string, error)
@@ -80,18 +79,18 @@ type roomList struct {
 // nodeRow is a node as it registered, and why its rooms are missing from
 // the list, if they are.
 type nodeRow struct {
-	store.Node
+	room.Node
 	Error string `json:"error,omitempty"`
 }
 
 // liveNodes returns the live nodes by id, this one included even when its
 // registration has not been read yet.
-func liveNodes(c Cluster) []store.Node {
+func liveNodes(c Cluster) []room.Node {
 	nodes := c.Nodes()
-	if !slices.ContainsFunc(nodes, func(n store.Node) bool { return n.ID == c.NodeID() }) {
-		nodes = append(nodes, store.Node{ID: c.NodeID()})
+	if !slices.ContainsFunc(nodes, func(n room.Node) bool { return n.ID == c.NodeID() }) {
+		nodes = append(nodes, room.Node{ID: c.NodeID()})
 	}
-	slices.SortFunc(nodes, func(x, y store.Node) int { return strings.Compare(x.ID, y.ID) })
+	slices.SortFunc(nodes, func(x, y room.Node) int { return strings.Compare(x.ID, y.ID) })
 	return nodes
 }
 
@@ -189,7 +188,7 @@ func answerError(body []byte) string {
 func (a *API) nodes(w http.ResponseWriter, r *http.Request) {
 	c := a.clusterOf()
 	if c == nil {
-		httpjson.Write(w, http.StatusOK, map[string]any{"nodes": []store.Node{}})
+		httpjson.Write(w, http.StatusOK, map[string]any{"nodes": []room.Node{}})
 		return
 	}
 	httpjson.Write(w, http.StatusOK, map[string]any{"node": c.NodeID(), "nodes": liveNodes(c)})
@@ -238,7 +237,7 @@ func (a *API) move(w http.ResponseWriter, r *http.Request) {
 	// is left to the owner's MoveRoom, which reads the registry afresh and
 	// refuses a node that is not live.
 	nodes := c.Nodes()
-	if i := slices.IndexFunc(nodes, func(n store.Node) bool { return n.ID == req.To }); i >= 0 && nodes[i].Draining {
+	if i := slices.IndexFunc(nodes, func(n room.Node) bool { return n.ID == req.To }); i >= 0 && nodes[i].Draining {
 		httpjson.Error(w, http.StatusConflict, fmt.Sprintf("node %q is draining: it takes no rooms", req.To))
 		return
 	}

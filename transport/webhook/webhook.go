@@ -3,7 +3,7 @@
 // roomd, as signed HTTP POSTs.
 //
 // Events are not sent from the room: the room layer enqueues them in a
-// durable store.Outbox (in the same atomic write as the room's entries, with
+// durable room.Outbox (in the same atomic write as the room's entries, with
 // AppendWith) and a Dispatcher, running beside the rooms, takes due events
 // from the outbox and POSTs them. A room never waits for a receiver.
 //
@@ -73,7 +73,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/roomd/roomd/store"
+	"github.com/roomd/roomd/room"
 )
 
 // SignatureHeader carries the body's signature.
@@ -199,7 +199,7 @@ type Config struct {
 	// required.
 	Secret []byte
 	// Outbox holds the events; required.
-	Outbox store.Outbox
+	Outbox room.Outbox
 	// Client sends the requests. Nil means a client with a 10 s timeout
 	// that does not follow redirects. A client given here should have a
 	// timeout: a request is only cut short by it or by Run's end.
@@ -216,7 +216,7 @@ type Config struct {
 	// MaxAttempts is how many failed attempts drop an event (default 297: about a day).
 	MaxAttempts int
 	// Batch is how many events one poll fetches (default 64, at most
-	// store.MaxDue).
+	// room.MaxDue).
 	Batch int
 	// Parallel is how many deliveries are in flight at once (default 4).
 	Parallel int
@@ -233,14 +233,14 @@ type Config struct {
 // Handler handles one event of the outbox in this process; nil
 // acknowledges it. It must be idempotent: an event may be handed to it
 // more than once.
-type Handler func(ctx context.Context, ev store.Event) error
+type Handler func(ctx context.Context, ev room.Event) error
 
 // Dispatcher delivers the outbox's events. Make one with New and start it
 // with Run.
 type Dispatcher struct {
 	url         string
 	secret      []byte
-	outbox      store.Outbox
+	outbox      room.Outbox
 	client      *http.Client
 	log         *slog.Logger
 	now         func() time.Time
@@ -295,7 +295,7 @@ func New(cfg Config) (*Dispatcher, error) {
 		poll:        cmp(cfg.Poll, DefaultPoll),
 		backoff:     cfg.Backoff,
 		maxAttempts: cmp(cfg.MaxAttempts, DefaultMaxAttempts),
-		batch:       min(cmp(cfg.Batch, DefaultBatch), store.MaxDue),
+		batch:       min(cmp(cfg.Batch, DefaultBatch), room.MaxDue),
 		parallel:    cmp(cfg.Parallel, DefaultParallel),
 		wake:        make(chan struct{}, 1),
 		inflight:    make(map[string]bool),
@@ -427,7 +427,7 @@ func (d *Dispatcher) pollOnce(ctx context.Context, wg *sync.WaitGroup, sem chan 
 	}
 	d.mu.Unlock()
 
-	limit := min(d.batch+len(before), store.MaxDue)
+	limit := min(d.batch+len(before), room.MaxDue)
 	sctx, cancel := d.storeContext(ctx)
 	events, err := d.outbox.Due(sctx, now, limit)
 	cancel()
@@ -472,7 +472,7 @@ func (d *Dispatcher) storeContext(ctx context.Context) (context.Context, context
 }
 
 // deliver sends one event and records the outcome in the outbox.
-func (d *Dispatcher) deliver(ctx context.Context, ev store.Event) {
+func (d *Dispatcher) deliver(ctx context.Context, ev room.Event) {
 	var head struct {
 		Type string `json:"type"`
 	}
@@ -527,7 +527,7 @@ func (d *Dispatcher) deliver(ctx context.Context, ev store.Event) {
 
 // handle runs a local handler on ev: acknowledged when it succeeds,
 // retried with backoff when it fails, never dropped.
-func (d *Dispatcher) handle(ctx context.Context, ev store.Event, typ string, h Handler) {
+func (d *Dispatcher) handle(ctx context.Context, ev room.Event, typ string, h Handler) {
 	hctx, hcancel := d.storeContext(ctx)
 	err := h(hctx, ev)
 	hcancel()
@@ -555,7 +555,7 @@ func (d *Dispatcher) handle(ctx context.Context, ev store.Event, typ string, h H
 const localBackoffCap = 10 * time.Second
 
 // retry records a failed attempt and when the event is due again.
-func (d *Dispatcher) retry(sctx context.Context, ev store.Event, typ string, attempts int) {
+func (d *Dispatcher) retry(sctx context.Context, ev room.Event, typ string, attempts int) {
 	wait := d.backoff(attempts)
 	if _, local := d.handlers[typ]; local {
 		wait = min(wait, localBackoffCap)
@@ -577,7 +577,7 @@ func (d *Dispatcher) retry(sctx context.Context, ev store.Event, typ string, att
 }
 
 // post sends one event; nil means the receiver answered 2xx.
-func (d *Dispatcher) post(ctx context.Context, ev store.Event, typ string) error {
+func (d *Dispatcher) post(ctx context.Context, ev room.Event, typ string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.url, bytes.NewReader(ev.Data))
 	if err != nil {
 		return err
