@@ -29,6 +29,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -46,6 +47,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/roomd/roomd/internal/profile"
 )
 
 func main() {
@@ -87,6 +90,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.Drain, "drain", 3*time.Second, "how long to wait after the window for its deliveries")
 	fs.IntVar(&cfg.Parallel, "parallel", 64, "spectators connected at once")
 	jsonPath := fs.String("json", "", "also write the result as JSON to this file")
+	cpuprofile := fs.String("cpuprofile", "", "write a pprof CPU profile of the tool to this file")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -96,6 +100,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := cfg.check(); err != nil {
 		fmt.Fprintf(stderr, "roomtail: %v\n", err)
 		return 2
+	}
+	if *cpuprofile != "" {
+		stop, err := profile.StartCPU(*cpuprofile)
+		if err != nil {
+			fmt.Fprintf(stderr, "roomtail: %v\n", err)
+			return 2
+		}
+		defer stop()
 	}
 	res, err := measure(ctx, cfg)
 	if err != nil {
@@ -202,7 +214,7 @@ func measure(ctx context.Context, cfg config) (*result, error) {
 			defer func() { <-sem }()
 			if err := t.spectate(ctx, specs[i]); err != nil {
 				mu.Lock()
-				first = cmp(first, fmt.Errorf("spectator %d: %w", i, err))
+				first = firstErr(first, fmt.Errorf("spectator %d: %w", i, err))
 				mu.Unlock()
 			}
 		})
@@ -253,7 +265,7 @@ func measure(ctx context.Context, cfg config) (*result, error) {
 	return report(cfg, specs, sent, winFirst, t.receipts(), setup, cpu1-cpu0, rusCPU(&rus1)-rusCPU(&rus0)), nil
 }
 
-func cmp(a, b error) error {
+func firstErr(a, b error) error {
 	if a != nil {
 		return a
 	}
@@ -297,14 +309,26 @@ type result struct {
 	Lost          int     `json:"socketsLost"`
 	P50, P90, P99 float64 // ms, send → a spectator's read
 	Max           float64
-	ServerCPUS    float64 `json:"serverCpuSeconds"`
-	CPUPerDelUs   float64 `json:"serverCpuPerDeliveryUs"`
-	ToolCPUS      float64 `json:"toolCpuSeconds"`
+	ServerCPUS    float64  `json:"serverCpuSeconds"`
+	CPUPerDelUs   float64  `json:"serverCpuPerDeliveryUs"`
+	ToolCPUS      float64  `json:"toolCpuSeconds"`
+	Worst         []update `json:"worstUpdates"` // the updates whose last delivery came latest
+}
+
+// update is one update's deliveries: when it was sent (s from the run's
+// start) and its first and last delivery's latency (ms).
+type update struct {
+	Seq   int     `json:"seq"`
+	SentS float64 `json:"sentS"`
+	First float64 `json:"firstMs"`
+	Last  float64 `json:"lastMs"`
 }
 
 func report(cfg config, specs []*spectator, sent []time.Duration, winFirst int, rev map[uint64]int, setup time.Duration, serverCPU, toolCPU float64) *result {
 	inWindow := func(seq int) bool { return seq >= winFirst && seq < len(sent) }
 	var lat []time.Duration
+	first := make([]time.Duration, len(sent))
+	last := make([]time.Duration, len(sent))
 	lost := 0
 	for _, s := range specs {
 		if s.lost.Load() {
@@ -320,7 +344,12 @@ func report(cfg config, specs []*spectator, sent []time.Duration, winFirst int, 
 				seq = n
 			}
 			if inWindow(seq) {
-				lat = append(lat, d.at-sent[seq])
+				l := d.at - sent[seq]
+				lat = append(lat, l)
+				if first[seq] == 0 || l < first[seq] {
+					first[seq] = l
+				}
+				last[seq] = max(last[seq], l)
 			}
 		}
 	}
@@ -336,6 +365,12 @@ func report(cfg config, specs []*spectator, sent []time.Duration, winFirst int, 
 		WindowS: float64(updates) / cfg.Rate, SetupS: setup.Seconds(),
 		Updates: updates, Deliveries: len(lat), Missing: updates*len(specs) - len(lat), Lost: lost,
 		P50: q(0.50), P90: q(0.90), P99: q(0.99), ServerCPUS: serverCPU, ToolCPUS: toolCPU}
+	for seq := winFirst; seq < len(sent); seq++ {
+		r.Worst = append(r.Worst, update{Seq: seq, SentS: sent[seq].Seconds(),
+			First: float64(first[seq]) / 1e6, Last: float64(last[seq]) / 1e6})
+	}
+	slices.SortFunc(r.Worst, func(a, b update) int { return cmp.Compare(b.Last, a.Last) })
+	r.Worst = r.Worst[:min(len(r.Worst), 10)]
 	if len(lat) > 0 {
 		r.Max = float64(lat[len(lat)-1]) / 1e6
 		r.CPUPerDelUs = serverCPU / float64(len(lat)) * 1e6

@@ -8,7 +8,8 @@
 #
 # Needs Centrifugo v6.9.1 outside this module:
 #   GOBIN=/tmp/tail/bin go install github.com/centrifugal/centrifugo/v6@v6.9.1
-# Settings (environment): CENTRIFUGO (its binary; default /tmp/tail/bin/centrifugo),
+# Settings (environment): ROOT (the roomd checkout to build; default the one
+# holding this script), CENTRIFUGO (its binary; default /tmp/tail/bin/centrifugo),
 # OUT (a work folder; default /tmp/tail/run), PORT (roomd's; Centrifugo's is
 # PORT+1), SPECTATORS, RATE, DURATION, WARMUP, ORDER ("roomd centrifugo"),
 # RT=1 to run both processes at SCHED_RR priority 1 (chrt), which shields the
@@ -28,7 +29,7 @@ RT=${RT:-0}
 CPORT=$((PORT + 1))
 
 mkdir -p "$OUT"
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)} # the roomd checkout to build
 (cd "$root" && go build -o "$OUT/roomd" ./cmd/roomd && go build -o "$OUT/roomtail" ./cmd/roomtail)
 [ -x "$CENTRIFUGO" ] || { echo "no Centrifugo at $CENTRIFUGO (see the comment at the top)" >&2; exit 2; }
 
@@ -37,11 +38,13 @@ prio=()
 
 key=tail-$RANDOM$RANDOM
 # Anonymous clients may connect and subscribe to channels without a
-# namespace; the HTTP API takes the key. Everything else is Centrifugo's default.
+# namespace; the HTTP API takes the key; no usage statistics are sent.
+# Everything else is Centrifugo's default (memory engine, no history).
 cat >"$OUT/centrifugo.json" <<JSON
 {
-  "http_server": {"address": "127.0.0.1", "port": "$CPORT"},
+  "http_server": {"address": "127.0.0.1", "port": $CPORT},
   "log": {"level": "error"},
+  "usage_stats": {"disabled": true},
   "http_api": {"key": "$key"},
   "client": {"allow_anonymous_connect_without_token": true, "allowed_origins": ["*"]},
   "channel": {"without_namespace": {"allow_subscribe_for_anonymous": true, "allow_subscribe_for_client": true}}
