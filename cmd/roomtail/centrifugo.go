@@ -36,7 +36,8 @@ func (c *centrifugo) setup(ctx context.Context) error {
 // reply and reads its publications from then on. A server ping (an empty
 // message, `{}`) is answered with a pong (`{}`).
 func (c *centrifugo) spectate(ctx context.Context, s *spectator) error {
-	conn, _, err := websocket.Dial(ctx, c.ws, nil)
+	hc, arrival := arrivalDial()
+	conn, _, err := websocket.Dial(ctx, c.ws, &websocket.DialOptions{HTTPClient: hc})
 	if err != nil {
 		return err
 	}
@@ -64,6 +65,7 @@ func (c *centrifugo) spectate(ctx context.Context, s *spectator) error {
 			}
 		}
 	}
+	s.arrival = arrival
 	c.conns.read(conn, func(frame []byte) {
 		for line := range bytes.Lines(frame) {
 			if seq, ok := uintAfter(line, `"seq":`); ok {

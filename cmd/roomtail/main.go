@@ -164,14 +164,16 @@ type target interface {
 
 // spectator is one socket's deliveries: the update number seen and when.
 type spectator struct {
-	clock *clock
-	got   []delivery
-	lost  atomic.Bool
+	clock   *clock
+	arrival func() int64 // the kernel's arrival time of the socket's last read (Unix ns), or 0
+	got     []delivery
+	lost    atomic.Bool
 }
 
 type delivery struct {
-	num uint64
-	at  time.Duration
+	num     uint64
+	at      time.Duration // read, on the run's clock
+	arrived int64         // in the socket, Unix ns (0: unknown)
 }
 
 // clock is the run's time, on the monotonic clock, from its start.
@@ -181,7 +183,11 @@ func (c *clock) now() time.Duration { return time.Since(c.t0) }
 
 // note records a delivery of update number num, read now.
 func (s *spectator) note(num uint64) {
-	s.got = append(s.got, delivery{num, s.clock.now()})
+	var arrived int64
+	if s.arrival != nil {
+		arrived = s.arrival()
+	}
+	s.got = append(s.got, delivery{num, s.clock.now(), arrived})
 }
 
 // measure runs one measurement against cfg's server.
@@ -228,6 +234,7 @@ func measure(ctx context.Context, cfg config) (*result, error) {
 	// The publisher: update seq at start + seq/rate.
 	period := time.Duration(float64(time.Second) / cfg.Rate)
 	sent := make([]time.Duration, total)
+	sentWall := make([]int64, total) // Unix ns, for the kernel's arrival times
 	start := clk.now() + 100*time.Millisecond
 	winFirst := int(cfg.Warmup / period) // the first update of the window
 	var cpu0, cpu1 float64
@@ -245,7 +252,7 @@ func measure(ctx context.Context, cfg config) (*result, error) {
 			cpu0 = procCPU(cfg.PID)
 			syscall.Getrusage(syscall.RUSAGE_SELF, &rus0)
 		}
-		sent[seq] = clk.now()
+		sent[seq], sentWall[seq] = clk.now(), time.Now().UnixNano()
 		if err := t.publish(ctx, seq); err != nil {
 			return nil, fmt.Errorf("publish %d: %w", seq, err)
 		}
@@ -262,7 +269,7 @@ func measure(ctx context.Context, cfg config) (*result, error) {
 		return nil, ctx.Err()
 	}
 	t.close() // the readers stop; their slices are theirs no more
-	return report(cfg, specs, sent, winFirst, t.receipts(), setup, cpu1-cpu0, rusCPU(&rus1)-rusCPU(&rus0)), nil
+	return report(cfg, specs, sent, sentWall, winFirst, t.receipts(), setup, cpu1-cpu0, rusCPU(&rus1)-rusCPU(&rus0)), nil
 }
 
 func firstErr(a, b error) error {
@@ -313,6 +320,15 @@ type result struct {
 	CPUPerDelUs   float64  `json:"serverCpuPerDeliveryUs"`
 	ToolCPUS      float64  `json:"toolCpuSeconds"`
 	Worst         []update `json:"worstUpdates"` // the updates whose last delivery came latest
+	Arrival       arrival  `json:"arrival"`      // send → in the spectator's socket (kernel time)
+}
+
+// arrival is the deliveries' latency from the send to their arrival in the
+// spectator's socket (SO_TIMESTAMPNS), without the tool's delay in reading
+// them: the server's part (ms).
+type arrival struct {
+	Count         int
+	P50, P99, Max float64
 }
 
 // update is one update's deliveries: when it was sent (s from the run's
@@ -324,9 +340,9 @@ type update struct {
 	Last  float64 `json:"lastMs"`
 }
 
-func report(cfg config, specs []*spectator, sent []time.Duration, winFirst int, rev map[uint64]int, setup time.Duration, serverCPU, toolCPU float64) *result {
+func report(cfg config, specs []*spectator, sent []time.Duration, sentWall []int64, winFirst int, rev map[uint64]int, setup time.Duration, serverCPU, toolCPU float64) *result {
 	inWindow := func(seq int) bool { return seq >= winFirst && seq < len(sent) }
-	var lat []time.Duration
+	var lat, arr []time.Duration
 	first := make([]time.Duration, len(sent))
 	last := make([]time.Duration, len(sent))
 	lost := 0
@@ -346,6 +362,9 @@ func report(cfg config, specs []*spectator, sent []time.Duration, winFirst int, 
 			if inWindow(seq) {
 				l := d.at - sent[seq]
 				lat = append(lat, l)
+				if d.arrived != 0 {
+					arr = append(arr, time.Duration(d.arrived-sentWall[seq]))
+				}
 				if first[seq] == 0 || l < first[seq] {
 					first[seq] = l
 				}
@@ -354,7 +373,8 @@ func report(cfg config, specs []*spectator, sent []time.Duration, winFirst int, 
 		}
 	}
 	slices.Sort(lat)
-	q := func(p float64) float64 {
+	slices.Sort(arr)
+	q := func(lat []time.Duration, p float64) float64 {
 		if len(lat) == 0 {
 			return 0
 		}
@@ -364,7 +384,8 @@ func report(cfg config, specs []*spectator, sent []time.Duration, winFirst int, 
 	r := &result{Server: cfg.Server, Spectators: cfg.Spectators, Rate: cfg.Rate,
 		WindowS: float64(updates) / cfg.Rate, SetupS: setup.Seconds(),
 		Updates: updates, Deliveries: len(lat), Missing: updates*len(specs) - len(lat), Lost: lost,
-		P50: q(0.50), P90: q(0.90), P99: q(0.99), ServerCPUS: serverCPU, ToolCPUS: toolCPU}
+		P50: q(lat, 0.50), P90: q(lat, 0.90), P99: q(lat, 0.99), Max: q(lat, 1),
+		Arrival: arrival{Count: len(arr), P50: q(arr, 0.50), P99: q(arr, 0.99), Max: q(arr, 1)}, ServerCPUS: serverCPU, ToolCPUS: toolCPU}
 	for seq := winFirst; seq < len(sent); seq++ {
 		r.Worst = append(r.Worst, update{Seq: seq, SentS: sent[seq].Seconds(),
 			First: float64(first[seq]) / 1e6, Last: float64(last[seq]) / 1e6})
@@ -372,7 +393,6 @@ func report(cfg config, specs []*spectator, sent []time.Duration, winFirst int, 
 	slices.SortFunc(r.Worst, func(a, b update) int { return cmp.Compare(b.Last, a.Last) })
 	r.Worst = r.Worst[:min(len(r.Worst), 10)]
 	if len(lat) > 0 {
-		r.Max = float64(lat[len(lat)-1]) / 1e6
 		r.CPUPerDelUs = serverCPU / float64(len(lat)) * 1e6
 	}
 	return r
@@ -380,8 +400,8 @@ func report(cfg config, specs []*spectator, sent []time.Duration, winFirst int, 
 
 func (r *result) line() string {
 	return fmt.Sprintf("%s spectators=%d rate=%g/s window=%.1fs updates=%d deliveries=%d missing=%d lost=%d "+
-		"p50=%.2fms p90=%.2fms p99=%.2fms max=%.2fms server_cpu=%.2fs (%.1f%% of a core) server_cpu_per_delivery=%.2fus tool_cpu=%.2fs (%.1f%% of a core) setup=%.1fs",
+		"p50=%.2fms p90=%.2fms p99=%.2fms max=%.2fms arrival_p50=%.2fms arrival_p99=%.2fms arrival_max=%.2fms server_cpu=%.2fs (%.1f%% of a core) server_cpu_per_delivery=%.2fus tool_cpu=%.2fs (%.1f%% of a core) setup=%.1fs",
 		r.Server, r.Spectators, r.Rate, r.WindowS, r.Updates, r.Deliveries, r.Missing, r.Lost,
-		r.P50, r.P90, r.P99, r.Max, r.ServerCPUS, 100*r.ServerCPUS/r.WindowS, r.CPUPerDelUs,
+		r.P50, r.P90, r.P99, r.Max, r.Arrival.P50, r.Arrival.P99, r.Arrival.Max, r.ServerCPUS, 100*r.ServerCPUS/r.WindowS, r.CPUPerDelUs,
 		r.ToolCPUS, 100*r.ToolCPUS/r.WindowS, r.SetupS)
 }

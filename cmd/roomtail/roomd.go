@@ -121,7 +121,8 @@ func (r *roomd) receipt(frame []byte) {
 // spectate connects a spectator, waits for its snapshot and reads its
 // updates from then on.
 func (r *roomd) spectate(ctx context.Context, s *spectator) error {
-	conn, _, err := websocket.Dial(ctx, r.ws, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {r.cfg.URL}}})
+	hc, arrival := arrivalDial()
+	conn, _, err := websocket.Dial(ctx, r.ws, &websocket.DialOptions{HTTPClient: hc, HTTPHeader: http.Header{"Origin": {r.cfg.URL}}})
 	if err != nil {
 		return err
 	}
@@ -135,6 +136,7 @@ func (r *roomd) spectate(ctx context.Context, s *spectator) error {
 		conn.CloseNow()
 		return err
 	}
+	s.arrival = arrival
 	r.conns.read(conn, func(frame []byte) {
 		// One message or an array of them; roomd writes "type" first.
 		for _, m := range bytes.SplitAfter(frame, []byte(`"type":"update"`))[1:] {
