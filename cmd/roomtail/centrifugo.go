@@ -71,7 +71,9 @@ func (c *centrifugo) spectate(ctx context.Context, s *spectator) error {
 			if seq, ok := uintAfter(line, `"seq":`); ok {
 				s.note(seq)
 			} else if len(bytes.TrimSpace(line)) == 2 { // {}: a ping
-				go conn.Write(context.Background(), websocket.MessageText, []byte(`{}`))
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				conn.Write(ctx, websocket.MessageText, []byte(`{}`)) // a failure ends the reader's next read
+				cancel()
 			}
 		}
 	}, s)
