@@ -12,8 +12,8 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/gobwas/ws"
 	"github.com/roomd/roomd/internal/epollset"
-	"github.com/roomd/roomd/internal/wsframe"
 	"github.com/roomd/roomd/protocol"
 )
 
@@ -197,7 +197,7 @@ func (c *conn) handOver(rd *wsReader) bool {
 		c.writeTimer = nil
 	}
 	if pong := c.pong.Swap(nil); pong != nil {
-		c.writeControl(wsframe.OpPong, *pong) // a ping the writer had not answered
+		c.writeControl(ws.OpPong, *pong) // a ping the writer had not answered
 	}
 	return true
 }
@@ -488,7 +488,7 @@ func (p *poller) sweep() {
 		}
 		if ep.pingAt == 0 && now-heard >= hb {
 			ep.pingAt = now
-			c.writeControl(wsframe.OpPing, nil)
+			c.writeControl(ws.OpPing, nil)
 		}
 	}
 }
@@ -532,7 +532,7 @@ func (c *conn) readable(ep *epState) {
 // feed reads the frames b completes; it reports false when the socket
 // has ended.
 func (c *conn) feed(ep *epState, b []byte) bool {
-	err := ep.rd.feed(b, &c.srv.limits, c.srv.mono(), func(op byte, b []byte) bool { return c.frame(ep, op, b) })
+	err := ep.rd.feed(b, &c.srv.limits, c.srv.mono(), func(op ws.OpCode, b []byte) bool { return c.frame(ep, op, b) })
 	if ep.dead {
 		return false
 	}
@@ -613,21 +613,21 @@ func writeFD(fd int, p []byte) (int, error) {
 func closeFD(fd int) { _ = unix.Close(fd) }
 
 // frame handles one message or control frame from the peer.
-func (c *conn) frame(ep *epState, op byte, b []byte) bool {
+func (c *conn) frame(ep *epState, op ws.OpCode, b []byte) bool {
 	switch op {
-	case wsframe.OpText, wsframe.OpBinary:
+	case ws.OpText, ws.OpBinary:
 		typ := websocket.MessageText
-		if op == wsframe.OpBinary {
+		if op == ws.OpBinary {
 			typ = websocket.MessageBinary
 		}
 		// The message outlives the read buffer (a command's raw JSON goes
 		// to the room's actor).
 		c.message(c.srv.ctx, typ, append([]byte(nil), b...))
-	case wsframe.OpPing:
+	case ws.OpPing:
 		if ep.byeAt == 0 { // nothing after the server's close frame
-			c.writeControl(wsframe.OpPong, b)
+			c.writeControl(ws.OpPong, b)
 		}
-	case wsframe.OpClose:
+	case ws.OpClose:
 		if ep.byeAt == 0 {
 			// The client closes first: its code is echoed (not its
 			// reason), and the socket closed.
@@ -687,7 +687,7 @@ func (c *conn) pump() bool {
 // while the socket has not taken what was written before it: a peer that
 // does not read gets no answers to pile up (its writes time out instead).
 // Control frames may go before data frames waiting in the outbox.
-func (c *conn) writeControl(op byte, payload []byte) {
+func (c *conn) writeControl(op ws.OpCode, payload []byte) {
 	var b [2 + maxControl]byte
 	s := c.sock
 	s.mu.Lock()

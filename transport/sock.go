@@ -2,11 +2,12 @@ package transport
 
 import (
 	"bufio"
-	"encoding/binary"
 	"net"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gobwas/ws"
 )
 
 // sock is a socket's connection as coder/websocket writes to it, so that a
@@ -224,23 +225,8 @@ func (s *sock) writeOnce(fd uintptr) bool {
 	return true
 }
 
-// appendFrame appends a server's (unmasked) text frame holding p, as
+// appendFrame appends a server's text frame holding p, as
 // coder/websocket writes one for Write(ctx, MessageText, p).
 func appendFrame(b, p []byte) []byte {
-	return append(appendFrameHeader(b, len(p)), p...)
-}
-
-// appendFrameHeader appends the header of a server's final text frame of
-// n bytes: no mask, no compression (roomd's sockets negotiate none).
-func appendFrameHeader(b []byte, n int) []byte {
-	switch {
-	case n < 126:
-		return append(b, 0x81, byte(n))
-	case n <= 0xffff:
-		b = append(b, 0x81, 126)
-		return binary.BigEndian.AppendUint16(b, uint16(n))
-	default:
-		b = append(b, 0x81, 127)
-		return binary.BigEndian.AppendUint64(b, uint64(n))
-	}
+	return append(appendHeader(b, ws.OpText, len(p)), p...)
 }
