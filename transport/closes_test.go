@@ -17,7 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/roomd/roomd/internal/wsframe"
+	"github.com/gobwas/ws"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/transport/admin"
@@ -113,12 +113,12 @@ func TestClosesCountedAndLogged(t *testing.T) {
 				hello  bool
 				frames []byte // nil: the client hangs up
 			}{
-				{"peer_close", "DEBUG", true, maskedFrame(wsframe.OpClose, true, []byte{0x03, 0xe8}, peerKey, false)},
+				{"peer_close", "DEBUG", true, maskedFrame(ws.OpClose, true, []byte{0x03, 0xe8}, peerKey, false)},
 				{"peer_gone", "INFO", true, nil},
 				{"protocol", "INFO", false, []byte{0x81, 2, '{', '}'}},
-				{"invalid_utf8", "INFO", true, maskedFrame(wsframe.OpText, true, []byte("\xff"), peerKey, false)},
-				{"too_big", "INFO", true, maskedFrame(wsframe.OpText, true, make([]byte, 17<<10), peerKey, false)},
-				{"frame_flood", "INFO", false, bytes.Repeat(maskedFrame(wsframe.OpPong, true, nil, peerKey, false), 300)},
+				{"invalid_utf8", "INFO", true, maskedFrame(ws.OpText, true, []byte("\xff"), peerKey, false)},
+				{"too_big", "INFO", true, maskedFrame(ws.OpText, true, make([]byte, 17<<10), peerKey, false)},
+				{"frame_flood", "INFO", false, bytes.Repeat(maskedFrame(ws.OpPong, true, nil, peerKey, false), 300)},
 				{"hello_timeout", "INFO", false, []byte{}},
 			} {
 				p := wirePeer(t, s, code, wirePath{hello: tc.hello, goroutines: path.goroutines})
@@ -235,9 +235,9 @@ func TestHeartbeatKeepsAnsweringClients(t *testing.T) {
 					}
 					break
 				}
-				if b0 == 0x80|wsframe.OpPing {
+				if b0 == 0x80|byte(ws.OpPing) {
 					pings++
-					p.write(maskedFrame(wsframe.OpPong, true, b, peerKey, false))
+					p.write(maskedFrame(ws.OpPong, true, b, peerKey, false))
 				}
 			}
 			if pings < 3 {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/roomd/roomd/internal/wsframe"
+	"github.com/gobwas/ws"
 )
 
 // The reader of a socket on goroutines: before its hello, and for its whole
@@ -36,11 +36,11 @@ func (c *conn) reader(ctx context.Context) (rd *wsReader, handOver bool) {
 		}
 	}()
 	var hello, peerClosed bool
-	on := func(op byte, b []byte) bool {
+	on := func(op ws.OpCode, b []byte) bool {
 		switch op {
-		case wsframe.OpText, wsframe.OpBinary:
+		case ws.OpText, ws.OpBinary:
 			typ := websocket.MessageText
-			if op == wsframe.OpBinary {
+			if op == ws.OpBinary {
 				typ = websocket.MessageBinary
 			}
 			// The message outlives the read buffer (a command's raw JSON
@@ -49,9 +49,9 @@ func (c *conn) reader(ctx context.Context) (rd *wsReader, handOver bool) {
 				hello = true
 				return false
 			}
-		case wsframe.OpPing:
+		case ws.OpPing:
 			c.pongLater(b)
-		case wsframe.OpClose:
+		case ws.OpClose:
 			peerClosed = true
 			c.peerClosed(closeCode(b))
 			return false

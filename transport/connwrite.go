@@ -7,7 +7,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/roomd/roomd/internal/wsframe"
+	"github.com/gobwas/ws"
 	"github.com/roomd/roomd/protocol"
 )
 
@@ -51,7 +51,7 @@ func (c *conn) writer(ctx, hctx context.Context) {
 			pingAt = 0
 			if now := time.Now().UnixNano(); now-heard >= int64(hb) {
 				pingAt = now
-				if err := c.sendControl(wsframe.OpPing, nil); err != nil {
+				if err := c.sendControl(ws.OpPing, nil); err != nil {
 					c.noteEnd(whyWriteError, 0, err.Error())
 					c.ws.CloseNow()
 					return
@@ -120,7 +120,7 @@ func (c *conn) cutNow() { c.ws.CloseNow() }
 // the echo of a client's close without a code) and reason.
 func closeFrame(code int, reason string) []byte {
 	if code == closeNoStatus {
-		return appendControl(nil, wsframe.OpClose, nil)
+		return appendControl(nil, ws.OpClose, nil)
 	}
 	return appendClose(nil, code, reason)
 }
@@ -151,7 +151,7 @@ func (c *conn) pongLater(payload []byte) {
 
 // sendControl writes a ping or a pong (the writer's; blocking, bounded
 // by WriteTimeout).
-func (c *conn) sendControl(op byte, payload []byte) error {
+func (c *conn) sendControl(op ws.OpCode, payload []byte) error {
 	var b [2 + maxControl]byte
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
@@ -182,7 +182,7 @@ func (c *conn) writeQueued(ctx context.Context) error {
 	}
 	if p := c.pong.Swap(nil); p != nil {
 		var b [2 + maxControl]byte
-		if err := c.writeRaw(appendControl(b[:0], wsframe.OpPong, *p)); err != nil {
+		if err := c.writeRaw(appendControl(b[:0], ws.OpPong, *p)); err != nil {
 			return err
 		}
 	}
@@ -234,7 +234,7 @@ func heldBy(frames [][]byte) int64 {
 // appendBatchFrame appends one text frame holding frames as a batch, a
 // JSON array of size bytes.
 func appendBatchFrame(b []byte, frames [][]byte, size int) []byte {
-	b = appendFrameHeader(b, size)
+	b = appendHeader(b, ws.OpText, size)
 	b = append(b, '[')
 	for i, f := range frames {
 		if i > 0 {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roomd/roomd/internal/wsframe"
+	"github.com/gobwas/ws"
 	"github.com/roomd/roomd/protocol"
 )
 
@@ -97,7 +97,7 @@ func (p *wsPeer) write(frames ...[]byte) {
 	}
 }
 
-func text(s string) []byte { return maskedFrame(wsframe.OpText, true, []byte(s), peerKey, false) }
+func text(s string) []byte { return maskedFrame(ws.OpText, true, []byte(s), peerKey, false) }
 
 // frame reads one server frame: its first byte (FIN and opcode) and
 // payload; io.EOF once the server has closed the socket.
@@ -157,9 +157,9 @@ func (p *wsPeer) expectAll(want ...string) (controls [][]byte) {
 		if err != nil {
 			p.t.Fatalf("waiting for %q: %v", want, err)
 		}
-		if b0&0x0f >= wsframe.OpClose {
+		if ws.OpCode(b0&0x0f) >= ws.OpClose {
 			controls = append(controls, append([]byte{b0}, b...))
-			if b0&0x0f == wsframe.OpClose {
+			if ws.OpCode(b0&0x0f) == ws.OpClose {
 				p.t.Fatalf("closed (%x) waiting for %q", b, want)
 			}
 			continue
@@ -183,13 +183,13 @@ func (p *wsPeer) expectClose(answer bool) int {
 		if err != nil {
 			p.t.Fatalf("waiting for a close frame: %v", err)
 		}
-		if b0 != 0x80|wsframe.OpClose {
+		if b0 != 0x80|byte(ws.OpClose) {
 			continue
 		}
 		if answer {
 			// The server may have closed already: the answer then gets
 			// a reset, which may also be what the next read finds.
-			_, _ = p.conn.Write(maskedFrame(wsframe.OpClose, true, b, peerKey, false))
+			_, _ = p.conn.Write(maskedFrame(ws.OpClose, true, b, peerKey, false))
 		}
 		if _, _, err := p.frame(); err != io.EOF && !(answer && errors.Is(err, syscall.ECONNRESET)) {
 			p.t.Fatalf("after the close frame: %v, want the socket closed", err)

@@ -6,17 +6,14 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/coder/websocket"
 
+	"github.com/gobwas/ws"
 	"github.com/roomd/roomd/internal/epollset"
-	"github.com/roomd/roomd/internal/rawsock"
-	"github.com/roomd/roomd/internal/wsframe"
 	"github.com/roomd/roomd/protocol"
 )
 
@@ -192,7 +189,7 @@ func (c *conn) handOver(rd *wsReader) bool {
 	// itself. Closing it closes the sock's net.Conn, not the poller's copy.)
 	c.ws.CloseNow()
 	s.mu.Lock()
-	s.raw, s.br, s.bw, s.wfunc, s.rd = nil, nil, nil, nil, rawsock.Reader{}
+	s.raw, s.br, s.bw, s.wfunc = nil, nil, nil, nil
 	s.mu.Unlock()
 	c.ws = nil
 	if c.writeTimer != nil {
@@ -200,7 +197,7 @@ func (c *conn) handOver(rd *wsReader) bool {
 		c.writeTimer = nil
 	}
 	if pong := c.pong.Swap(nil); pong != nil {
-		c.writeControl(wsframe.OpPong, *pong) // a ping the writer had not answered
+		c.writeControl(ws.OpPong, *pong) // a ping the writer had not answered
 	}
 	return true
 }
@@ -423,7 +420,7 @@ func (p *poller) serviceSome() bool {
 func (p *poller) event(fd int32, events uint32) {
 	if int(fd) == p.tm {
 		var b [8]byte
-		_, _, _ = syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), 8)
+		_, _ = unix.Read(int(fd), b[:])
 		p.cutDue()
 		p.sweep()
 		return
@@ -491,7 +488,7 @@ func (p *poller) sweep() {
 		}
 		if ep.pingAt == 0 && now-heard >= hb {
 			ep.pingAt = now
-			c.writeControl(wsframe.OpPing, nil)
+			c.writeControl(ws.OpPing, nil)
 		}
 	}
 }
@@ -512,14 +509,14 @@ func (c *conn) readable(ep *epState) {
 		}
 		buf = buf[:min(int64(len(buf)), left)]
 	}
-	n, errno := rawsock.Read(uintptr(ep.fd), buf)
+	n, err := unix.Read(int(ep.fd), buf)
 	switch {
-	case errno == syscall.EINTR:
+	case err == unix.EINTR:
 		p.again = append(p.again, c)
 		return
-	case errno == syscall.EAGAIN:
+	case err == unix.EAGAIN:
 		return
-	case errno != 0 || n == 0:
+	case err != nil || n == 0:
 		c.teardown(ep, whyPeerGone) // the peer went away
 		return
 	}
@@ -535,7 +532,7 @@ func (c *conn) readable(ep *epState) {
 // feed reads the frames b completes; it reports false when the socket
 // has ended.
 func (c *conn) feed(ep *epState, b []byte) bool {
-	err := ep.rd.feed(b, &c.srv.limits, c.srv.mono(), func(op byte, b []byte) bool { return c.frame(ep, op, b) })
+	err := ep.rd.feed(b, &c.srv.limits, c.srv.mono(), func(op ws.OpCode, b []byte) bool { return c.frame(ep, op, b) })
 	if ep.dead {
 		return false
 	}
@@ -592,22 +589,45 @@ func (p *poller) sweepIn(d time.Duration) {
 	_ = unix.TimerfdSettime(p.tm, 0, &unix.ItimerSpec{Interval: tick, Value: first}, nil)
 }
 
+// writeFD is one non-blocking write to fd: 0 bytes when the socket takes
+// none.
+func writeFD(fd int, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		n, err := unix.Write(fd, p)
+		switch err {
+		case nil:
+			return n, nil
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			return 0, nil
+		}
+		return 0, err
+	}
+}
+
+// closeFD closes a descriptor the poller took.
+func closeFD(fd int) { _ = unix.Close(fd) }
+
 // frame handles one message or control frame from the peer.
-func (c *conn) frame(ep *epState, op byte, b []byte) bool {
+func (c *conn) frame(ep *epState, op ws.OpCode, b []byte) bool {
 	switch op {
-	case wsframe.OpText, wsframe.OpBinary:
+	case ws.OpText, ws.OpBinary:
 		typ := websocket.MessageText
-		if op == wsframe.OpBinary {
+		if op == ws.OpBinary {
 			typ = websocket.MessageBinary
 		}
 		// The message outlives the read buffer (a command's raw JSON goes
 		// to the room's actor).
 		c.message(c.srv.ctx, typ, append([]byte(nil), b...))
-	case wsframe.OpPing:
+	case ws.OpPing:
 		if ep.byeAt == 0 { // nothing after the server's close frame
-			c.writeControl(wsframe.OpPong, b)
+			c.writeControl(ws.OpPong, b)
 		}
-	case wsframe.OpClose:
+	case ws.OpClose:
 		if ep.byeAt == 0 {
 			// The client closes first: its code is echoed (not its
 			// reason), and the socket closed.
@@ -667,7 +687,7 @@ func (c *conn) pump() bool {
 // while the socket has not taken what was written before it: a peer that
 // does not read gets no answers to pile up (its writes time out instead).
 // Control frames may go before data frames waiting in the outbox.
-func (c *conn) writeControl(op byte, payload []byte) {
+func (c *conn) writeControl(op ws.OpCode, payload []byte) {
 	var b [2 + maxControl]byte
 	s := c.sock
 	s.mu.Lock()

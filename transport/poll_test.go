@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roomd/roomd/internal/wsframe"
+	"github.com/gobwas/ws"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/transport/client"
@@ -104,13 +104,13 @@ func TestPollerFrames(t *testing.T) {
 	}
 
 	msg := []byte(`{"type":"ping","t":8}`)
-	p.write(maskedFrame(wsframe.OpText, false, msg[:5], peerKey, false),
-		maskedFrame(wsframe.OpPing, true, []byte("are you there"), peerKey, false),
-		maskedFrame(wsframe.OpContinuation, false, msg[5:12], [4]byte{1, 2, 3, 4}, true),
-		maskedFrame(wsframe.OpPong, true, nil, peerKey, false),
-		maskedFrame(wsframe.OpContinuation, true, msg[12:], peerKey, false))
+	p.write(maskedFrame(ws.OpText, false, msg[:5], peerKey, false),
+		maskedFrame(ws.OpPing, true, []byte("are you there"), peerKey, false),
+		maskedFrame(ws.OpContinuation, false, msg[5:12], [4]byte{1, 2, 3, 4}, true),
+		maskedFrame(ws.OpPong, true, nil, peerKey, false),
+		maskedFrame(ws.OpContinuation, true, msg[12:], peerKey, false))
 	controls := p.expect(protocol.TypePong, `"t":8`)
-	if len(controls) != 1 || !bytes.Equal(controls[0], append([]byte{0x80 | wsframe.OpPong}, "are you there"...)) {
+	if len(controls) != 1 || !bytes.Equal(controls[0], append([]byte{0x80 | byte(ws.OpPong)}, "are you there"...)) {
 		t.Fatalf("control frames before the pong message: %q, want one pong with the ping's payload", controls)
 	}
 
@@ -120,10 +120,10 @@ func TestPollerFrames(t *testing.T) {
 	}
 	p.expect(protocol.TypePong, `"t":9`)
 
-	p.write(maskedFrame(wsframe.OpBinary, true, []byte{1, 2, 3}, peerKey, false))
+	p.write(maskedFrame(ws.OpBinary, true, []byte{1, 2, 3}, peerKey, false))
 	p.expect(protocol.TypeNotice, protocol.CodeInvalidMessage)
 
-	p.write(maskedFrame(wsframe.OpClose, true, []byte{0x0f, 0xa0, 'b', 'y', 'e'}, peerKey, false)) // 4000
+	p.write(maskedFrame(ws.OpClose, true, []byte{0x0f, 0xa0, 'b', 'y', 'e'}, peerKey, false)) // 4000
 	if code := p.expectClose(false); code != 4000 {
 		t.Fatalf("the client's close echoed with %d, want 4000", code)
 	}
@@ -141,9 +141,9 @@ func TestPollerRefusals(t *testing.T) {
 		code  int
 	}{
 		{"unmasked", []byte{0x81, 2, '{', '}'}, closeProtocolError},
-		{"continuation first", maskedFrame(wsframe.OpContinuation, true, []byte("{}"), peerKey, false), closeProtocolError},
-		{"too long", maskedFrame(wsframe.OpText, true, bytes.Repeat([]byte("x"), 17<<10), peerKey, false), closeTooBig},
-		{"a close code nobody may send", maskedFrame(wsframe.OpClose, true, []byte{0x03, 0xed}, peerKey, false), closeProtocolError}, // 1005
+		{"continuation first", maskedFrame(ws.OpContinuation, true, []byte("{}"), peerKey, false), closeProtocolError},
+		{"too long", maskedFrame(ws.OpText, true, bytes.Repeat([]byte("x"), 17<<10), peerKey, false), closeTooBig},
+		{"a close code nobody may send", maskedFrame(ws.OpClose, true, []byte{0x03, 0xed}, peerKey, false), closeProtocolError}, // 1005
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := s.dialPeer(t, peerHello(t, created.Room))
@@ -180,9 +180,9 @@ func TestPollerPings(t *testing.T) {
 		if err != nil {
 			break
 		}
-		if b0 == 0x80|wsframe.OpPing {
+		if b0 == 0x80|byte(ws.OpPing) {
 			pings++
-			p.write(maskedFrame(wsframe.OpPong, true, b, peerKey, false))
+			p.write(maskedFrame(ws.OpPong, true, b, peerKey, false))
 		}
 	}
 	_ = p.conn.SetReadDeadline(time.Now().Add(20 * time.Second))

@@ -18,7 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/roomd/roomd/internal/wsframe"
+	"github.com/gobwas/ws"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/room"
 )
@@ -102,8 +102,8 @@ func wireCase(t *testing.T, fn func(t *testing.T, path wirePath, s *testServer, 
 
 // maskedHeader is the header of a client's frame of n bytes (the 64-bit
 // form when n needs it), masked with peerKey.
-func maskedHeader(op byte, fin bool, n uint64) []byte {
-	b0 := op
+func maskedHeader(op ws.OpCode, fin bool, n uint64) []byte {
+	b0 := byte(op)
 	if fin {
 		b0 |= 0x80
 	}
@@ -190,8 +190,8 @@ func (p *wsPeer) awaitClose(written time.Time, wait time.Duration) closing {
 			c.ended = ended(err)
 			return c
 		}
-		switch b0 & 0x0f {
-		case wsframe.OpClose:
+		switch ws.OpCode(b0 & 0x0f) {
+		case ws.OpClose:
 			if c.code == 0 {
 				c.closeIn = time.Since(written)
 				c.code = closeNoStatus
@@ -199,7 +199,7 @@ func (p *wsPeer) awaitClose(written time.Time, wait time.Duration) closing {
 					c.code, c.reason = int(binary.BigEndian.Uint16(b)), b[2:]
 				}
 			}
-		case wsframe.OpText, wsframe.OpBinary:
+		case ws.OpText, ws.OpBinary:
 			c.messages = append(c.messages, b)
 		}
 	}
@@ -218,7 +218,7 @@ func (p *wsPeer) send(frames ...[]byte) time.Time {
 // hello.
 func TestWireRefusedFrameTailWithheld(t *testing.T) {
 	wireCase(t, func(t *testing.T, path wirePath, s *testServer, p *wsPeer) {
-		at := p.send(maskedHeader(wsframe.OpText, true, 32<<10), bytes.Repeat([]byte{'x'}, 17<<10))
+		at := p.send(maskedHeader(ws.OpText, true, 32<<10), bytes.Repeat([]byte{'x'}, 17<<10))
 		c := p.awaitClose(at, 5*time.Second)
 		t.Logf("%s: %v", path.name, c)
 		if c.code != closeTooBig || !c.ended || c.endIn > time.Second {
@@ -270,11 +270,11 @@ func (p *wsPeer) flood(lead, unit []byte, limit int64, maxTime time.Duration, pa
 				}
 				return
 			}
-			switch b0 & 0x0f {
-			case wsframe.OpPong:
+			switch ws.OpCode(b0 & 0x0f) {
+			case ws.OpPong:
 				r.pongs++
 				r.pongBytes += int64(2 + len(b))
-			case wsframe.OpClose:
+			case ws.OpClose:
 				if r.code == 0 {
 					r.code = closeNoStatus
 					if len(b) >= 2 {
@@ -313,7 +313,7 @@ func (p *wsPeer) flood(lead, unit []byte, limit int64, maxTime time.Duration, pa
 // roomd read and dropped it for as long as it came (1.35 GB a minute).
 func TestWireRefusedFrameStreamed(t *testing.T) {
 	wireCase(t, func(t *testing.T, path wirePath, s *testServer, p *wsPeer) {
-		r := p.flood(maskedHeader(wsframe.OpText, true, 1<<40), make([]byte, 16<<10), *floodCap, 5*time.Second, true)
+		r := p.flood(maskedHeader(ws.OpText, true, 1<<40), make([]byte, 16<<10), *floodCap, 5*time.Second, true)
 		t.Logf("%s: %v", path.name, r)
 		// What the server may read (the 16 KiB limit, then 64 KiB), the
 		// kernel's buffers (each doubled by Linux), a chunk being written
@@ -330,11 +330,11 @@ var floodKinds = []struct {
 	name       string
 	lead, unit []byte
 }{
-	{"empty continuations", maskedFrame(wsframe.OpText, false, []byte("{"), peerKey, false),
-		maskedFrame(wsframe.OpContinuation, false, nil, peerKey, false)},
-	{"pings", nil, maskedFrame(wsframe.OpPing, true, bytes.Repeat([]byte{'p'}, maxControl), peerKey, false)},
-	{"empty pings", nil, maskedFrame(wsframe.OpPing, true, nil, peerKey, false)},
-	{"pongs", nil, maskedFrame(wsframe.OpPong, true, nil, peerKey, false)},
+	{"empty continuations", maskedFrame(ws.OpText, false, []byte("{"), peerKey, false),
+		maskedFrame(ws.OpContinuation, false, nil, peerKey, false)},
+	{"pings", nil, maskedFrame(ws.OpPing, true, bytes.Repeat([]byte{'p'}, maxControl), peerKey, false)},
+	{"empty pings", nil, maskedFrame(ws.OpPing, true, nil, peerKey, false)},
+	{"pongs", nil, maskedFrame(ws.OpPong, true, nil, peerKey, false)},
 	{"16 KiB messages", nil, text(`{"type":"ping","t":1,"pad":"` + strings.Repeat("x", 16<<10-40) + `"}`)},
 	{"small messages", nil, text(`{"type":"ping","t":1}`)},
 	{"messages in 64 frames", nil, fragmented(`{"type":"ping","t":1}`, 64)},
@@ -343,9 +343,9 @@ var floodKinds = []struct {
 // fragmented is msg as a text message in n frames, all but the first
 // empty.
 func fragmented(msg string, n int) []byte {
-	b := maskedFrame(wsframe.OpText, n == 1, []byte(msg), peerKey, false)
+	b := maskedFrame(ws.OpText, n == 1, []byte(msg), peerKey, false)
 	for i := 1; i < n; i++ {
-		b = append(b, maskedFrame(wsframe.OpContinuation, i == n-1, nil, peerKey, false)...)
+		b = append(b, maskedFrame(ws.OpContinuation, i == n-1, nil, peerKey, false)...)
 	}
 	return b
 }
@@ -376,14 +376,14 @@ func TestWirePongsCapped(t *testing.T) {
 	wireCase(t, func(t *testing.T, path wirePath, s *testServer, p *wsPeer) {
 		for i := range 10 {
 			payload := []byte(fmt.Sprintf("ping %d", i))
-			p.write(maskedFrame(wsframe.OpPing, true, payload, peerKey, false))
+			p.write(maskedFrame(ws.OpPing, true, payload, peerKey, false))
 			_ = p.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 			for {
 				b0, b, err := p.next()
 				if err != nil {
 					t.Fatalf("waiting for pong %d: %v", i, err)
 				}
-				if b0 == 0x80|wsframe.OpPong {
+				if b0 == 0x80|byte(ws.OpPong) {
 					if !bytes.Equal(b, payload) {
 						t.Fatalf("pong %q for ping %q", b, payload)
 					}
@@ -392,7 +392,7 @@ func TestWirePongsCapped(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		r := p.flood(nil, maskedFrame(wsframe.OpPing, true, bytes.Repeat([]byte{'p'}, maxControl), peerKey, false), *floodCap, 5*time.Second, false)
+		r := p.flood(nil, maskedFrame(ws.OpPing, true, bytes.Repeat([]byte{'p'}, maxControl), peerKey, false), *floodCap, 5*time.Second, false)
 		t.Logf("%s: ping flood: %v", path.name, r)
 		if r.pongBytes > 32<<10 || r.code != protocol.CloseRateLimited {
 			t.Fatalf("%v; want at most 32 KiB of pongs, then 4029", r)
@@ -415,12 +415,12 @@ func TestWireProtocolErrors(t *testing.T) {
 		{"a 64-bit length with its top bit set", top},
 		{"rsv bits", append([]byte{0xc1}, text("{}")[1:]...)},
 		{"unknown opcode", maskedFrame(0x3, true, nil, peerKey, false)},
-		{"continuation first", maskedFrame(wsframe.OpContinuation, true, []byte("{}"), peerKey, false)},
-		{"a new message inside one", append(maskedFrame(wsframe.OpText, false, []byte("{"), peerKey, false), text("{}")...)},
-		{"fragmented ping", maskedFrame(wsframe.OpPing, false, nil, peerKey, false)},
-		{"a 126-byte ping", maskedFrame(wsframe.OpPing, true, make([]byte, 126), peerKey, false)},
-		{"a close of one byte", maskedFrame(wsframe.OpClose, true, []byte{3}, peerKey, false)},
-		{"close code 1005", maskedFrame(wsframe.OpClose, true, []byte{0x03, 0xed}, peerKey, false)},
+		{"continuation first", maskedFrame(ws.OpContinuation, true, []byte("{}"), peerKey, false)},
+		{"a new message inside one", append(maskedFrame(ws.OpText, false, []byte("{"), peerKey, false), text("{}")...)},
+		{"fragmented ping", maskedFrame(ws.OpPing, false, nil, peerKey, false)},
+		{"a 126-byte ping", maskedFrame(ws.OpPing, true, make([]byte, 126), peerKey, false)},
+		{"a close of one byte", maskedFrame(ws.OpClose, true, []byte{3}, peerKey, false)},
+		{"close code 1005", maskedFrame(ws.OpClose, true, []byte{0x03, 0xed}, peerKey, false)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wireCase(t, func(t *testing.T, path wirePath, s *testServer, p *wsPeer) {
@@ -447,12 +447,12 @@ func TestWireInvalidUTF8(t *testing.T) {
 		frames []byte
 		code   int // 0: not closed, a pong message instead
 	}{
-		{"a text frame", maskedFrame(wsframe.OpText, true, invalid, peerKey, false), closeInvalidData},
-		{"fragments", append(maskedFrame(wsframe.OpText, false, invalid[:10], peerKey, false),
-			maskedFrame(wsframe.OpContinuation, true, invalid[10:], peerKey, false)...), closeInvalidData},
-		{"a close reason", maskedFrame(wsframe.OpClose, true, []byte{0x0f, 0xa0, 'b', 0xff, 'e'}, peerKey, false), closeInvalidData},
-		{"a character split between fragments", append(maskedFrame(wsframe.OpText, false, euro[:cut], peerKey, false),
-			maskedFrame(wsframe.OpContinuation, true, euro[cut:], peerKey, false)...), 0},
+		{"a text frame", maskedFrame(ws.OpText, true, invalid, peerKey, false), closeInvalidData},
+		{"fragments", append(maskedFrame(ws.OpText, false, invalid[:10], peerKey, false),
+			maskedFrame(ws.OpContinuation, true, invalid[10:], peerKey, false)...), closeInvalidData},
+		{"a close reason", maskedFrame(ws.OpClose, true, []byte{0x0f, 0xa0, 'b', 0xff, 'e'}, peerKey, false), closeInvalidData},
+		{"a character split between fragments", append(maskedFrame(ws.OpText, false, euro[:cut], peerKey, false),
+			maskedFrame(ws.OpContinuation, true, euro[cut:], peerKey, false)...), 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wireCase(t, func(t *testing.T, path wirePath, s *testServer, p *wsPeer) {
@@ -483,7 +483,7 @@ func TestWireInvalidUTF8(t *testing.T) {
 // reason) and the connection closed, on every path.
 func TestWireClientClose(t *testing.T) {
 	wireCase(t, func(t *testing.T, path wirePath, s *testServer, p *wsPeer) {
-		c := p.awaitClose(p.send(maskedFrame(wsframe.OpClose, true, []byte{0x0f, 0xa0, 'b', 'y', 'e'}, peerKey, false)), 5*time.Second)
+		c := p.awaitClose(p.send(maskedFrame(ws.OpClose, true, []byte{0x0f, 0xa0, 'b', 'y', 'e'}, peerKey, false)), 5*time.Second)
 		if c.code != 4000 || !c.ended || c.endIn > time.Second {
 			t.Fatalf("%v; want the client's 4000 echoed and the connection closed", c)
 		}

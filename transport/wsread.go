@@ -3,10 +3,11 @@ package transport
 import (
 	"encoding/binary"
 	"fmt"
-	"math/bits"
+	"io"
+	"sync"
 	"unicode/utf8"
 
-	"github.com/roomd/roomd/internal/wsframe"
+	"github.com/gobwas/ws"
 )
 
 // Close codes the frame reader answers with (RFC 6455 §7.4.1).
@@ -32,7 +33,7 @@ func validCloseCode(code int) bool {
 }
 
 // maxControl is the largest control frame payload (RFC 6455 §5.5).
-const maxControl = 125
+const maxControl = ws.MaxControlFramePayloadSize
 
 // wsError is a frame the reader refuses: the connection closes with code
 // and reason (ASCII, at most what a close frame holds).
@@ -64,12 +65,16 @@ func (e *wsError) Error() string { return fmt.Sprintf("websocket %d: %s", e.code
 // message's frames) is skipped whole, so that the client's close after it
 // is found; a stream whose header broke the protocol cannot be read on and
 // is dropped whole (broken).
+//
+// The RFC's part is gobwas/ws's (ReadHeader over the bytes at hand,
+// CheckHeader, Cipher to unmask); the limits, the budget and the close
+// codes are roomd's.
 type wsReader struct {
-	carry  []byte // a frame begun but not yet whole
-	msg    []byte // a fragmented message's payload so far
-	op     byte   // its opcode; 0 when no message is open
-	frags  int    // the open message's frames so far
-	skip   uint64 // what is left of a frame being skipped
+	carry  []byte    // a frame begun but not yet whole
+	msg    []byte    // a fragmented message's payload so far
+	op     ws.OpCode // its opcode; 0 when no message is open
+	frags  int       // the open message's frames so far
+	skip   uint64    // what is left of a frame being skipped
 	budget frameBudget
 
 	closing bool
@@ -79,15 +84,18 @@ type wsReader struct {
 	// left is feed's input after the frame at which on stopped the
 	// reading (nil when on did not stop it).
 	left []byte
+
+	in   joined                     // header's input
+	hbuf [ws.MaxHeaderSize - 2]byte // header's buffer
 }
 
 // refuseRead is the most a socket is read past a refusal (looking for the
 // client's close) before it is closed.
 const refuseRead = 64 << 10
 
-// frameOut is what feed hands on: a whole data message (wsframe.OpText,
-// wsframe.OpBinary) or a control frame. payload is valid until on returns.
-type frameOut func(op byte, payload []byte) (more bool)
+// frameOut is what feed hands on: a whole data message (ws.OpText,
+// ws.OpBinary) or a control frame. payload is valid until on returns.
+type frameOut func(op ws.OpCode, payload []byte) (more bool)
 
 // feed reads the frames p completes, handing each message and control
 // frame to on, which stops the reading by returning false (what p holds
@@ -126,46 +134,39 @@ func (r *wsReader) feedFrames(p []byte, lim *wsLimits, now int64, on frameOut) (
 		r.skip -= n
 		p = p[n:]
 	}
-	for {
+	for len(r.carry)+len(p) > 0 {
+		h, hlen, err := r.header(p)
+		if err != nil {
+			if err == errShortHeader {
+				r.carry = append(r.carry, p...) // less than a header: a few bytes
+				return nil, false, nil
+			}
+			return r.refuse(err, 0, p)
+		}
+		size := uint64(hlen) + uint64(h.Length)
+		if err := r.check(h, lim); err != nil {
+			return r.refuse(err, size, p)
+		}
+		// The frame is within the limits: size is small.
 		var frame []byte
 		if len(r.carry) > 0 {
 			// Complete the carried frame with as few of p's bytes as it
-			// needs: first its header, then its payload.
-			for {
-				size, err := r.frameSize(r.carry, lim)
-				if err != nil {
-					return r.refuse(err, r.carry, p)
-				}
-				want := size
-				if size < 0 {
-					want = -size // the header's bytes
-				}
-				take := min(want-len(r.carry), len(p))
-				r.carry = append(r.carry, p[:take]...)
-				p = p[take:]
-				if len(r.carry) < want {
-					return nil, false, nil // wait for more
-				}
-				if size > 0 {
-					break
-				}
+			// needs.
+			take := min(int(size)-len(r.carry), len(p))
+			r.carry = append(r.carry, p[:take]...)
+			p = p[take:]
+			if len(r.carry) < int(size) {
+				return nil, false, nil // wait for more
 			}
 			frame = r.carry
 		} else {
-			if len(p) == 0 {
-				return nil, false, nil
-			}
-			size, err := r.frameSize(p, lim)
-			if err != nil {
-				return r.refuse(err, p, nil)
-			}
-			if size < 0 || size > len(p) {
+			if size > uint64(len(p)) {
 				r.carry = append(r.carry[:0], p...)
 				return nil, false, nil
 			}
 			frame, p = p[:size], p[size:]
 		}
-		more, err := r.frame(frame, lim, now, on)
+		more, err := r.frame(h, frame[hlen:], len(frame), lim, now, on)
 		if len(r.carry) > 0 {
 			r.carry = release(r.carry)
 		}
@@ -173,37 +174,85 @@ func (r *wsReader) feedFrames(p []byte, lim *wsLimits, now int64, on frameOut) (
 			return p, !more && err == nil, err
 		}
 	}
+	return nil, false, nil
 }
 
-// refuse ends the reading with err, a refusal of the frame whose header
-// starts b. A protocol error breaks the stream. A frame refused for what
-// its header says is skipped whole — what b and then p hold of it first
-// (p is nil when b is the input) — and what follows it returned.
-func (r *wsReader) refuse(err *wsError, b, p []byte) ([]byte, bool, *wsError) {
+// errShortHeader is header's answer when the bytes so far do not hold a
+// whole header.
+var errShortHeader = &wsError{closeProtocolError, "short header"}
+
+// header reads the header of the frame that starts at r.carry and goes on
+// in p (gobwas/ws's reader, over the bytes at hand), and its size:
+// errShortHeader when they do not hold all of it.
+func (r *wsReader) header(p []byte) (ws.Header, int, *wsError) {
+	r.in = joined{r.carry, p}
+	h, err := ws.ReadHeaderBuffer(&r.in, r.hbuf[:0])
+	left := r.in.len()
+	r.in = joined{}
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return h, 0, errShortHeader
+	case err != nil:
+		return h, 0, &wsError{closeProtocolError, err.Error()}
+	}
+	return h, len(r.carry) + len(p) - left, nil
+}
+
+// joined reads a then b: the carried bytes, then the new ones.
+type joined struct{ a, b []byte }
+
+func (j *joined) Read(p []byte) (int, error) {
+	if len(j.a) == 0 && len(j.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, j.a)
+	j.a = j.a[n:]
+	m := copy(p[n:], j.b)
+	j.b = j.b[m:]
+	return n + m, nil
+}
+
+func (j *joined) len() int { return len(j.a) + len(j.b) }
+
+// check applies RFC 6455 (gobwas/ws's CheckHeader: a server's side,
+// without extensions) and roomd's limits to a frame's header: the
+// message size limit, and the frames of a message.
+func (r *wsReader) check(h ws.Header, lim *wsLimits) *wsError {
+	state := ws.StateServerSide
+	if r.op != 0 {
+		state = state.Set(ws.StateFragmented)
+	}
+	if err := ws.CheckHeader(h, state); err != nil {
+		return &wsError{closeProtocolError, err.Error()}
+	}
+	if h.OpCode.IsControl() {
+		return nil
+	}
+	if h.OpCode == ws.OpContinuation && r.frags >= lim.fragments && !r.closing {
+		return &wsError{closeFlood, fmt.Sprintf("message in more than %d frames", lim.fragments)}
+	}
+	if n := uint64(h.Length); n > uint64(lim.msg) || uint64(len(r.msg))+n > uint64(lim.msg) {
+		return &wsError{closeTooBig, fmt.Sprintf("read limited at %d bytes", lim.msg)}
+	}
+	return nil
+}
+
+// refuse ends the reading with err, a refusal of the frame of size bytes
+// that starts at r.carry and goes on in p. A protocol error breaks the
+// stream. A frame refused for what its header says is skipped whole, and
+// what follows it returned.
+func (r *wsReader) refuse(err *wsError, size uint64, p []byte) ([]byte, bool, *wsError) {
+	carried := uint64(len(r.carry))
 	r.carry = nil
 	if err.code == closeProtocolError {
 		r.broken = true
 		return nil, false, err
 	}
-	size := frameLen(b)
-	if p == nil && uint64(len(b)) >= size {
-		return b[size:], false, err
+	if carried+uint64(len(p)) >= size {
+		return p[size-carried:], false, err
 	}
-	r.skip = size - uint64(len(b))
-	n := min(r.skip, uint64(len(p)))
-	r.skip -= n
-	return p[n:], false, err
-}
-
-// frameLen is the whole size of the frame whose whole header b holds.
-func frameLen(b []byte) uint64 {
-	switch b[1] & 0x7f {
-	case 126:
-		return 2 + 2 + 4 + uint64(binary.BigEndian.Uint16(b[2:]))
-	case 127:
-		return 2 + 8 + 4 + min(binary.BigEndian.Uint64(b[2:]), 1<<62)
-	}
-	return 2 + 4 + uint64(b[1]&0x7f)
+	r.skip = size - carried - uint64(len(p))
+	return nil, false, err
 }
 
 // release empties a buffer, keeping a small one for the next use.
@@ -214,93 +263,20 @@ func release(b []byte) []byte {
 	return b[:0]
 }
 
-// frameSize checks the header at the start of b and returns the frame's
-// whole size, or minus the header's size when b does not hold all of it.
-func (r *wsReader) frameSize(b []byte, lim *wsLimits) (int, *wsError) {
-	if len(b) < 2 {
-		return -2, nil
-	}
-	b0, b1 := b[0], b[1]
-	fin, op := b0&0x80 != 0, b0&0x0f
-	if b0&0x70 != 0 {
-		return 0, &wsError{closeProtocolError, fmt.Sprintf("received header with unexpected rsv bits set: %#x", b0&0x70)}
-	}
-	if b1&0x80 == 0 {
-		return 0, &wsError{closeProtocolError, "received unmasked frame from client"}
-	}
-	hlen := 2 + 4
-	switch b1 & 0x7f {
-	case 126:
-		hlen += 2
-	case 127:
-		hlen += 8
-	}
-	if len(b) < hlen {
-		return -hlen, nil
-	}
-	var n uint64
-	switch b1 & 0x7f {
-	case 126:
-		n = uint64(binary.BigEndian.Uint16(b[2:]))
-	case 127:
-		n = binary.BigEndian.Uint64(b[2:])
-		if n>>63 != 0 {
-			return 0, &wsError{closeProtocolError, "received 64-bit payload length with its most significant bit set"}
-		}
-	default:
-		n = uint64(b1 & 0x7f)
-	}
-	switch op {
-	case wsframe.OpClose, wsframe.OpPing, wsframe.OpPong:
-		if n > maxControl {
-			return 0, &wsError{closeProtocolError, fmt.Sprintf("received control frame payload with invalid length: %d", n)}
-		}
-		if !fin {
-			return 0, &wsError{closeProtocolError, "received fragmented control frame"}
-		}
-	case wsframe.OpContinuation:
-		if r.op == 0 {
-			return 0, &wsError{closeProtocolError, "received continuation frame without text or binary frame"}
-		}
-		if r.frags >= lim.fragments && !r.closing {
-			return 0, &wsError{closeFlood, fmt.Sprintf("message in more than %d frames", lim.fragments)}
-		}
-		fallthrough
-	case wsframe.OpText, wsframe.OpBinary:
-		if op != wsframe.OpContinuation && r.op != 0 {
-			return 0, &wsError{closeProtocolError, "received new data message without finishing the previous message"}
-		}
-		if n > uint64(lim.msg) || uint64(len(r.msg))+n > uint64(lim.msg) {
-			return 0, &wsError{closeTooBig, fmt.Sprintf("read limited at %d bytes", lim.msg)}
-		}
-	default:
-		return 0, &wsError{closeProtocolError, fmt.Sprintf("received unknown opcode %d", op)}
-	}
-	return hlen + int(n), nil
-}
-
-// frame unmasks a whole frame in place and hands it on: a control frame at
-// once, a data frame once its message is whole. While closing, only a
-// close frame is handed on, whatever it holds.
-func (r *wsReader) frame(b []byte, lim *wsLimits, now int64, on frameOut) (bool, *wsError) {
-	fin, op := b[0]&0x80 != 0, b[0]&0x0f
-	hlen := 2
-	switch b[1] & 0x7f {
-	case 126:
-		hlen += 2
-	case 127:
-		hlen += 8
-	}
-	key := binary.LittleEndian.Uint32(b[hlen:])
-	payload := b[hlen+4:]
+// frame unmasks a whole frame's payload in place and hands it on: a
+// control frame at once, a data frame once its message is whole. While
+// closing, only a close frame is handed on, whatever it holds. size is
+// the whole frame's, for the budget.
+func (r *wsReader) frame(h ws.Header, payload []byte, size int, lim *wsLimits, now int64, on frameOut) (bool, *wsError) {
+	fin, op := h.Fin, h.OpCode
 	if r.closing {
 		switch {
-		case op == wsframe.OpClose:
-			unmask(payload, key)
+		case op == ws.OpClose:
+			ws.Cipher(payload, h.Mask, 0)
 			return on(op, payload), nil
-		case op == wsframe.OpContinuation && fin:
+		case op == ws.OpContinuation && fin:
 			r.op = 0
-		case op == wsframe.OpText || op == wsframe.OpBinary:
+		case op == ws.OpText || op == ws.OpBinary:
 			r.op = op
 			if fin {
 				r.op = 0
@@ -308,24 +284,24 @@ func (r *wsReader) frame(b []byte, lim *wsLimits, now int64, on frameOut) (bool,
 		}
 		return true, nil // dropped
 	}
-	if ok, what := r.budget.take(lim, now, len(b)); !ok {
+	if ok, what := r.budget.take(lim, now, size); !ok {
 		return false, &wsError{closeFlood, "too many " + what + "; slow down"}
 	}
-	unmask(payload, key)
+	ws.Cipher(payload, h.Mask, 0)
 	switch {
-	case op == wsframe.OpClose:
+	case op == ws.OpClose:
 		if err := checkClose(payload); err != nil {
 			return false, err
 		}
 		return on(op, payload), nil
-	case op >= wsframe.OpClose:
+	case op.IsControl():
 		return on(op, payload), nil
-	case op != wsframe.OpContinuation && fin:
-		if op == wsframe.OpText && !utf8.Valid(payload) {
+	case op != ws.OpContinuation && fin:
+		if op == ws.OpText && !utf8.Valid(payload) {
 			return false, errNotUTF8
 		}
 		return on(op, payload), nil
-	case op != wsframe.OpContinuation:
+	case op != ws.OpContinuation:
 		r.op, r.msg, r.frags = op, append(r.msg[:0], payload...), 1
 		return true, nil
 	}
@@ -336,7 +312,7 @@ func (r *wsReader) frame(b []byte, lim *wsLimits, now int64, on frameOut) (bool,
 	}
 	op, msg := r.op, r.msg
 	r.op, r.msg, r.frags = 0, release(r.msg), 0
-	if op == wsframe.OpText && !utf8.Valid(msg) {
+	if op == ws.OpText && !utf8.Valid(msg) {
 		return false, errNotUTF8
 	}
 	return on(op, msg), nil
@@ -369,26 +345,37 @@ func closeCode(p []byte) int {
 	return int(binary.BigEndian.Uint16(p))
 }
 
-// unmask XORs b with the client's masking key (RFC 6455 §5.3), read as a
-// little-endian word, eight bytes at a time.
-func unmask(b []byte, key uint32) {
-	if len(b) >= 8 {
-		k := uint64(key)<<32 | uint64(key)
-		for len(b) >= 8 {
-			binary.LittleEndian.PutUint64(b, binary.LittleEndian.Uint64(b)^k)
-			b = b[8:]
-		}
-	}
-	for i := range b {
-		b[i] ^= byte(key)
-		key = bits.RotateLeft32(key, -8)
-	}
+// appendHeader appends the header of a server's final frame of n bytes:
+// no mask, no compression (roomd's sockets negotiate none), as gobwas/ws
+// writes it.
+func appendHeader(b []byte, op ws.OpCode, n int) []byte {
+	w := headerWriters.Get().(*headerWriter)
+	w.b = b
+	_ = ws.WriteHeaderBuffer(w, ws.Header{Fin: true, OpCode: op, Length: int64(n)}, w.buf[:])
+	b, w.b = w.b, nil
+	headerWriters.Put(w)
+	return b
 }
 
-// appendControl appends a server's control frame (unmasked) with payload
-// p, at most maxControl bytes.
-func appendControl(b []byte, op byte, p []byte) []byte {
-	return append(append(b, 0x80|op, byte(len(p))), p...)
+// headerWriter is the io.Writer gobwas/ws writes a header to: it appends
+// to b. They are pooled: one made for each header would be an allocation
+// per frame written.
+type headerWriter struct {
+	b   []byte
+	buf [ws.MaxHeaderSize]byte
+}
+
+var headerWriters = sync.Pool{New: func() any { return new(headerWriter) }}
+
+func (w *headerWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// appendControl appends a server's control frame with payload p, at most
+// maxControl bytes.
+func appendControl(b []byte, op ws.OpCode, p []byte) []byte {
+	return append(appendHeader(b, op, len(p)), p...)
 }
 
 // appendClose appends a server's close frame with code and reason: the
@@ -402,7 +389,7 @@ func appendClose(b []byte, code int, reason string) []byte {
 		_, n := utf8.DecodeLastRuneInString(reason)
 		reason = reason[:len(reason)-n]
 	}
-	b = append(b, 0x80|wsframe.OpClose, byte(2+len(reason)))
+	b = appendHeader(b, ws.OpClose, 2+len(reason))
 	b = binary.BigEndian.AppendUint16(b, uint16(code))
 	return append(b, reason...)
 }

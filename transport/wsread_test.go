@@ -11,13 +11,13 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/roomd/roomd/internal/wsframe"
+	"github.com/gobwas/ws"
 )
 
 // maskedFrame is a client's frame (RFC 6455 §5.2): masked with key, the
 // payload length in the shortest form unless long forces the 64-bit one.
-func maskedFrame(op byte, fin bool, payload []byte, key [4]byte, long bool) []byte {
-	b0 := op
+func maskedFrame(op ws.OpCode, fin bool, payload []byte, key [4]byte, long bool) []byte {
+	b0 := byte(op)
 	if fin {
 		b0 |= 0x80
 	}
@@ -43,7 +43,7 @@ func maskedFrame(op byte, fin bool, payload []byte, key [4]byte, long bool) []by
 }
 
 type wsOut struct {
-	op      byte
+	op      ws.OpCode
 	payload string
 }
 
@@ -59,7 +59,7 @@ func feedChunks(stream []byte, chunks []int, limit int64) ([]wsOut, *wsError, *w
 	var r wsReader
 	lim := looseLimits(limit)
 	var out []wsOut
-	on := func(op byte, p []byte) bool {
+	on := func(op ws.OpCode, p []byte) bool {
 		out = append(out, wsOut{op, string(p)})
 		return true
 	}
@@ -92,22 +92,22 @@ func TestWSReaderReassembles(t *testing.T) {
 			return k
 		}
 		for i, n := 0, rapid.IntRange(1, 6).Draw(t, "messages"); i < n; i++ {
-			op := rapid.SampledFrom([]byte{wsframe.OpText, wsframe.OpBinary}).Draw(t, "op")
+			op := rapid.SampledFrom([]ws.OpCode{ws.OpText, ws.OpBinary}).Draw(t, "op")
 			msg := rapid.SliceOfN(rapid.Byte(), 0, limit).Draw(t, "msg")
-			if op == wsframe.OpText { // a text message is UTF-8 (its fragments need not be)
+			if op == ws.OpText { // a text message is UTF-8 (its fragments need not be)
 				msg = []byte(rapid.StringOfN(rapid.Rune(), 0, limit, limit).Draw(t, "text"))
 			}
 			parts := rapid.IntRange(1, 4).Draw(t, "fragments")
 			var wantCtl []wsOut
 			for j := 0; j < parts; j++ {
 				lo, hi := len(msg)*j/parts, len(msg)*(j+1)/parts
-				fop := byte(wsframe.OpContinuation)
+				fop := ws.OpContinuation
 				if j == 0 {
 					fop = op
 				}
 				stream = append(stream, maskedFrame(fop, j == parts-1, msg[lo:hi], key(), rapid.Bool().Draw(t, "long"))...)
 				if j < parts-1 && rapid.Bool().Draw(t, "control") {
-					cop := rapid.SampledFrom([]byte{wsframe.OpPing, wsframe.OpPong}).Draw(t, "cop")
+					cop := rapid.SampledFrom([]ws.OpCode{ws.OpPing, ws.OpPong}).Draw(t, "cop")
 					cp := rapid.SliceOfN(rapid.Byte(), 0, maxControl).Draw(t, "control payload")
 					stream = append(stream, maskedFrame(cop, true, cp, key(), false)...)
 					wantCtl = append(wantCtl, wsOut{cop, string(cp)})
@@ -147,16 +147,16 @@ func TestWSReaderRefuses(t *testing.T) {
 		stream []byte
 		code   int
 	}{
-		{"past the limit", maskedFrame(wsframe.OpText, true, big, k, false), closeTooBig},
-		{"past the limit in fragments", append(maskedFrame(wsframe.OpText, false, big[:600], k, false), maskedFrame(wsframe.OpContinuation, true, big[:401], k, false)...), closeTooBig},
-		{"a 64-bit length past the limit", maskedFrame(wsframe.OpText, true, big[:10], k, false)[:2:2], -1}, // filled in below
+		{"past the limit", maskedFrame(ws.OpText, true, big, k, false), closeTooBig},
+		{"past the limit in fragments", append(maskedFrame(ws.OpText, false, big[:600], k, false), maskedFrame(ws.OpContinuation, true, big[:401], k, false)...), closeTooBig},
+		{"a 64-bit length past the limit", maskedFrame(ws.OpText, true, big[:10], k, false)[:2:2], -1}, // filled in below
 		{"unmasked", []byte{0x81, 0x01, 'x'}, closeProtocolError},
-		{"rsv bits", append([]byte{0xc1}, maskedFrame(wsframe.OpText, true, []byte("x"), k, false)[1:]...), closeProtocolError},
+		{"rsv bits", append([]byte{0xc1}, maskedFrame(ws.OpText, true, []byte("x"), k, false)[1:]...), closeProtocolError},
 		{"unknown opcode", maskedFrame(0x3, true, nil, k, false), closeProtocolError},
-		{"continuation first", maskedFrame(wsframe.OpContinuation, true, []byte("x"), k, false), closeProtocolError},
-		{"a new message inside one", append(maskedFrame(wsframe.OpText, false, []byte("x"), k, false), maskedFrame(wsframe.OpText, true, []byte("y"), k, false)...), closeProtocolError},
-		{"fragmented control", maskedFrame(wsframe.OpPing, false, nil, k, false), closeProtocolError},
-		{"long control", maskedFrame(wsframe.OpPing, true, big[:maxControl+1], k, false), closeProtocolError},
+		{"continuation first", maskedFrame(ws.OpContinuation, true, []byte("x"), k, false), closeProtocolError},
+		{"a new message inside one", append(maskedFrame(ws.OpText, false, []byte("x"), k, false), maskedFrame(ws.OpText, true, []byte("y"), k, false)...), closeProtocolError},
+		{"fragmented control", maskedFrame(ws.OpPing, false, nil, k, false), closeProtocolError},
+		{"long control", maskedFrame(ws.OpPing, true, big[:maxControl+1], k, false), closeProtocolError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stream, code := tc.stream, tc.code
@@ -183,23 +183,6 @@ func TestWSReaderRefuses(t *testing.T) {
 	}
 }
 
-// TestUnmask: the word-at-a-time unmasking is the byte-by-byte one.
-func TestUnmask(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		b := rapid.SliceOfN(rapid.Byte(), 0, 100).Draw(t, "b")
-		var k [4]byte
-		binary.LittleEndian.PutUint32(k[:], rapid.Uint32().Draw(t, "key"))
-		want := make([]byte, len(b))
-		for i := range b {
-			want[i] = b[i] ^ k[i%4]
-		}
-		unmask(b, binary.LittleEndian.Uint32(k[:]))
-		if !bytes.Equal(b, want) {
-			t.Fatalf("unmask = %x, want %x", b, want)
-		}
-	})
-}
-
 // FuzzWSReader: whatever a client sends, in whatever chunks and at
 // whatever pace, the reader neither panics nor keeps more than one frame (a
 // control frame may be longer than the limit) and one message; it hands on
@@ -208,22 +191,22 @@ func TestUnmask(t *testing.T) {
 // close once it has refused a frame.
 func FuzzWSReader(f *testing.F) {
 	k := [4]byte{1, 2, 3, 4}
-	f.Add(maskedFrame(wsframe.OpText, true, []byte(`{"type":"ping","t":1}`), k, false), uint8(3), uint8(0))
-	f.Add(append(maskedFrame(wsframe.OpText, false, []byte("ab"), k, false), maskedFrame(wsframe.OpContinuation, true, []byte("c"), k, true)...), uint8(1), uint8(0))
-	f.Add(maskedFrame(wsframe.OpClose, true, []byte{3, 232}, k, false), uint8(7), uint8(0))
+	f.Add(maskedFrame(ws.OpText, true, []byte(`{"type":"ping","t":1}`), k, false), uint8(3), uint8(0))
+	f.Add(append(maskedFrame(ws.OpText, false, []byte("ab"), k, false), maskedFrame(ws.OpContinuation, true, []byte("c"), k, true)...), uint8(1), uint8(0))
+	f.Add(maskedFrame(ws.OpClose, true, []byte{3, 232}, k, false), uint8(7), uint8(0))
 	// A flood of empty continuations, of pings, of empty messages.
-	f.Add(append(maskedFrame(wsframe.OpText, false, []byte("{"), k, false), bytes.Repeat(maskedFrame(wsframe.OpContinuation, false, nil, k, false), 12)...), uint8(31), uint8(0))
-	f.Add(bytes.Repeat(maskedFrame(wsframe.OpPing, true, []byte("are you there"), k, false), 12), uint8(19), uint8(1))
-	f.Add(bytes.Repeat(maskedFrame(wsframe.OpText, true, nil, k, false), 12), uint8(5), uint8(3))
+	f.Add(append(maskedFrame(ws.OpText, false, []byte("{"), k, false), bytes.Repeat(maskedFrame(ws.OpContinuation, false, nil, k, false), 12)...), uint8(31), uint8(0))
+	f.Add(bytes.Repeat(maskedFrame(ws.OpPing, true, []byte("are you there"), k, false), 12), uint8(19), uint8(1))
+	f.Add(bytes.Repeat(maskedFrame(ws.OpText, true, nil, k, false), 12), uint8(5), uint8(3))
 	// Invalid UTF-8: in a message, split over fragments, in a close reason;
 	// a character split over fragments (valid).
-	f.Add(maskedFrame(wsframe.OpText, true, []byte("a\xffb"), k, false), uint8(2), uint8(0))
-	f.Add(append(maskedFrame(wsframe.OpText, false, []byte("\xe2\x82"), k, false), maskedFrame(wsframe.OpContinuation, true, []byte("\xac"), k, false)...), uint8(1), uint8(0))
-	f.Add(maskedFrame(wsframe.OpClose, true, []byte{0x0f, 0xa0, 0xff}, k, false), uint8(4), uint8(0))
+	f.Add(maskedFrame(ws.OpText, true, []byte("a\xffb"), k, false), uint8(2), uint8(0))
+	f.Add(append(maskedFrame(ws.OpText, false, []byte("\xe2\x82"), k, false), maskedFrame(ws.OpContinuation, true, []byte("\xac"), k, false)...), uint8(1), uint8(0))
+	f.Add(maskedFrame(ws.OpClose, true, []byte{0x0f, 0xa0, 0xff}, k, false), uint8(4), uint8(0))
 	// A 64-bit length with its top bit set; a frame past the limit, then
 	// the client's close.
 	f.Add(append(binary.BigEndian.AppendUint64([]byte{0x81, 0xff}, 1<<63|3), 1, 2, 3, 4, 'a', 'b', 'c'), uint8(6), uint8(0))
-	f.Add(append(maskedFrame(wsframe.OpText, true, bytes.Repeat([]byte("z"), 100), k, false), maskedFrame(wsframe.OpClose, true, []byte{3, 232}, k, false)...), uint8(9), uint8(0))
+	f.Add(append(maskedFrame(ws.OpText, true, bytes.Repeat([]byte("z"), 100), k, false), maskedFrame(ws.OpClose, true, []byte{3, 232}, k, false)...), uint8(9), uint8(0))
 	f.Fuzz(func(t *testing.T, stream []byte, chunk, pace uint8) {
 		const limit = 64
 		// A budget of 8 frames and 256 bytes at once, a frame and 32 bytes
@@ -231,15 +214,15 @@ func FuzzWSReader(f *testing.F) {
 		lim := &wsLimits{msg: limit, fragments: 4, frameCost: 1e6, frameBurst: 8e6, byteCost: 31250 << 16, byteBurst: 8e6}
 		var r wsReader
 		closing := false
-		on := func(op byte, p []byte) bool {
+		on := func(op ws.OpCode, p []byte) bool {
 			switch {
-			case closing && op != wsframe.OpClose:
+			case closing && op != ws.OpClose:
 				panic(fmt.Sprintf("op %d handed on after a refusal", op))
-			case (op == wsframe.OpText || op == wsframe.OpBinary) && len(p) > limit:
+			case (op == ws.OpText || op == ws.OpBinary) && len(p) > limit:
 				panic(fmt.Sprintf("a %d-byte message past the limit", len(p)))
-			case op == wsframe.OpText && !utf8.Valid(p):
+			case op == ws.OpText && !utf8.Valid(p):
 				panic(fmt.Sprintf("text %q is not UTF-8", p))
-			case op == wsframe.OpClose && !closing && checkClose(p) != nil:
+			case op == ws.OpClose && !closing && checkClose(p) != nil:
 				panic(fmt.Sprintf("close %x handed on", p))
 			}
 			return true
@@ -268,14 +251,14 @@ func FuzzWSReader(f *testing.F) {
 func TestWSReaderSkipsRefusedFrame(t *testing.T) {
 	const limit = 100
 	k := [4]byte{5, 6, 7, 8}
-	closeFrame := maskedFrame(wsframe.OpClose, true, []byte{0x03, 0xe8}, k, false)
+	closeFrame := maskedFrame(ws.OpClose, true, []byte{0x03, 0xe8}, k, false)
 	for _, long := range []bool{false, true} {
-		big := maskedFrame(wsframe.OpText, true, bytes.Repeat([]byte("z"), 300), k, long)
+		big := maskedFrame(ws.OpText, true, bytes.Repeat([]byte("z"), 300), k, long)
 		stream := append(append([]byte(nil), big...), closeFrame...)
 		for _, chunk := range []int{1, 5, 64, 1000} {
 			var r wsReader
 			var got []wsOut
-			on := func(op byte, p []byte) bool { got = append(got, wsOut{op, string(p)}); return true }
+			on := func(op ws.OpCode, p []byte) bool { got = append(got, wsOut{op, string(p)}); return true }
 			refused := 0
 			for s := stream; len(s) > 0; {
 				n := min(chunk, len(s))
@@ -287,7 +270,7 @@ func TestWSReaderSkipsRefusedFrame(t *testing.T) {
 				}
 				s = s[n:]
 			}
-			if refused != 1 || len(got) != 1 || got[0].op != wsframe.OpClose {
+			if refused != 1 || len(got) != 1 || got[0].op != ws.OpClose {
 				t.Fatalf("long %v, chunks of %d: %d refusals, then %v; want one, then the close", long, chunk, refused, got)
 			}
 		}
@@ -298,7 +281,7 @@ func TestWSReaderSkipsRefusedFrame(t *testing.T) {
 // arriving whole (one per read) or in one read of 16.
 func BenchmarkWSReader(b *testing.B) {
 	cmd := []byte(`{"type":"command","id":"01JDQ80A1B2C3D4E5F6G7H8J9K","rev":1234,"command":{"type":"flag","r":12,"c":7}}`)
-	frame := maskedFrame(wsframe.OpText, true, cmd, [4]byte{0x12, 0x34, 0x56, 0x78}, false)
+	frame := maskedFrame(ws.OpText, true, cmd, [4]byte{0x12, 0x34, 0x56, 0x78}, false)
 	for _, n := range []int{1, 16} {
 		b.Run(fmt.Sprintf("%d per read", n), func(b *testing.B) {
 			stream := bytes.Repeat(frame, n)
@@ -306,7 +289,7 @@ func BenchmarkWSReader(b *testing.B) {
 			var r wsReader
 			lim := looseLimits(16 << 10)
 			msgs := 0
-			on := func(op byte, p []byte) bool { msgs++; return true }
+			on := func(op ws.OpCode, p []byte) bool { msgs++; return true }
 			b.SetBytes(int64(len(stream)))
 			b.ReportAllocs()
 			for b.Loop() {
