@@ -78,8 +78,8 @@ func TestHardeningFlags(t *testing.T) {
 		t.Errorf("an idle keep-alive with --http-idle-timeout 300ms: %v, want EOF", err)
 	}
 	p.term()
-	if strings.Contains(p.logs.String(), "visible to every user") {
-		t.Errorf("a warning about --admin-token without it:\n%s", p.logs)
+	if strings.Contains(p.logText(), "visible to every user") {
+		t.Errorf("a warning about --admin-token without it:\n%s", p.logText())
 	}
 }
 
@@ -91,7 +91,7 @@ func TestAdminTokenOnCommandLineWarns(t *testing.T) {
 		t.Errorf("admin API with --admin-token: %d", code)
 	}
 	p.term()
-	logs := p.logs.String()
+	logs := p.logText()
 	if !strings.Contains(logs, `"level":"WARN"`) || !strings.Contains(logs, "ps") ||
 		!strings.Contains(logs, "ROOMD_ADMIN_TOKEN") || !strings.Contains(logs, "--admin-token-file") {
 		t.Fatalf("no warning naming the alternatives to --admin-token:\n%s", logs)

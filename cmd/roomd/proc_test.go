@@ -118,7 +118,7 @@ func startRoomd(t testing.TB, addr string, args ...string) *proc {
 	})
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
-		t.Fatalf("roomd printed no URL: %v\n%s", err, p.logs)
+		t.Fatalf("roomd printed no URL: %v\n%s", err, p.logText())
 	}
 	go io.Copy(io.Discard, stdout)
 	p.URL = "http://" + addr

@@ -116,7 +116,7 @@ func TestKill9WebhooksArriveOnce(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d events tried before the kill, want %d\n%s", n, want, p.logs)
+			t.Fatalf("%d events tried before the kill, want %d\n%s", n, want, p.logText())
 		}
 	}
 	ann.close()
