@@ -78,8 +78,8 @@ const serviceBatch = 128
 
 // yield readies the loop again through Go's poller and lets it park: the
 // scheduler looks there only when no goroutine is runnable, so the actors
-// run first, and with them whatever the poller readies — a timer on a
-// timerfd, an io_uring's completion. (runtime.Gosched would put the loop
+// run first, and with them whatever the poller readies — a timer, a
+// socket's data. (runtime.Gosched would put the loop
 // back ahead of those: the runnable queues come before the poller.)
 func (p *poller) yield(set *epollset.Set) {
 	p.yields.Add(1)
@@ -323,7 +323,7 @@ func (p *poller) loop(set *epollset.Set) {
 // yields (returns with its own eventfd kicked), so that a crowded room's
 // fan-out, thousands of writes, neither keeps the other sockets unread nor
 // holds the scheduler from the rooms' actors and from what waits in Go's
-// poller — the store's commit timer and its io_uring among them.
+// poller — the store's commit timer among them.
 func (p *poller) cycle(set *epollset.Set) bool {
 	for work := 0; ; {
 		p.takeRequests()

@@ -11,8 +11,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Timer sleeps one goroutine at a time. Its system calls are raw, as
-// rawsock's are: an ordinary one would wake the runtime's monitor thread.
+// Timer sleeps one goroutine at a time. Its system calls are raw: an
+// ordinary one would wake the runtime's monitor thread.
 type Timer struct{ a *fdAlarm }
 
 // New returns a Timer; Close releases its descriptor.
