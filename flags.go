@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -22,10 +21,6 @@ const (
 	walRefuse  = "refuse"
 	walDiscard = "discard-after-damage"
 )
-
-// ignoredFlags are deprecated flags still accepted, for one release, and
-// ignored with a warning.
-var ignoredFlags = []string{"io-uring", "spare-sync-proc"}
 
 // ParseFlags maps roomd's serve flags (`roomd -h`), each of which a
 // ROOMD_* variable sets too, onto Options: what a program on roomd as a
@@ -57,8 +52,8 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fsync := ef.Bool("fsync", "", true, "fsync the embedded store on every group commit; false survives a crash of roomd but not of the machine")
 	commitInterval := ef.Duration("commit-interval", "", boltstore.DefaultCommitInterval, "the embedded store's least time between group commits under load: what arrives meanwhile shares one commit and its fsyncs (negative: back to back)")
 	wal := ef.Bool("wal", "", true, "log the embedded store's appends in its write-ahead log (one fsync per group commit) and carry them into bbolt in batches; false commits each group to bbolt (two fsyncs)")
-	ef.Bool("io-uring", "", true, "ignored, deprecated: removed in the next release (the write-ahead log syncs with fdatasync); setting it logs a warning")
-	ef.Bool("spare-sync-proc", "", true, "ignored, deprecated: removed in the next release (a GOMAXPROCS of 1 the runtime chose is raised to 2 for good when the embedded store fsyncs; one set is kept); setting it logs a warning")
+	ioUring := ef.Bool("io-uring", "", true, "the write-ahead log's fsyncs go through io_uring (Linux), so that none holds a thread of the Go runtime while the disk works; false calls fdatasync")
+	spareSyncProc := ef.Bool("spare-sync-proc", "", true, "with GOMAXPROCS 1 (set or chosen), the embedded store's bbolt transactions raise it to 2 while they run, so that their blocking fsyncs stall no socket or room; false keeps GOMAXPROCS as it is")
 	checkpoint := ef.Duration("checkpoint-interval", "", boltstore.DefaultCheckpointInterval, "how long the embedded store's appends and snapshots may stay in its write-ahead log only before a background checkpoint carries them into bbolt")
 	walRecover := ef.String("wal-recover", "", walRefuse, "what to do at start when the embedded store's write-ahead log is damaged (not just its last record torn by a crash): refuse (exit 1, changing nothing) or discard-after-damage (keep a copy of the log in the data directory, start from the records before the damage, and move every live room to a new epoch); set it for the one start that accepts the loss")
 	restoreAll := ef.Bool("restore-all", "", false, "restore every live room at start instead of on its first join")
@@ -111,7 +106,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 		HTTP:  transport.HTTPConfig{ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *httpIdle},
 		Rooms: RoomOptions{IdleTimeout: *idle, RetryAfter: *retry, AIDelay: *aiDelay, EndedTTL: *endedTTL, SeatGrace: *seatGrace, LobbyTimeout: *lobbyTimeout},
 		Store: StoreOptions{Memory: *memory, RedisURL: *redisURL, RedisCluster: *redisCluster, Dir: *dataDir, NoFsync: !*fsync,
-			CommitInterval: *commitInterval, NoWAL: !*wal, CheckpointInterval: *checkpoint,
+			CommitInterval: *commitInterval, NoWAL: !*wal, NoIOUring: !*ioUring, KeepProcs: !*spareSyncProc, CheckpointInterval: *checkpoint,
 			DiscardAfterDamage: *walRecover == walDiscard},
 		ShutdownTimeout: *shutdown, AdminToken: *adminToken, RestoreAll: *restoreAll, SocketSendBuffer: *sndbuf, SocketGoroutines: !*poller,
 		SignIn:   SignInOptions{Secret: *jwtSecret, JWKSURL: *jwksURL, Audience: *jwtAudience, Require: *requireAuth},
@@ -122,17 +117,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	if *sndbuf == 0 {
 		o.SocketSendBuffer = -1 // the flag's 0 is the kernel's default
 	}
-	fs.Visit(func(f *flag.Flag) {
-		o.adminTokenArg = o.adminTokenArg || f.Name == "admin-token"
-		if slices.Contains(ignoredFlags, f.Name) {
-			o.ignored = append(o.ignored, "--"+f.Name)
-		}
-	})
-	for _, name := range ignoredFlags {
-		if _, ok := os.LookupEnv(envName(name)); ok {
-			o.ignored = append(o.ignored, envName(name))
-		}
-	}
+	fs.Visit(func(f *flag.Flag) { o.adminTokenArg = o.adminTokenArg || f.Name == "admin-token" })
 	if *walRecover != walRefuse && *walRecover != walDiscard {
 		return Options{}, fmt.Errorf("--wal-recover %q: want %s or %s", *walRecover, walRefuse, walDiscard)
 	}

@@ -57,49 +57,21 @@ func TestAdminTokenSources(t *testing.T) {
 func TestSpareProc(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, tc := range []struct {
-		fsync bool
-		env   string
-		procs int
-		want  int
+		fsync, blocking bool
+		env             string
+		procs           int
+		want            int
 	}{
-		{true, "", 1, 2},
-		{true, "1", 1, 0},
-		{false, "", 1, 0},
-		{true, "", 2, 0},
-		{true, "", 4, 0},
+		{true, true, "", 1, 2},
+		{true, false, "", 1, 0}, // the log syncs through io_uring
+		{true, true, "1", 1, 0},
+		{false, true, "", 1, 0},
+		{true, true, "", 2, 0},
+		{true, true, "", 4, 0},
 	} {
 		runtime.GOMAXPROCS(tc.procs)
-		if got := spareProc(tc.fsync, tc.env); got != tc.want || runtime.GOMAXPROCS(0) != max(tc.want, tc.procs) {
-			t.Errorf("spareProc(%v, %q) at %d Ps = %d, now %d Ps; want %d", tc.fsync, tc.env, tc.procs, got, runtime.GOMAXPROCS(0), tc.want)
+		if got := spareProc(tc.fsync, tc.blocking, tc.env); got != tc.want || runtime.GOMAXPROCS(0) != max(tc.want, tc.procs) {
+			t.Errorf("spareProc(%v, %v, %q) at %d Ps = %d, now %d Ps; want %d", tc.fsync, tc.blocking, tc.env, tc.procs, got, runtime.GOMAXPROCS(0), tc.want)
 		}
-	}
-}
-
-// TestIgnoredFlags: --io-uring, --spare-sync-proc and their variables are
-// still accepted, and noted for the warning that they are ignored.
-func TestIgnoredFlags(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		env  string
-		args []string
-		want string
-	}{
-		{name: "flag", args: []string{"--io-uring=false"}, want: "--io-uring"},
-		{name: "variable", env: "false", want: "ROOMD_IO_URING"},
-		{name: "spare-sync-proc", args: []string{"--spare-sync-proc=false", "--io-uring"}, want: "--io-uring --spare-sync-proc"},
-		{name: "neither", want: ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.env != "" {
-				t.Setenv("ROOMD_IO_URING", tc.env)
-			}
-			o, err := ParseFlags(tc.args, io.Discard)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := strings.Join(o.ignored, " "); got != tc.want {
-				t.Errorf("ignored %q, want %q", got, tc.want)
-			}
-		})
 	}
 }

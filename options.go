@@ -81,9 +81,8 @@ type Options struct {
 	// own instead of the epoll loop shared by many (Linux).
 	SocketGoroutines bool
 
-	cpuprofile    string   // ParseFlags: --cpuprofile (Command runs it)
-	adminTokenArg bool     // ParseFlags: the admin token came on the command line
-	ignored       []string // ParseFlags: the deprecated flags and variables set, which nothing reads
+	cpuprofile    string // ParseFlags: --cpuprofile (Command runs it)
+	adminTokenArg bool   // ParseFlags: the admin token came on the command line
 }
 
 // StoreOptions choose and configure the store.
@@ -109,12 +108,11 @@ type StoreOptions struct {
 	// NoWAL commits each group straight to bbolt (two fsyncs) instead of
 	// logging it in the write-ahead log.
 	NoWAL bool
-	// Deprecated: NoIOUring is ignored (the write-ahead log syncs with
-	// fdatasync; its io_uring is gone). Setting it logs a warning.
+	// NoIOUring syncs the write-ahead log with fdatasync instead of
+	// io_uring.
 	NoIOUring bool
-	// Deprecated: KeepProcs is ignored (the embedded store no longer raises
-	// GOMAXPROCS while its bbolt transactions run). Setting it logs a
-	// warning.
+	// KeepProcs keeps GOMAXPROCS 1 as it is while bbolt's transactions
+	// fsync (by default they raise it to 2 meanwhile).
 	KeepProcs bool
 	// CheckpointInterval is how long writes may stay in the write-ahead log
 	// only. Zero means boltstore's default.

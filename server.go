@@ -64,18 +64,6 @@ func New(o Options) (s *Server, err error) {
 		}
 	}()
 	s = srv
-	// ParseFlags notes the flags; a program on roomd as a library may set
-	// the options.
-	ignored := o.ignored
-	if o.Store.NoIOUring {
-		ignored = append(ignored, "StoreOptions.NoIOUring")
-	}
-	if o.Store.KeepProcs {
-		ignored = append(ignored, "StoreOptions.KeepProcs")
-	}
-	for _, name := range ignored {
-		log.Warn(name + " is ignored (deprecated) and will be removed in the next release")
-	}
 	if o.adminTokenArg {
 		log.Warn("--admin-token on the command line is visible to every user of this machine (ps, /proc); " +
 			"set ROOMD_ADMIN_TOKEN or --admin-token-file instead")
@@ -187,8 +175,8 @@ func (s *Server) openStore() error {
 	defer cancel()
 	st, err := openStore(octx, storeConfig{redisURL: o.Store.RedisURL, redis: redisstore.RedisOptions{Cluster: o.Store.RedisCluster, Prefix: redisKeyPrefix},
 		dataDir: o.Store.Dir, memory: o.Store.Memory,
-		bolt: boltstore.BoltOptions{NoSync: o.Store.NoFsync, CommitInterval: o.Store.CommitInterval, NoWAL: o.Store.NoWAL,
-			CheckpointInterval: o.Store.CheckpointInterval,
+		bolt: boltstore.BoltOptions{NoSync: o.Store.NoFsync, CommitInterval: o.Store.CommitInterval, NoWAL: o.Store.NoWAL, BlockingSync: o.Store.NoIOUring,
+			KeepProcs: o.Store.KeepProcs, DefaultProcs: os.Getenv("GOMAXPROCS") == "", CheckpointInterval: o.Store.CheckpointInterval,
 			DiscardAfterDamage: o.Store.DiscardAfterDamage, Logger: log}})
 	if errors.Is(err, boltstore.ErrWALDamaged) {
 		return fmt.Errorf("open store: %w; nothing was changed. Restore the data directory from a backup, "+
@@ -206,7 +194,15 @@ func (s *Server) openStore() error {
 		log.Info("rooms are kept in Redis", "url", redactURL(o.Store.RedisURL))
 	default:
 		log.Info("rooms are kept in the embedded store", "dir", o.Store.Dir, "fsync", !o.Store.NoFsync)
-		if n := spareProc(!o.Store.NoFsync, os.Getenv("GOMAXPROCS")); n > 0 {
+		blocking := true // the group commits' syncs block a thread
+		if b, ok := st.(*boltstore.Bolt); ok {
+			bs := b.Stats()
+			if bs.RingError != "" {
+				log.Warn("the write-ahead log syncs with fdatasync, blocking a thread per sync (no io_uring here)", "err", bs.RingError)
+			}
+			blocking = !bs.RingSync
+		}
+		if n := spareProc(!o.Store.NoFsync, blocking, os.Getenv("GOMAXPROCS")); n > 0 {
 			log.Info("GOMAXPROCS raised for the store's fsyncs (set GOMAXPROCS to choose)", "gomaxprocs", n)
 		}
 	}
@@ -361,16 +357,20 @@ func (n NodeOptions) cluster(c store.Cluster, claims store.Claims, addr net.Addr
 }
 
 // spareProc gives the scheduler a second P when the runtime chose one (one
-// CPU available, GOMAXPROCS unset) and the embedded store fsyncs its group
-// commits, and returns the new GOMAXPROCS (0 when unchanged). With a single
-// P, every fdatasync — a blocking system call of about half a millisecond,
-// hundreds a second under load — makes the runtime take the P back for
-// another thread, and keeps its monitor thread polling every 20 µs; with a
-// spare P it does neither, and the same load cost about 15 % less CPU per
-// move (BENCHMARKS.md, "The embedded store under load"). The Go scheduler
-// runs both Ps on the one CPU.
-func spareProc(fsync bool, env string) int {
-	if !fsync || env != "" || runtime.GOMAXPROCS(0) != 1 {
+// CPU available, GOMAXPROCS unset) and the embedded store's group commits
+// fsync with blocking system calls (no io_uring, or no write-ahead log),
+// and returns the new GOMAXPROCS (0 when unchanged). With a single P, every
+// such fdatasync — about half a millisecond, hundreds a second under load
+// — makes the runtime take the P back for another thread, and keeps its
+// monitor thread polling every 20 µs; with a spare P it does neither, and
+// the same load cost about 15 % less CPU per move. When the log syncs
+// through io_uring no commit blocks a thread (and bbolt's own transactions
+// borrow a P while they run: boltstore's procs.go), and a standing second
+// P only costs: 15–25 % more CPU per move, each readied goroutine waking
+// another thread on the same CPU (BENCHMARKS.md, "The embedded store under
+// load"). The Go scheduler runs both Ps on the one CPU.
+func spareProc(fsync, blocking bool, env string) int {
+	if !fsync || !blocking || env != "" || runtime.GOMAXPROCS(0) != 1 {
 		return 0
 	}
 	runtime.GOMAXPROCS(2)

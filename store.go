@@ -56,7 +56,7 @@ func openStore(ctx context.Context, cfg storeConfig) (store.Backend, error) {
 
 // storeMetrics are the embedded store's counters, for /metrics: its commits
 // (records of the write-ahead log, bbolt transactions), the writes they
-// carried and the log's checkpoints.
+// carried, the log's checkpoints and whether it syncs through io_uring.
 // Other stores have none.
 func storeMetrics(st store.Backend) []prometheus.Collector {
 	b, ok := st.(*boltstore.Bolt)
@@ -74,5 +74,13 @@ func storeMetrics(st store.Backend) []prometheus.Collector {
 		counter(commits, commitsHelp, prometheus.Labels{"kind": "transaction"}, func(s boltstore.BoltStats) uint64 { return s.Transactions - s.Logged }),
 		counter("roomd_store_writes_total", "writes the embedded store's commits carried", nil, func(s boltstore.BoltStats) uint64 { return s.Ops }),
 		counter("roomd_store_checkpoints_total", "checkpoints of the embedded store's write-ahead log into bbolt", nil, func(s boltstore.BoltStats) uint64 { return s.Checkpoints }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "roomd_store_wal_io_uring",
+			Help: "1 while the embedded store's write-ahead log syncs through io_uring, 0 when it syncs with a blocking fdatasync (--io-uring=false, --fsync=false, or no ring: refused by the system or failed since, as logged at start)"},
+			func() float64 {
+				if b.Stats().RingSync {
+					return 1
+				}
+				return 0
+			}),
 	}
 }

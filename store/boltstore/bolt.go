@@ -84,8 +84,10 @@ type BoltStats struct {
 	// ReplaySkipped the appends among them found refused (a room that
 	// expired since).
 	Replayed, ReplaySkipped int
-	// Deprecated: RingSync is always false and RingError empty: the
-	// write-ahead log syncs with fdatasync(2) (its io_uring is gone).
+	// RingSync says the write-ahead log syncs through io_uring, without
+	// blocking a thread; false when it syncs with fdatasync(2) — told to
+	// (BlockingSync), not syncing (NoSync), or the system refused a ring or
+	// the ring failed, when RingError says why.
 	RingSync  bool
 	RingError string
 }
@@ -159,8 +161,15 @@ func Open(dir string, opts BoltOptions) (*Bolt, error) {
 
 // Stats returns the committer's counters.
 func (b *Bolt) Stats() BoltStats {
-	return BoltStats{Transactions: b.txs.Load(), Ops: b.ops.Load(), Logged: b.logged.Load(), Checkpoints: b.checkpoints.Load(),
+	st := BoltStats{Transactions: b.txs.Load(), Ops: b.ops.Load(), Logged: b.logged.Load(), Checkpoints: b.checkpoints.Load(),
 		Replayed: b.replayed, ReplaySkipped: b.skipped}
+	if w := b.wal; w != nil {
+		st.RingSync = w.ringOn.Load()
+		if msg := w.ringErr.Load(); msg != nil {
+			st.RingError = *msg
+		}
+	}
+	return st
 }
 
 // Ping reports whether a write transaction commits now: it goes through the

@@ -136,7 +136,7 @@ func (b *Bolt) commitTx(ops []*boltOp) {
 	for len(ops) > 0 || (rooms && b.wal.holds()) {
 		errs := make([]error, len(ops))
 		bad := -1
-		err := b.db.Update(func(tx *bbolt.Tx) error {
+		err := b.update(func(tx *bbolt.Tx) error {
 			if rooms {
 				if err := b.applyPending(tx); err != nil {
 					return err

@@ -19,13 +19,20 @@ type BoltOptions struct {
 	// of roomd but not a power loss or a kernel crash, which may also leave
 	// the file unusable. False (the default) fsyncs every commit.
 	NoSync bool
-	// Deprecated: BlockingSync is ignored: the write-ahead log always syncs
-	// with fdatasync(2) (its io_uring is gone).
+	// BlockingSync makes the write-ahead log sync with fdatasync(2), which
+	// holds a thread of the Go runtime, even where io_uring can do it
+	// without (Linux; uring_linux.go).
 	BlockingSync bool
-	// Deprecated: KeepProcs and DefaultProcs are ignored: the store no
-	// longer raises GOMAXPROCS while bbolt's transactions run (roomd gives
-	// a process the runtime left one P a second one for good instead).
-	KeepProcs    bool
+	// KeepProcs stops a committer's bbolt transaction from raising
+	// GOMAXPROCS from 1 to 2 while it runs (procs.go): with it set and one
+	// P, bbolt's blocking fdatasyncs stall every socket and room until the
+	// runtime takes the P back.
+	KeepProcs bool
+	// DefaultProcs says GOMAXPROCS is the runtime's default, left to its
+	// automatic updates (roomd sets it when the GOMAXPROCS variable is
+	// unset and it changed nothing itself): a P borrowed from 1 to 2 is
+	// then given back with runtime.SetDefaultGOMAXPROCS, which keeps those
+	// updates on, rather than runtime.GOMAXPROCS(1), which ends them.
 	DefaultProcs bool
 	// LockTimeout bounds the wait for the database file's lock when another
 	// process holds it. Zero means 1 second.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -75,12 +76,27 @@ type wal struct {
 	files  [2]*os.File
 	cur    int // the file records go to
 	noSync bool
+	ring   *syncRing // syncs without blocking a thread (Linux); nil: fdatasync
+	// keepProcs is BoltOptions.KeepProcs: when false, a ring that fails
+	// leaves a spare P behind.
+	keepProcs    bool
+	defaultProcs bool // BoltOptions.DefaultProcs
+	borrowed     bool // a spare P held since the ring failed
+	// noRingWrite: the kernel has no IORING_OP_WRITE, so records are
+	// written with pwrite and synced through the ring.
+	noRingWrite bool
+	// stranded keeps the buffers of writes a failed ring may still read.
+	stranded [][]byte
 	// logOps' scratch, reused batch after batch.
 	errs     []error
 	accepted []walOp
 	undos    []undo
-	off      int64  // where the next record goes
-	seq      uint64 // the last sequence number handed out
+	// ringOn mirrors ring != nil and ringErr says why there is none (the
+	// system refused one, or it failed), for Stats from any goroutine.
+	ringOn  atomic.Bool
+	ringErr atomic.Pointer[string]
+	off     int64  // where the next record goes
+	seq     uint64 // the last sequence number handed out
 	// size is each file's size: the log never shrinks them, and each
 	// checkpoint records them (walSizes) so that the next open can tell a
 	// file cut short.
@@ -142,7 +158,14 @@ func (w *wal) entry(log *bbolt.Bucket, code string, rev uint64) []byte {
 // replays what the scan found past bbolt's checkpoint into the database.
 // With damage (DiscardAfterDamage), it first keeps a copy of the files.
 func (b *Bolt) openWAL(dir string, scan *walScan) error {
-	w := &wal{noSync: b.opts.NoSync, pending: map[string]*pendingRoom{}, done: make(chan error, 1)}
+	w := &wal{noSync: b.opts.NoSync, keepProcs: b.opts.KeepProcs, defaultProcs: b.opts.DefaultProcs, pending: map[string]*pendingRoom{}, done: make(chan error, 1)}
+	if !w.noSync && !b.opts.BlockingSync {
+		var err error
+		if w.ring, err = newSyncRing(); err != nil {
+			w.ringGone(err) // none: fdatasync
+		}
+		w.ringOn.Store(w.ring != nil)
+	}
 	created := false
 	for i, name := range walFiles {
 		path := filepath.Join(dir, name)
@@ -191,6 +214,13 @@ func (b *Bolt) openWAL(dir string, scan *walScan) error {
 }
 
 func (w *wal) close() {
+	if w.ring != nil {
+		w.ring.close()
+	}
+	if w.borrowed {
+		returnProc()
+		w.borrowed = false
+	}
 	for _, f := range w.files {
 		if f != nil {
 			f.Close()

@@ -34,7 +34,7 @@ func (b *Bolt) startCheckpoint() {
 	b.ckwg.Add(1)
 	go func() {
 		defer b.ckwg.Done()
-		err := b.db.Update(func(tx *bbolt.Tx) error {
+		err := b.update(func(tx *bbolt.Tx) error {
 			if b.testCheckpoint != nil {
 				if err := b.testCheckpoint(); err != nil {
 					return err

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"slices"
+	"syscall"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -186,17 +188,80 @@ func (w *wal) write(ops []walOp) error {
 	return nil
 }
 
-// writeSync writes w.buf at w.off in f and syncs it (unless noSync).
+// writeSync writes w.buf at w.off in f and syncs it (unless noSync):
+// through the ring, as one submission, when there is one.
 func (w *wal) writeSync(f *os.File) error {
-	if _, err := f.WriteAt(w.buf, w.off); err != nil {
+	written := 0
+	if w.ring != nil && !w.noSync && !w.noRingWrite {
+		n, err := w.ring.writeSync(f, w.buf, w.off)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, errUnsubmitted):
+			w.dropRing(err) // nothing in flight: pwrite and fdatasync
+		case errors.Is(err, errRing):
+			// The requests may still be in flight: the kernel may yet
+			// read the buffer, so it is never reused, and what the file
+			// holds at off is unknown (the caller breaks the log).
+			w.stranded = append(w.stranded, w.buf)
+			w.buf = nil
+			w.dropRing(err)
+			return fmt.Errorf("write-ahead log: %w", err)
+		case n == 0 && errors.Is(err, syscall.EINVAL):
+			w.noRingWrite = true // a kernel before 5.6: pwrite, then the ring's sync
+		case errors.Is(err, io.ErrShortWrite):
+			written = n // the kernel cancelled the sync: the rest, then a sync
+		case n == len(w.buf):
+			return fmt.Errorf("write-ahead log: sync: %w", err)
+		default:
+			return fmt.Errorf("write-ahead log: %w", err)
+		}
+	}
+	if _, err := f.WriteAt(w.buf[written:], w.off+int64(written)); err != nil {
 		return fmt.Errorf("write-ahead log: %w", err)
 	}
 	if !w.noSync {
-		if err := fdatasync(f); err != nil {
+		if err := w.sync(f); err != nil {
 			return fmt.Errorf("write-ahead log: sync: %w", err)
 		}
 	}
 	return nil
+}
+
+// sync syncs f's data: through the ring when there is one, else (or when
+// the ring fails, for good) with fdatasync.
+func (w *wal) sync(f *os.File) error {
+	if w.ring != nil {
+		err := w.ring.fdatasync(f)
+		if !errors.Is(err, errRing) {
+			return err
+		}
+		w.dropRing(err)
+	}
+	return fdatasync(f)
+}
+
+// dropRing closes a ring that failed: the log syncs with fdatasync(2)
+// from now on.
+func (w *wal) dropRing(err error) {
+	w.ring.close()
+	w.ring = nil
+	w.ringGone(err)
+	if !w.keepProcs && !w.borrowed {
+		// Each sync blocks a thread now: with one P, keep a second until
+		// Close, as roomd does for a store that had no ring at start
+		// (procs.go).
+		borrowProc(w.defaultProcs)
+		w.borrowed = true
+	}
+}
+
+// ringGone records why the log syncs with fdatasync(2) rather than
+// through a ring (BoltStats.RingError).
+func (w *wal) ringGone(err error) {
+	msg := err.Error()
+	w.ringErr.Store(&msg)
+	w.ringOn.Store(false)
 }
 
 // errDup is checkFollows' answer for a retry of an append that landed.

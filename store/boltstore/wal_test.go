@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -425,4 +426,68 @@ func sentinel(err error) string {
 		return "other: " + err.Error()
 	}
 	return ""
+}
+
+// TestCheckpointSpareProc: with one P, a checkpoint's bbolt transaction
+// (two blocking fdatasyncs) runs with a second P, and the process has one
+// again after it; KeepProcs and NoSync leave GOMAXPROCS alone.
+func TestCheckpointSpareProc(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for _, tc := range []struct {
+		name string
+		opts BoltOptions
+		want int
+	}{
+		{"default", BoltOptions{}, 2},
+		{"DefaultProcs", BoltOptions{DefaultProcs: true}, 2},
+		{"KeepProcs", BoltOptions{KeepProcs: true}, 1},
+		{"NoSync", BoltOptions{NoSync: true}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The runtime's default stands for 1 here (the machine may
+			// have more CPUs): a P borrowed from a default goes back
+			// through it, keeping the runtime's automatic updates.
+			defaults := 0
+			spare.Lock()
+			spare.setDflt = func() { defaults++; runtime.GOMAXPROCS(1) }
+			spare.Unlock()
+			defer func() {
+				spare.Lock()
+				spare.setDflt = runtime.SetDefaultGOMAXPROCS
+				spare.Unlock()
+			}()
+			tc.opts.CheckpointInterval = time.Nanosecond
+			b := openBolt(t, t.TempDir(), tc.opts)
+			inside := make(chan int, 16)
+			b.testCheckpoint = func() error {
+				select {
+				case inside <- runtime.GOMAXPROCS(0):
+				default:
+				}
+				return nil
+			}
+			l := storetest.MustCreate(t, b, "SPAREP", store.Snapshot{})
+			for rev := uint64(1); rev <= 3; rev++ {
+				storetest.MustAppend(t, b, l, []store.Entry{storetest.Entry("SPAREP", rev)})
+			}
+			select {
+			case got := <-inside:
+				if got != tc.want {
+					t.Errorf("GOMAXPROCS %d inside the checkpoint, want %d", got, tc.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("no checkpoint ran")
+			}
+			onCommitter(t, b, func() { b.checkpointDone(true) })
+			if got := runtime.GOMAXPROCS(0); got != 1 {
+				t.Errorf("GOMAXPROCS %d after the checkpoint, want 1", got)
+			}
+			spare.Lock()
+			n := defaults
+			spare.Unlock()
+			if want := tc.opts.DefaultProcs; (n > 0) != want {
+				t.Errorf("given back with runtime.SetDefaultGOMAXPROCS %d times; want it used: %v", n, want)
+			}
+		})
+	}
 }
