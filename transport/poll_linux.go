@@ -6,7 +6,9 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -14,6 +16,7 @@ import (
 
 	"github.com/gobwas/ws"
 	"github.com/roomd/roomd/internal/epollset"
+	"github.com/roomd/roomd/internal/rawsock"
 	"github.com/roomd/roomd/protocol"
 )
 
@@ -189,7 +192,7 @@ func (c *conn) handOver(rd *wsReader) bool {
 	// itself. Closing it closes the sock's net.Conn, not the poller's copy.)
 	c.ws.CloseNow()
 	s.mu.Lock()
-	s.raw, s.br, s.bw, s.wfunc = nil, nil, nil, nil
+	s.raw, s.br, s.bw, s.wfunc, s.rd = nil, nil, nil, nil, rawsock.Reader{}
 	s.mu.Unlock()
 	c.ws = nil
 	if c.writeTimer != nil {
@@ -420,7 +423,7 @@ func (p *poller) serviceSome() bool {
 func (p *poller) event(fd int32, events uint32) {
 	if int(fd) == p.tm {
 		var b [8]byte
-		_, _ = unix.Read(int(fd), b[:])
+		_, _, _ = syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), 8)
 		p.cutDue()
 		p.sweep()
 		return
@@ -509,14 +512,14 @@ func (c *conn) readable(ep *epState) {
 		}
 		buf = buf[:min(int64(len(buf)), left)]
 	}
-	n, err := unix.Read(int(ep.fd), buf)
+	n, errno := rawsock.Read(uintptr(ep.fd), buf)
 	switch {
-	case err == unix.EINTR:
+	case errno == syscall.EINTR:
 		p.again = append(p.again, c)
 		return
-	case err == unix.EAGAIN:
+	case errno == syscall.EAGAIN:
 		return
-	case err != nil || n == 0:
+	case errno != 0 || n == 0:
 		c.teardown(ep, whyPeerGone) // the peer went away
 		return
 	}
@@ -588,29 +591,6 @@ func (p *poller) sweepIn(d time.Duration) {
 	first := unix.NsecToTimespec(int64(max(d, time.Millisecond)))
 	_ = unix.TimerfdSettime(p.tm, 0, &unix.ItimerSpec{Interval: tick, Value: first}, nil)
 }
-
-// writeFD is one non-blocking write to fd: 0 bytes when the socket takes
-// none.
-func writeFD(fd int, p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	for {
-		n, err := unix.Write(fd, p)
-		switch err {
-		case nil:
-			return n, nil
-		case unix.EINTR:
-			continue
-		case unix.EAGAIN:
-			return 0, nil
-		}
-		return 0, err
-	}
-}
-
-// closeFD closes a descriptor the poller took.
-func closeFD(fd int) { _ = unix.Close(fd) }
 
 // frame handles one message or control frame from the peer.
 func (c *conn) frame(ep *epState, op ws.OpCode, b []byte) bool {

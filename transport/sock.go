@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/gobwas/ws"
+	"github.com/roomd/roomd/internal/rawsock"
 )
 
 // sock is a socket's connection as coder/websocket writes to it, so that a
 // room's actor may also write frames to it without waiting (conn.Flush).
 // Every write holds mu: coder/websocket's (blocking, as net.Conn's) and the
-// actor's (one non-blocking write, never waiting for the socket). What a
+// actor's (one non-blocking write(2), never waiting for the socket). What a
 // non-blocking write could not take is kept in rest, and goes out before
 // anything else: the next write writes it first.
 type sock struct {
@@ -40,22 +41,23 @@ type sock struct {
 	in *bufio.Reader
 
 	// raw is nil when the connection has no file descriptor of its own
-	// (TLS, a wrapped listener) or the system has no poller
-	// (poll_other.go): its frames all go through the writer. Reads are
-	// always net.Conn's.
+	// (TLS, a wrapped listener) or the system is not Linux (sock_other.go):
+	// its frames all go through the writer, its reads through net.Conn.
 	raw   syscall.RawConn
-	wbuf  []byte // tryWrite's argument and results, for wfunc
+	wbuf  []byte // tryWrite's argument and results, for wfn
 	wn    int
 	werr  error
 	wfunc func(fd uintptr) bool
+	rd    rawsock.Reader // Read's (the reader's alone)
 }
 
 func newSock(nc net.Conn) *sock {
 	s := &sock{Conn: nc, fd: -1}
-	if tc, ok := nc.(*net.TCPConn); ok && pollSupported {
+	if tc, ok := nc.(*net.TCPConn); ok && rawsock.Supported {
 		if raw, err := tc.SyscallConn(); err == nil {
 			s.raw = raw
 			s.wfunc = s.writeOnce
+			s.rd.Init(raw)
 		}
 	}
 	return s
@@ -70,6 +72,16 @@ func (s *sock) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return s.Conn.Write(p)
+}
+
+// Read implements io.Reader for coder/websocket: the read itself is a raw
+// system call (see writeOnce), and waiting for data is the runtime's
+// network poller's, as net.Conn's.
+func (s *sock) Read(p []byte) (int, error) {
+	if s.raw == nil {
+		return s.Conn.Read(p)
+	}
+	return s.rd.Read(p)
 }
 
 // flushRest writes, blocking, what a non-blocking write left.
@@ -119,7 +131,7 @@ func (s *sock) tryLock() bool {
 
 func (s *sock) unlock() { s.mu.Unlock() }
 
-// tryWrite writes p with one non-blocking write (its caller holds the
+// tryWrite writes p with one non-blocking write(2) (its caller holds the
 // socket, by tryLock) and keeps in rest what the socket did not take, a copy
 // that p's owner may reuse p. It reports whether anything is left (the
 // writer then writes it, blocking as its writes may).
@@ -150,6 +162,26 @@ func (s *sock) tryWrite(p []byte) (left bool) {
 		return true
 	}
 	return false
+}
+
+// writeFD is one non-blocking write(2) to fd: 0 bytes when the socket takes
+// none.
+func writeFD(fd int, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		n, errno := rawsock.Write(uintptr(fd), p)
+		switch errno {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return 0, nil
+		case 0:
+			return n, nil
+		}
+		return 0, errno
+	}
 }
 
 // The poller's writes (s.mu held): they never wait for the socket.
@@ -208,7 +240,7 @@ func (s *sock) closeFD() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fd >= 0 {
-		closeFD(s.fd)
+		rawsock.Close(s.fd)
 		s.fd = -1
 	}
 	s.rest = nil
@@ -217,12 +249,31 @@ func (s *sock) closeFD() {
 	}
 }
 
-// writeOnce is tryWrite's callback: one write on the connection's
-// (non-blocking) descriptor, never a wait for the socket (it returns true
-// whatever happened; EAGAIN is 0 bytes written).
+// writeOnce is tryWrite's callback: one write, never a wait for the socket
+// (it returns true whatever happened; EAGAIN is 0 bytes written). The
+// descriptor is non-blocking, so the write is a raw system call: the
+// runtime does not hand the goroutine's P to another thread for it, which
+// under load cost more (a thread woken, and the runtime's monitor kept at
+// its shortest sleep) than the write itself.
 func (s *sock) writeOnce(fd uintptr) bool {
-	s.wn, s.werr = writeFD(int(fd), s.wbuf)
-	return true
+	if len(s.wbuf) == 0 {
+		s.wn, s.werr = 0, nil
+		return true
+	}
+	for {
+		n, errno := rawsock.Write(fd, s.wbuf)
+		switch errno {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			s.wn, s.werr = 0, nil
+		case 0:
+			s.wn, s.werr = n, nil
+		default:
+			s.wn, s.werr = 0, errno
+		}
+		return true
+	}
 }
 
 // appendFrame appends a server's text frame holding p, as

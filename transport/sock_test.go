@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/roomd/roomd/internal/queue"
+	"github.com/roomd/roomd/internal/rawsock"
 	"github.com/roomd/roomd/internal/tcppair"
 	"github.com/roomd/roomd/protocol"
 )
@@ -17,7 +18,7 @@ import (
 // wrapped in a sock.
 func tcpPair(t testing.TB) (*sock, net.Conn) {
 	t.Helper()
-	if !pollSupported {
+	if !rawsock.Supported {
 		t.Skip("a sock writes directly on Linux only")
 	}
 	peer, nc := tcppair.New(t)

@@ -8,9 +8,9 @@
 package epollset
 
 import (
-	"encoding/binary"
 	"os"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -69,28 +69,27 @@ func (s *Set) Del(fd int) { _ = unix.EpollCtl(s.fd, unix.EPOLL_CTL_DEL, fd, nil)
 // how many it filled (0 on an error).
 func (s *Set) Ready(evs []unix.EpollEvent) int {
 	for {
-		n, err := unix.EpollWait(s.fd, evs, 0)
-		if err == unix.EINTR {
+		n, _, errno := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(s.fd), uintptr(unsafe.Pointer(&evs[0])), uintptr(len(evs)), 0, 0, 0)
+		if errno == syscall.EINTR {
 			continue
 		}
-		if err != nil {
+		if errno != 0 {
 			return 0
 		}
-		return n
+		return int(n)
 	}
 }
 
 // Wake makes the set ready: its eventfd's event comes with KickToken.
 func (s *Set) Wake() {
-	var one [8]byte
-	binary.NativeEndian.PutUint64(one[:], 1)
-	_, _ = unix.Write(s.kick, one[:])
+	one := uint64(1)
+	_, _, _ = syscall.RawSyscall(syscall.SYS_WRITE, uintptr(s.kick), uintptr(unsafe.Pointer(&one)), 8)
 }
 
 // Woken takes the eventfd's count, for a loop that got KickToken.
 func (s *Set) Woken() {
 	var b [8]byte
-	_, _ = unix.Read(s.kick, b[:])
+	_, _, _ = syscall.RawSyscall(syscall.SYS_READ, uintptr(s.kick), uintptr(unsafe.Pointer(&b[0])), 8)
 }
 
 // Run calls cycle whenever the set is ready (first at once), parking in
