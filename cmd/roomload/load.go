@@ -15,7 +15,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/coder/websocket"
 
-	"github.com/roomd/roomd/cmd/internal/finetimer"
+	"github.com/roomd/roomd/internal/finetimer"
 	"github.com/roomd/roomd/internal/profile"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/roomd/roomd/cmd/internal/finetimer"
+	"github.com/roomd/roomd/internal/finetimer"
 	"github.com/roomd/roomd/internal/rawscan"
 )
 

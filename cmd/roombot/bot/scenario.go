@@ -17,7 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/roomd/roomd/cmd/internal/finetimer"
+	"github.com/roomd/roomd/internal/finetimer"
 	"github.com/roomd/roomd/internal/profile"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/transport/client"
