@@ -81,3 +81,16 @@ func ForgetsToken(code int) bool {
 	}
 	return false
 }
+
+// ValidCloseCode says whether an endpoint may send code in a close frame
+// (RFC 6455 §7.4): 1000 to 1014 but for 1004 (reserved), 1005 (no code)
+// and 1006 (no close frame), then 3000 to 4999.
+func ValidCloseCode(code int) bool {
+	switch {
+	case code >= 3000 && code <= 4999:
+		return true
+	case code >= 1000 && code <= 1014:
+		return code != 1004 && code != 1005 && code != 1006
+	}
+	return false
+}

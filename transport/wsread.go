@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gobwas/ws"
+	"github.com/roomd/roomd/protocol"
 )
 
 // Close codes the frame reader answers with (RFC 6455 §7.4.1).
@@ -20,17 +21,6 @@ const (
 
 // closeNoStatus is a close frame without a code (RFC 6455 §7.4.1).
 const closeNoStatus = 1005
-
-// validCloseCode says whether a peer may send code (RFC 6455 §7.4).
-func validCloseCode(code int) bool {
-	switch {
-	case code >= 3000 && code <= 4999:
-		return true
-	case code >= 1000 && code <= 1014:
-		return code != 1004 && code != 1005 && code != 1006
-	}
-	return false
-}
 
 // maxControl is the largest control frame payload (RFC 6455 §5.5).
 const maxControl = ws.MaxControlFramePayloadSize
@@ -328,7 +318,7 @@ func checkClose(p []byte) *wsError {
 		return nil
 	case len(p) == 1:
 		return &wsError{closeProtocolError, "received invalid close payload: one byte"}
-	case !validCloseCode(int(binary.BigEndian.Uint16(p))):
+	case !protocol.ValidCloseCode(int(binary.BigEndian.Uint16(p))):
 		return &wsError{closeProtocolError, fmt.Sprintf("received invalid close code %d", binary.BigEndian.Uint16(p))}
 	case !utf8.Valid(p[2:]):
 		return &wsError{closeInvalidData, "received close reason that is not UTF-8"}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/roomd/roomd/internal/rawscan"
 )
 
 // centrifugo is the Centrifugo target: anonymous clients of its JSON
@@ -68,7 +69,7 @@ func (c *centrifugo) spectate(ctx context.Context, s *spectator) error {
 	s.arrival = arrival
 	c.conns.read(conn, func(frame []byte) {
 		for line := range bytes.Lines(frame) {
-			if seq, ok := uintAfter(line, `"seq":`); ok {
+			if seq, ok := rawscan.Uint(line, `"seq":`); ok {
 				s.note(seq)
 			} else if len(bytes.TrimSpace(line)) == 2 { // {}: a ping
 				ctx, cancel := context.WithTimeout(context.Background(), time.Second)

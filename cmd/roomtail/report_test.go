@@ -3,6 +3,8 @@ package main
 import (
 	"testing"
 	"time"
+
+	"github.com/roomd/roomd/internal/rawscan"
 )
 
 // report times each delivery from its update's send, counts only the
@@ -44,7 +46,7 @@ func TestReport(t *testing.T) {
 	}
 }
 
-func TestUintAfter(t *testing.T) {
+func TestRawscanKeys(t *testing.T) {
 	for _, c := range []struct {
 		in   string
 		want uint64
@@ -54,12 +56,12 @@ func TestUintAfter(t *testing.T) {
 		{`{"push":{"pub":{"data":{"seq":-1}}}}`, 0, false},
 		{`{"type":"update"}`, 0, false},
 	} {
-		got, ok := uintAfter([]byte(c.in), `"to":`)
+		got, ok := rawscan.Uint([]byte(c.in), `"to":`)
 		if c.in[2] == 'p' {
-			got, ok = uintAfter([]byte(c.in), `"seq":`)
+			got, ok = rawscan.Uint([]byte(c.in), `"seq":`)
 		}
 		if got != c.want || ok != c.ok {
-			t.Errorf("uintAfter(%s) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
+			t.Errorf("rawscan.Uint(%s) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/roomd/roomd/internal/rawscan"
 )
 
 // roomd is the roomd target: a Minesweeper co-op room whose one player
@@ -90,7 +91,7 @@ func (r *roomd) until(ctx context.Context, conn *websocket.Conn, typ string) ([]
 		if err != nil {
 			return nil, err
 		}
-		if rev, ok := uintAfter(data, `"rev":`); ok && conn == r.pub {
+		if rev, ok := rawscan.Uint(data, `"rev":`); ok && conn == r.pub {
 			r.rev = max(r.rev, rev)
 		}
 		if bytes.Contains(data, []byte(`"type":"notice"`)) {
@@ -105,9 +106,9 @@ func (r *roomd) until(ctx context.Context, conn *websocket.Conn, typ string) ([]
 // receipt notes the revision of a move's receipt ("id":"m<seq>").
 func (r *roomd) receipt(frame []byte) {
 	for _, m := range bytes.SplitAfter(frame, []byte(`"type":"receipt"`))[1:] {
-		id := stringAfter(m, `"id":"m`)
+		id := rawscan.String(m, `"id":"m`)
 		seq, err := strconv.Atoi(string(id))
-		rev, ok := uintAfter(m, `"rev":`)
+		rev, ok := rawscan.Uint(m, `"rev":`)
 		if err != nil || !ok {
 			continue
 		}
@@ -140,7 +141,7 @@ func (r *roomd) spectate(ctx context.Context, s *spectator) error {
 	r.conns.read(conn, func(frame []byte) {
 		// One message or an array of them; roomd writes "type" first.
 		for _, m := range bytes.SplitAfter(frame, []byte(`"type":"update"`))[1:] {
-			if to, ok := uintAfter(m, `"to":`); ok {
+			if to, ok := rawscan.Uint(m, `"to":`); ok {
 				s.note(to)
 			}
 		}
@@ -166,30 +167,3 @@ func (r *roomd) receipts() map[uint64]int {
 }
 
 func (r *roomd) close() { r.conns.close() }
-
-// uintAfter reads the unsigned number after the first key in b.
-func uintAfter(b []byte, key string) (uint64, bool) {
-	i := bytes.Index(b, []byte(key))
-	if i < 0 {
-		return 0, false
-	}
-	b = b[i+len(key):]
-	n, j := uint64(0), 0
-	for ; j < len(b) && b[j] >= '0' && b[j] <= '9'; j++ {
-		n = n*10 + uint64(b[j]-'0')
-	}
-	return n, j > 0
-}
-
-// stringAfter is the text after the first key in b up to the next quote.
-func stringAfter(b []byte, key string) []byte {
-	i := bytes.Index(b, []byte(key))
-	if i < 0 {
-		return nil
-	}
-	b = b[i+len(key):]
-	if j := bytes.IndexByte(b, '"'); j >= 0 {
-		return b[:j]
-	}
-	return nil
-}

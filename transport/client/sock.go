@@ -20,6 +20,7 @@ import (
 
 	"github.com/gobwas/ws"
 	"github.com/gobwas/ws/wsutil"
+	"github.com/roomd/roomd/protocol"
 )
 
 // DefaultWriteTimeout is Config.WriteTimeout's default.
@@ -365,25 +366,12 @@ func closeStatus(err error) int {
 }
 
 // closePayload is a close frame's payload with code and no reason; empty
-// for a code no endpoint may send (validCloseCode).
+// for a code no endpoint may send (protocol.ValidCloseCode).
 func closePayload(code int) []byte {
-	if !validCloseCode(code) {
+	if !protocol.ValidCloseCode(code) {
 		return []byte{}
 	}
 	return binary.BigEndian.AppendUint16(make([]byte, 0, 2), uint16(code))
-}
-
-// validCloseCode says whether an endpoint may send code in a close frame
-// (RFC 6455 §7.4): 1000 to 1014 but for 1004 (reserved), 1005 (no code)
-// and 1006 (no close frame), then 3000 to 4999.
-func validCloseCode(code int) bool {
-	switch {
-	case code >= 3000 && code <= 4999:
-		return true
-	case code >= 1000 && code <= 1014:
-		return code != 1004 && code != 1005 && code != 1006
-	}
-	return false
 }
 
 // parseClose reads a close frame's payload: its status code and reason;
@@ -409,7 +397,7 @@ func closeReply(payload []byte) int {
 	switch {
 	case len(payload) == 0:
 		return 1000
-	case len(payload) == 1 || !validCloseCode(code):
+	case len(payload) == 1 || !protocol.ValidCloseCode(code):
 		return 1002
 	case !utf8.ValidString(reason):
 		return 1007
