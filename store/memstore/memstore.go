@@ -45,6 +45,8 @@ type Memory struct {
 	// MaxOutbox is how many events the outbox holds. Zero means
 	// store.MaxOutbox.
 	MaxOutbox int
+	// Pool is the rated quick-play pool of the nodes on this store.
+	*Pool
 }
 
 // boardKey is where a board's scores are kept: its name without Higher.
@@ -70,11 +72,13 @@ var (
 	_ store.Claims       = (*Memory)(nil)
 	_ store.Outbox       = (*Memory)(nil)
 	_ store.Backend      = (*Memory)(nil)
+	_ store.Pool         = (*Memory)(nil)
 )
 
 // New returns an empty memory store.
 func New() *Memory {
 	return &Memory{
+		Pool:   NewPool(),
 		rooms:  make(map[string]*memRoom),
 		boards: make(map[boardKey][]store.Score),
 		expiry: make(map[boardKey]int64),

@@ -71,3 +71,19 @@ func TestBoardsDropped(t *testing.T) {
 func BenchmarkAppend(b *testing.B) {
 	storetest.BenchAppend(b, func(b *testing.B) store.Store { return New() }, nil)
 }
+
+// TestPoolAlone runs the pool's conformance tests on a Pool of its own:
+// what a node on another store (bbolt) pairs with.
+func TestPoolAlone(t *testing.T) {
+	storetest.RunPool(t, func(t *testing.T) *storetest.Subject {
+		m := New()
+		t.Cleanup(func() { m.Close() })
+		return &storetest.Subject{S: poolOnly{Backend: m, Pool: NewPool()}}
+	})
+}
+
+// poolOnly is a store whose pool is a Pool alone.
+type poolOnly struct {
+	store.Backend
+	*Pool
+}

@@ -123,6 +123,10 @@ func Run(t *testing.T, newSubject Factory) {
 		{"ClusterOwnership", testClusterOwnership},
 		{"ClusterExpiry", testClusterExpiry},
 		{"ClusterNodes", testClusterNodes},
+		{"PoolEnter", testPoolEnter},
+		{"PoolPair", testPoolPair},
+		{"PoolExpiry", testPoolExpiry},
+		{"PoolConcurrentPair", testPoolConcurrentPair},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
