@@ -103,6 +103,21 @@ type Config struct {
 	MaxMatchMoves int
 	// Metrics receives the rooms' measurements. Nil means none.
 	Metrics *Metrics
+
+	// Pool holds the tickets of rated quick play (pool.go): the store's
+	// when nodes share one, else one in process (memstore.NewPool). Nil
+	// means no rated quick play.
+	Pool store.Pool
+	// PoolEvery is how often the pairing loop runs. Zero means 250 ms.
+	PoolEvery time.Duration
+	// MaxPool bounds the waiting tickets of one pool. Zero means 10,000.
+	MaxPool int
+	// Rater gives the rating a player enters a pool with. Nil means 1500
+	// for everyone (until the ratings are wired: pool_rated.go).
+	Rater PoolRater
+	// RatedRooms makes the rooms of pairs. Nil means this manager's own
+	// (pool_rated.go).
+	RatedRooms RatedRooms
 }
 
 func (c *Config) setDefaults() error {
@@ -126,6 +141,10 @@ func (c *Config) setDefaults() error {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	setDur(&c.PoolEvery, DefaultPoolEvery)
+	if c.MaxPool == 0 {
+		c.MaxPool = DefaultMaxPool
 	}
 	setDur(&c.IdleTimeout, 30*time.Minute)
 	setDur(&c.AIDelay, 400*time.Millisecond)

@@ -20,6 +20,14 @@ var (
 	ErrStorage      = errors.New("room: storage unavailable")
 	ErrTooManyRooms = errors.New("room: this server holds as many rooms as it may")
 	ErrLocked       = errors.New("room: locked; its invite is needed")
+
+	// Rated quick play (pool.go).
+	ErrNoPool       = errors.New("room: this server has no rated quick play")
+	ErrNotRatedMode = errors.New("room: rated quick play is for modes of two seats")
+	ErrQueued       = errors.New("room: the player is waiting for a rated match already")
+	ErrPoolFull     = errors.New("room: the pool is full")
+	ErrNoTicket     = errors.New("room: no such ticket (it was cancelled, or lapsed unpolled)")
+	ErrPaired       = errors.New("room: the ticket is paired already")
 )
 
 // refusal is a client-facing refusal of an action: a notice code (from

@@ -58,6 +58,8 @@ type Manager struct {
 	dailyKeyBytes []byte // the daily key, once claimed (daily.go)
 
 	listing listing // the public rooms and quick play (listing.go)
+
+	pool pooler // rated quick play's pairing loop (pool.go)
 }
 
 // NewManager validates cfg and returns a manager with no rooms loaded.
@@ -69,6 +71,7 @@ func NewManager(cfg Config) (*Manager, error) {
 		scoresQuit: make(chan struct{}), scoresDone: make(chan struct{}), replaySlots: make(chan struct{}, maxReplaysAtOnce)}
 	m.startAlive()
 	m.startLeases()
+	m.startPool()
 	if cfg.Leaderboards != nil {
 		m.scores = make(chan finished, 1024)
 		go m.writeScores()
@@ -366,6 +369,7 @@ func (m *Manager) close() []*Room {
 // clients to come back after RetryAfter. It returns when all actors have
 // stopped or ctx ends.
 func (m *Manager) Shutdown(ctx context.Context) error {
+	m.stopPool()
 	m.stopAlive()
 	for _, r := range m.close() {
 		r.shutdown()
