@@ -20,6 +20,7 @@ import (
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store"
 	"github.com/roomd/roomd/store/boltstore"
+	"github.com/roomd/roomd/store/memstore"
 	"github.com/roomd/roomd/store/redisstore"
 	"github.com/roomd/roomd/transport"
 	"github.com/roomd/roomd/transport/admin"
@@ -124,6 +125,13 @@ func New(o Options) (s *Server, err error) {
 		cluster = o.Node.cluster(c, s.st, s.ln.Addr())
 		rcfg.Cluster, rcfg.Node, rcfg.LeaseTTL = c, cluster.Self.ID, o.Node.LeaseTTL
 		log.Info("one node of a cluster on Redis", "node", cluster.Self.ID, "publicUrl", cluster.Self.URL, "peerUrl", cluster.Self.PeerURL, "leaseTtl", o.Node.LeaseTTL)
+	}
+	// Rated quick play's pool: the store's when it has one (Redis: the
+	// nodes' shared pool), else this process's.
+	if p, ok := s.st.(store.Pool); ok {
+		rcfg.Pool = p
+	} else {
+		rcfg.Pool = memstore.NewPool()
 	}
 	if s.rooms, err = room.NewManager(rcfg); err != nil {
 		return nil, err

@@ -118,6 +118,12 @@ type PoolRoom struct {
 // on the least-loaded node (SetPoolOpener).
 type PoolOpener func(ctx context.Context, req RatedRequest) (PoolRoom, error)
 
+// OpenRated opens a pair's rated room on this node (Config.RatedRooms).
+func (m *Manager) OpenRated(ctx context.Context, req RatedRequest) (PoolRoom, error) {
+	r, err := m.ratedRooms().CreateRated(ctx, req)
+	return PoolRoom{RatedRoom: r, Node: m.cfg.Node}, err
+}
+
 // pooler is the manager's pairing loop and the pools it watches.
 type pooler struct {
 	mu     sync.Mutex
@@ -417,10 +423,7 @@ func (m *Manager) pair(pool string, a, b store.Ticket, now int64) {
 	open := m.pool.opener
 	m.pool.mu.Unlock()
 	if open == nil {
-		open = func(ctx context.Context, req RatedRequest) (PoolRoom, error) {
-			r, err := m.ratedRooms().CreateRated(ctx, req)
-			return PoolRoom{RatedRoom: r, Node: m.cfg.Node}, err
-		}
+		open = m.OpenRated
 	}
 	req := RatedRequest{Game: game, Mode: mode, Settings: json.RawMessage(a.Settings),
 		Players: []RatedPlayer{{Player: a.Player, Name: a.Name}, {Player: b.Player, Name: b.Name}}}

@@ -73,12 +73,18 @@ func (s *Server) quickPlay(w http.ResponseWriter, r *http.Request) {
 		Game     string          `json:"game"`
 		Settings json.RawMessage `json:"settings"`
 		Name     string          `json:"name"`
+		// Rated asks for a rated match (pool.go).
+		Rated bool `json:"rated"`
 	}
 	if !decodeBody(w, r, &req) {
 		return
 	}
 	if req.Game == "" {
 		httpjson.Error(w, http.StatusBadRequest, "game is required (see GET /api/games)")
+		return
+	}
+	if req.Rated {
+		s.ratedQuickPlay(w, r, req.Game, req.Settings, req.Name)
 		return
 	}
 	id, ok := s.httpIdentity(w, r)

@@ -174,6 +174,7 @@ type Server struct {
 	hosts   publicHosts
 	quotas  *quotas
 	closing atomic.Bool
+	held    polls // rated quick play's polls held (pool.go)
 
 	mu    sync.Mutex
 	conns map[*conn]struct{}
@@ -229,6 +230,7 @@ func NewServer(cfg Config) (*Server, error) {
 			return nil, err
 		}
 		s.handler = s.checkRelay(s.mux, s.handler)
+		cfg.Rooms.SetPoolOpener(s.openRated)
 		go s.clusterLoop()
 	}
 	return s, nil
@@ -253,6 +255,9 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/rooms", s.createRoom)
 	s.mux.HandleFunc("GET /api/rooms", s.listRooms)
 	s.mux.HandleFunc("POST /api/quickplay", s.quickPlay)
+	s.mux.HandleFunc("GET /api/quickplay/{ticket}", s.pollTicket)
+	s.mux.HandleFunc("DELETE /api/quickplay/{ticket}", s.cancelTicket)
+	s.mux.HandleFunc("POST "+ratedPath, s.openRatedHere)
 	s.mux.HandleFunc("POST /api/rooms/{code}/join", s.joinRoom)
 	s.mux.HandleFunc("GET /api/rooms/{code}", s.roomInfo)
 	s.mux.HandleFunc("GET /api/rooms/{code}/replay", s.replay)
