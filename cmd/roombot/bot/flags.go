@@ -52,6 +52,9 @@ type config struct {
 
 	Chaos chaosConfig
 
+	// RatedCfg is --rated's (rated.go).
+	RatedCfg ratedConfig
+
 	JSON       string
 	HTML       string
 	CPUProfile string
@@ -299,6 +302,23 @@ Chaos (off unless --chaos; giving a sub-option also turns it on):
                        reconnects it itself
   --chaos-hold D       the longest a slow spectator stops reading (default 8s)
 
+Rated quick play (PROTOCOL.md §2.12; --rated replaces the rooms above):
+  --rated              N bots sign in with tokens roombot mints, queue for rated
+                       quick play of --game (default tictactoe) and --mode, wait
+                       on their tickets, play the match they are paired into and
+                       queue again until --duration ends. Each match's winner is
+                       drawn from the two strengths (Elo's expectation); the
+                       loser resigns at its second turn. Reports the time to
+                       match (p50, p99), the rating difference of pairs at
+                       pairing, and Spearman's rho of the ratings the bots last
+                       queued with against their strengths
+  --jwt-secret S       the server's --jwt-secret (HS256), to mint each bot's
+                       token (sub and name bot-N)
+  --bots N             bots (default 8)
+  --strengths LIST     the bots' strengths: 1200,1500,1800 (bot i has the
+                       (i mod 3)th) or a spread 1200-1800 (default 1200-1800)
+  --clock JSON         settings.clock of the pool, e.g. {"moveMs":5000}
+
 Output:
   --json FILE          write the result as JSON
   --html FILE          write a self-contained HTML report (inline SVG charts:
@@ -419,6 +439,10 @@ func newFlagSet(c *config, think, interval, seed *string) *flag.FlagSet {
 	fs.StringVar(&c.LogLevel, "log-level", "info", "")
 	fs.StringVar(seed, "seed", "", "")
 	fs.StringVar(&c.Label, "label", "", "")
+	fs.BoolVar(&c.RatedCfg.Enabled, "rated", false, "")
+	fs.StringVar(&c.RatedCfg.JWTSecret, "jwt-secret", "", "")
+	fs.IntVar(&c.RatedCfg.Bots, "bots", 8, "")
+	fs.StringVar(&c.RatedCfg.Clock, "clock", "", "")
 	return fs
 }
 
@@ -432,7 +456,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 func parseFlagsFor(games gameRegistry, args []string, stderr io.Writer) (config, error) {
 	c := config{games: games}
 	var think, interval, seed string
+	strengths := "1200-1800"
 	fs := newFlagSet(&c, &think, &interval, &seed)
+	fs.StringVar(&strengths, "strengths", strengths, "")
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stderr, usage(games))
@@ -469,6 +495,14 @@ func parseFlagsFor(games gameRegistry, args []string, stderr io.Writer) (config,
 			if !set["chaos-slow"] {
 				c.Chaos.Slow = 0
 			}
+		}
+	}
+	if c.RatedCfg.Enabled {
+		if err := c.RatedCfg.check(strengths); err != nil {
+			return c, err
+		}
+		if !set["game"] {
+			c.Game = "tictactoe"
 		}
 	}
 	if c.Think, err = parseDist(think); err != nil {

@@ -69,6 +69,9 @@ func runWith(ctx context.Context, games gameRegistry, args []string, stdout, std
 	}
 	level, _ := slogLevel(cfg.LogLevel)
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if cfg.RatedCfg.Enabled {
+		return runRated(ctx, cfg, log, stdout)
+	}
 	sc := newScenario(cfg, log)
 	res, err := sc.run(ctx, newProgress(stdout, cfg.Progress, log))
 	if err != nil {
