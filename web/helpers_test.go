@@ -29,6 +29,7 @@ import (
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store"
 	"github.com/roomd/roomd/store/boltstore"
+	"github.com/roomd/roomd/store/memstore"
 	"github.com/roomd/roomd/transport"
 	"github.com/roomd/roomd/transport/admin"
 	"github.com/roomd/roomd/web"
@@ -48,6 +49,7 @@ type roomd struct {
 	extra   []session.Game     // games besides Minesweeper and Hidden Nim
 	admin   string             // the admin token; empty serves no /admin
 	auth    transport.Verifier // sign-in required with these tokens; nil: anonymous
+	pool    store.Pool         // rated quick play's pool; nil: none
 
 	mu    sync.Mutex
 	rooms *room.Manager
@@ -69,6 +71,9 @@ func withAdmin(token string) roomdOpt { return func(s *roomd) { s.admin = token 
 
 // withSignIn requires players signed in with tokens v verifies.
 func withSignIn(v transport.Verifier) roomdOpt { return func(s *roomd) { s.auth = v } }
+
+// withPool pairs rated quick play in the process.
+func withPool() roomdOpt { return func(s *roomd) { s.pool = memstore.NewPool() } }
 
 // withGames registers more games.
 func withGames(games ...session.Game) roomdOpt {
@@ -130,6 +135,7 @@ func (s *roomd) up(ln net.Listener) error {
 		AIDelay:          s.aiDelay,
 		PresenceInterval: 20 * time.Millisecond,
 		RetryAfter:       300 * time.Millisecond,
+		Pool:             s.pool,
 	})
 	if err != nil {
 		st.Close()

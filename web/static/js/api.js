@@ -64,7 +64,8 @@ async function call(path, init) {
   try {
     res = await fetch(path, { ...init, headers: { Accept: 'application/json', ...(init?.body ? { 'Content-Type': 'application/json' } : {}),
       ...(auth ? { Authorization: 'Bearer ' + auth } : {}) } });
-  } catch {
+  } catch (e) {
+    if (init?.signal?.aborted) throw e;
     throw new APIError(0, t('app.api.unreachable'));
   }
   let body = null;
@@ -179,6 +180,55 @@ export async function listRooms(opts = {}) {
  */
 export function quickPlay(game, settings, name) {
   return call('/api/quickplay', { method: 'POST', body: JSON.stringify({ game, settings, name }) });
+}
+
+/**
+ * @typedef {object} RatedTicket   a ticket of rated quick play (PROTOCOL.md §2.12)
+ * @property {string} ticket
+ * @property {string} pool
+ * @property {string} state       waiting, paired or settled
+ * @property {number} rating
+ * @property {number} waitedMs
+ * @property {number} window      the rating window now; -1 unbounded
+ * @property {string} poll        where to long-poll it
+ * @property {{room?: string, token?: string, seat?: number, url?: string, opponent?: string,
+ *   opponentRating?: number, error?: string}} [outcome]   once settled
+ */
+
+/**
+ * Rated quick play (POST /api/quickplay with rated): a ticket in the pool
+ * of the game, mode and clock, for a signed-in player.
+ * @param {string} game
+ * @param {any} settings
+ * @param {string} name
+ * @returns {Promise<RatedTicket>}
+ */
+export function ratedPlay(game, settings, name) {
+  return call('/api/quickplay', { method: 'POST', body: JSON.stringify({ game, settings, name, rated: true }) });
+}
+
+/**
+ * One long poll of a rated ticket: it answers once the ticket is settled,
+ * or after waitMs.
+ * @param {RatedTicket} ticket
+ * @param {number} waitMs
+ * @param {AbortSignal} signal
+ * @returns {Promise<RatedTicket>}
+ */
+export function pollRated(ticket, waitMs, signal) {
+  return call(`${ticket.poll}?waitMs=${waitMs}`, { signal });
+}
+
+/**
+ * Cancels a rated ticket (DELETE); a ticket gone already is fine.
+ * @param {RatedTicket} ticket
+ */
+export async function cancelRated(ticket) {
+  try {
+    await call(ticket.poll, { method: 'DELETE' });
+  } catch (e) {
+    if (!(e instanceof APIError && e.status === 404)) throw e;
+  }
 }
 
 /**

@@ -122,6 +122,12 @@ function createCard(games, open) {
   // for players, or a new public room (POST /api/quickplay).
   const quick = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn btn-big', id: 'quickplay', type: 'button' }, t('app.lobby.quickplay')));
   const quickHint = h('p', { class: 'muted small', id: 'quickplay-hint', text: t('app.lobby.quickplayHint') });
+  // Rated quick play (PROTOCOL.md §2.12): a signed-in player waits for an
+  // opponent of similar rating in a mode of two seats.
+  const rated = ratedPlay(() => current, readFormLater, (msg) => {
+    error.textContent = msg;
+    error.hidden = false;
+  });
   // Play on this device: the same settings, played by the page on the
   // game's rules compiled to WebAssembly, with no room (local/page.js).
   const local = h('div', { class: 'local-play', id: 'local-play' });
@@ -138,6 +144,8 @@ function createCard(games, open) {
       }, localLabel(m)))));
     if (modes.length) preparePlay();
   };
+  /** readForm, for what is made before it. */
+  function readFormLater() { return readForm(); }
   /**
    * The form's settings and the name (remembered), or null with the
    * form's complaint shown.
@@ -172,6 +180,7 @@ function createCard(games, open) {
     const several = !!mode && mode.maxSeats > 1;
     publicField.hidden = !several;
     quick.hidden = quickHint.hidden = !several || open.supported() === false;
+    rated.show(!!mode && mode.maxSeats >= 2 && mode.minSeats <= 2 && !!api.authToken());
   };
   // Today's ranked daily of the chosen board, when the game has one.
   const daily = dailySection(() => current, readForm);
@@ -212,8 +221,10 @@ function createCard(games, open) {
     h('div', { class: 'field' }, h('label', { for: name.id, text: t('app.lobby.yourName') }), name),
     publicField,
     error,
-    h('div', { class: 'actions create-actions' }, button, quick),
+    h('div', { class: 'actions create-actions' }, button, quick, rated.button),
     quickHint,
+    rated.hint,
+    rated.panel,
     local,
     daily.el);
   el.addEventListener('submit', async (ev) => {
@@ -253,6 +264,104 @@ function createCard(games, open) {
     }
   });
   return el;
+}
+
+/**
+ * The rating window of a ticket that has waited ms (PROTOCOL.md §2.12):
+ * ±100, 50 more every 5 s, at most ±500; -1 (unbounded) from 60 s.
+ * @param {number} ms
+ */
+export function ratedWindow(ms) {
+  if (ms >= 60000) return -1;
+  return Math.min(100 + 50 * Math.floor(Math.max(ms, 0) / 5000), 500);
+}
+
+/**
+ * The lobby's rated match: its button and hint, and the panel that shows
+ * the wait (time waited, the rating window) with a cancel button; paired,
+ * the page goes to the room.
+ * @param {() => GameEntry} game    the game chosen
+ * @param {() => ({settings: Record<string, any>, who: string}|null)} readForm
+ * @param {(msg: string) => void} fail   shows an error
+ */
+function ratedPlay(game, readForm, fail) {
+  const button = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn btn-big', id: 'rated-play', type: 'button', hidden: true }, t('app.lobby.rated')));
+  const hint = h('p', { class: 'muted small', id: 'rated-hint', hidden: true, text: t('app.lobby.ratedHint') });
+  const status = h('p', { id: 'rated-status', role: 'status', 'aria-live': 'polite' });
+  const cancel = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn', id: 'rated-cancel', type: 'button' }, t('app.lobby.ratedCancel')));
+  const panel = h('div', { class: 'rated-wait', id: 'rated-wait', hidden: true }, status, h('div', { class: 'actions' }, cancel));
+  /** @type {{ticket: api.RatedTicket, abort: AbortController, timer: number}|null} */
+  let waiting = null;
+  let shown = false;
+  const stop = () => {
+    if (waiting) clearInterval(waiting.timer);
+    waiting = null;
+    panel.hidden = true;
+    button.hidden = hint.hidden = !shown;
+    button.disabled = false;
+  };
+  /** @param {api.RatedTicket} ticket */
+  const seated = (ticket) => {
+    const o = ticket.outcome || {};
+    if (o.error || !o.room || !o.token) throw new Error(o.error || t('app.lobby.ratedNoSeat'));
+    status.textContent = t('app.lobby.ratedFound', { name: o.opponent || '?' });
+    enterRoom({ room: o.room, token: o.token }, false);
+  };
+  button.addEventListener('click', async () => {
+    const read = readForm();
+    if (!read || waiting) return;
+    button.disabled = true;
+    let ticket;
+    try {
+      ticket = await api.ratedPlay(game().info.id, read.settings, read.who || t('app.player'));
+    } catch (err) {
+      fail(/** @type {Error} */ (err).message);
+      button.disabled = false;
+      return;
+    }
+    const since = Date.now() - (ticket.waitedMs || 0);
+    const show = () => {
+      const ms = Date.now() - since, w = ratedWindow(ms), s = num(Math.floor(ms / 1000));
+      status.textContent = w < 0 ? t('app.lobby.ratedWaitingAny', { s }) : t('app.lobby.ratedWaiting', { s, w: num(w) });
+      panel.dataset.window = String(w);
+    };
+    const abort = new AbortController();
+    waiting = { ticket, abort, timer: window.setInterval(show, 1000) };
+    show();
+    panel.hidden = false;
+    button.hidden = hint.hidden = true;
+    try {
+      while (ticket.state !== 'settled') ticket = await api.pollRated(ticket, 20000, abort.signal);
+      if (waiting) clearInterval(waiting.timer);
+      seated(ticket);
+    } catch (err) {
+      if (abort.signal.aborted) return; // cancelled
+      stop();
+      fail(/** @type {Error} */ (err).message);
+    }
+  });
+  cancel.addEventListener('click', async () => {
+    const w = waiting;
+    if (!w) return;
+    stop();
+    w.abort.abort();
+    try {
+      await api.cancelRated(w.ticket);
+    } catch (err) {
+      const e = /** @type {api.APIError} */ (err);
+      if (e.status !== 409) return fail(e.message);
+      // Paired already: the seat is on its way.
+      try { seated(await api.pollRated(w.ticket, 25000, new AbortController().signal)); } catch (err2) { fail(/** @type {Error} */ (err2).message); }
+    }
+  });
+  return {
+    button, hint, panel,
+    /** @param {boolean} on  whether the mode and the sign-in allow a rated match */
+    show(on) {
+      shown = on;
+      if (!waiting) button.hidden = hint.hidden = !on;
+    },
+  };
 }
 
 /**
