@@ -33,23 +33,41 @@ const (
 	ratedPath = "/api/internal/rated"
 )
 
-// polls counts the polls held per ticket on this node: one at a time.
+// minPollGap is the least time between the starts of two polls of one
+// ticket (on one node): a client that polls with waitMs 0 in a loop is
+// slowed to ten reads a second.
+const minPollGap = 100 * time.Millisecond
+
+// polls are the polls of tickets on this node: one held at a time per
+// ticket, and the time each ticket's last poll started.
 type polls struct {
-	mu   sync.Mutex
-	held map[string]bool
+	mu    sync.Mutex
+	held  map[string]bool
+	start map[string]time.Time
 }
 
-func (p *polls) take(ticket string) bool {
+// take starts a poll of ticket at now, or says why not.
+func (p *polls) take(ticket string, now time.Time) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.held == nil {
-		p.held = map[string]bool{}
+		p.held, p.start = map[string]bool{}, map[string]time.Time{}
 	}
-	if p.held[ticket] {
-		return false
+	switch {
+	case p.held[ticket]:
+		return "this ticket is polled already: one poll at a time"
+	case now.Sub(p.start[ticket]) < minPollGap:
+		return fmt.Sprintf("this ticket was polled less than %v ago: poll with waitMs, and again when it answers", minPollGap)
 	}
-	p.held[ticket] = true
-	return true
+	if len(p.start) > 4*len(p.held)+1024 {
+		for id, at := range p.start {
+			if now.Sub(at) >= minPollGap && !p.held[id] {
+				delete(p.start, id)
+			}
+		}
+	}
+	p.held[ticket], p.start[ticket] = true, now
+	return ""
 }
 
 func (p *polls) done(ticket string) {
@@ -111,8 +129,9 @@ func (s *Server) pollTicket(w http.ResponseWriter, r *http.Request) {
 		}
 		wait = time.Duration(n) * time.Millisecond
 	}
-	if !s.held.take(ticket) {
-		httpjson.Error(w, http.StatusTooManyRequests, "this ticket is polled already: one poll at a time")
+	if why := s.held.take(ticket, time.Now()); why != "" {
+		w.Header().Set("Retry-After", "1")
+		httpjson.Error(w, http.StatusTooManyRequests, why)
 		return
 	}
 	defer s.held.done(ticket)

@@ -176,27 +176,35 @@ func TestRatedQuickPlayRefusals(t *testing.T) {
 		t.Fatalf("waitMs out of bounds: %d %s", code, raw)
 	}
 	// One poll at a time: a second poll while one is held is refused.
+	time.Sleep(150 * time.Millisecond) // past the least gap between polls
 	held := make(chan struct{})
 	go func() {
 		defer close(held)
 		ratedCall(t.Context(), t, s.URL, http.MethodGet, tk.Poll+"?waitMs=1500", ann, nil)
 	}()
+	time.Sleep(150 * time.Millisecond)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		code, _ := ratedCall(t.Context(), t, s.URL, http.MethodGet, tk.Poll+"?waitMs=0", ann, nil)
-		if code == http.StatusTooManyRequests {
+		code, raw := ratedCall(t.Context(), t, s.URL, http.MethodGet, tk.Poll+"?waitMs=0", ann, nil)
+		if code == http.StatusTooManyRequests && strings.Contains(string(raw), "one poll at a time") {
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("a second poll was never refused while the first was held")
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(150 * time.Millisecond) // past the least gap between polls
 	}
 	<-held
+	// Polls in a loop are slowed: one start every 100 ms.
+	ratedCall(t.Context(), t, s.URL, http.MethodGet, tk.Poll+"?waitMs=0", ann, nil)
+	if code, raw := ratedCall(t.Context(), t, s.URL, http.MethodGet, tk.Poll+"?waitMs=0", ann, nil); code != http.StatusTooManyRequests || !strings.Contains(string(raw), "less than 100ms ago") {
+		t.Fatalf("a poll right after another: %d %s", code, raw)
+	}
 	// Cancel: 204, then the ticket is gone and the player may queue again.
 	if code, raw := ratedCall(t.Context(), t, s.URL, http.MethodDelete, tk.Poll, ann, nil); code != http.StatusNoContent {
 		t.Fatalf("cancel: %d %s", code, raw)
 	}
+	time.Sleep(150 * time.Millisecond) // past the least gap between polls
 	if code, raw := ratedCall(t.Context(), t, s.URL, http.MethodGet, tk.Poll, ann, nil); code != http.StatusNotFound {
 		t.Fatalf("a cancelled ticket: %d %s", code, raw)
 	}
@@ -350,5 +358,34 @@ func TestRatedQuickPlayTwoNodesRedis(t *testing.T) {
 		if k, err := n.rooms.PoolTickets(t.Context(), "tictactoe/classic/none"); err != nil || k != 0 {
 			t.Fatalf("%d tickets still wait, %v", k, err)
 		}
+	}
+}
+
+// TestRatedQuickPlayPlacement: a pair made on a node that holds more rooms
+// than another by more than the slack gets its room on the other node,
+// and both players are told that node.
+func TestRatedQuickPlayPlacement(t *testing.T) {
+	t.Parallel()
+	srv := testredis.Start(t)
+	prefix := fmt.Sprintf("place%d", time.Now().UnixNano())
+	a := startRedisNode(t, srv.URL(), prefix, "node-a", nil)
+	b := startRedisNode(t, srv.URL(), prefix, "node-b", nil)
+	waitNodes(t, a, 2)
+	for range 12 { // past the slack of 8
+		if _, err := a.rooms.Create(t.Context(), room.CreateRequest{Game: "nim", Name: "filler"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ann, bob := playerToken(t, "ann"), playerToken(t, "bob")
+	ta, tb := enterRated(t, a.URL, ann, `{}`), enterRated(t, a.URL, bob, `{}`)
+	sa, sb := waitSeat(t, a.URL, ann, ta), waitSeat(t, a.URL, bob, tb)
+	if sa.Room != sb.Room || sa.Node != "node-b" || sb.Node != "node-b" || sa.URL != b.URL {
+		t.Fatalf("seats %+v and %+v: want one room on node-b (%s)", sa, sb, b.URL)
+	}
+	if _, ok := b.rooms.Lookup(sa.Room); !ok {
+		t.Fatalf("room %s does not run on node-b", sa.Room)
+	}
+	if _, ok := a.rooms.Lookup(sa.Room); ok {
+		t.Fatalf("room %s runs on node-a too", sa.Room)
 	}
 }

@@ -67,10 +67,12 @@ local function put(t)
   redis.call('ZADD', E, t.expires, t.id)
 end
 -- waiting returns a pool's live waiting tickets (at most limit), oldest
--- first, dropping from its queue KEYS[4] those that are not.
+-- first, dropping from its queue KEYS[4] those that are not. It reads at
+-- most 2·limit+64 of the queue (a script holds Redis): lapsed tickets
+-- beyond are dropped by later calls.
 local function waiting(now, limit)
   local out = {}
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[4], 0, 2 * limit + 63)) do
     local j = redis.call('HGET', T, id)
     local t = j and cjson.decode(j)
     if not t or t.state ~= 'waiting' then
