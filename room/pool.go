@@ -105,7 +105,11 @@ type PoolSeat struct {
 	URL      string  `json:"url,omitempty"`
 	Opponent string  `json:"opponent,omitempty"`
 	Rating   float64 `json:"opponentRating,omitempty"`
-	Error    string  `json:"error,omitempty"`
+	// WaitedMs and OpponentWaitedMs are how long each ticket had waited
+	// when they were paired (their windows then: Window).
+	WaitedMs         int64  `json:"waitedMs,omitempty"`
+	OpponentWaitedMs int64  `json:"opponentWaitedMs,omitempty"`
+	Error            string `json:"error,omitempty"`
 }
 
 // PoolRoom is a rated room opened for a pair, on the node that runs it.
@@ -439,7 +443,7 @@ func (m *Manager) pair(pool string, a, b store.Ticket, now int64) {
 			continue
 		}
 		seats[i] = PoolSeat{Room: r.Code, Token: r.Seats[i].Token, Seat: r.Seats[i].Seat, Node: r.Node, URL: r.URL,
-			Opponent: other.Name, Rating: other.Rating}
+			Opponent: other.Name, Rating: other.Rating, WaitedMs: now - []store.Ticket{a, b}[i].Joined, OpponentWaitedMs: now - other.Joined}
 	}
 	if err != nil {
 		m.cfg.Logger.Warn("rated pool: opening the room failed", "pool", pool, "err", err)

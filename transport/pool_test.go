@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -387,5 +388,75 @@ func TestRatedQuickPlayPlacement(t *testing.T) {
 	}
 	if _, ok := a.rooms.Lookup(sa.Room); ok {
 		t.Fatalf("room %s runs on node-a too", sa.Room)
+	}
+}
+
+// TestRatedQuickPlayCrowd: 200 players, ratings spread over 200 points (so
+// that the last two, however far apart, meet within 10 s of the window),
+// half queued on each of two nodes on one Redis, each polling its own
+// node: every one is paired within 30 s, into exactly one room with one
+// other player, and every pair's ratings were within both tickets'
+// windows when they were paired (room.Window).
+func TestRatedQuickPlayCrowd(t *testing.T) {
+	t.Parallel()
+	srv := testredis.Start(t)
+	prefix := fmt.Sprintf("crowd%d", time.Now().UnixNano())
+	const n = 200
+	r := ratings{}
+	for i := range n {
+		r[fmt.Sprint("p", i)] = 1400 + float64((i*7919)%200) // a fixed shuffle of 0..199
+	}
+	nodes := []*testServer{startRedisNode(t, srv.URL(), prefix, "node-a", r), startRedisNode(t, srv.URL(), prefix, "node-b", r)}
+	waitNodes(t, nodes[0], 2)
+	waitNodes(t, nodes[1], 2)
+	start := time.Now()
+	seats := make([]room.PoolSeat, n)
+	tickets := make([]ticketWire, n)
+	entered, seated := make([]time.Duration, n), make([]time.Duration, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			player := fmt.Sprint("p", i)
+			node := nodes[i%2]
+			tok := playerToken(t, player)
+			tickets[i] = enterRated(t, node.URL, tok, `{}`)
+			entered[i] = time.Since(start)
+			seats[i] = waitSeat(t, node.URL, tok, tickets[i])
+			seated[i] = time.Since(start)
+		})
+	}
+	wg.Wait()
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("all paired in %v, want within 30 s", d)
+	}
+	byRoom := map[string][]int{}
+	for i, s := range seats {
+		byRoom[s.Room] = append(byRoom[s.Room], i)
+	}
+	if len(byRoom) != n/2 {
+		t.Fatalf("%d rooms for %d players", len(byRoom), n)
+	}
+	cross := 0
+	for code, ps := range byRoom {
+		if len(ps) != 2 || ps[0] == ps[1] {
+			t.Fatalf("room %s seats players %v", code, ps)
+		}
+		a, b := seats[ps[0]], seats[ps[1]]
+		ra, rb := tickets[ps[0]].Rating, tickets[ps[1]].Rating
+		if a.Rating != rb || b.Rating != ra || a.Seat == b.Seat {
+			t.Fatalf("room %s: seats %+v and %+v of ratings %v and %v", code, a, b, ra, rb)
+		}
+		window := min(room.Window(time.Duration(a.WaitedMs)*time.Millisecond), room.Window(time.Duration(b.WaitedMs)*time.Millisecond))
+		if diff := max(ra-rb, rb-ra); diff > window || a.WaitedMs != b.OpponentWaitedMs {
+			t.Fatalf("room %s paired %v and %v (%v apart) after %d and %d ms: the window was ±%v", code, ra, rb, diff, a.WaitedMs, b.WaitedMs, window)
+		}
+		if ps[0]%2 != ps[1]%2 {
+			cross++
+		}
+	}
+	t.Logf("%d pairs, %d across the nodes, in %v (the last entered at %v, the last seated at %v)", n/2, cross, time.Since(start),
+		slices.Max(entered), slices.Max(seated))
+	if cross == 0 {
+		t.Fatal("no pair across the nodes")
 	}
 }
