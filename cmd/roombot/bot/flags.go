@@ -311,7 +311,8 @@ Rated quick play (PROTOCOL.md §2.12; --rated replaces the rooms above):
                        loser resigns at its second turn. Reports the time to
                        match (p50, p99), the rating difference of pairs at
                        pairing, and Spearman's rho of the ratings the bots last
-                       queued with against their strengths
+                       queued with against their strengths; exits 3 when a
+                       pair's ratings were further apart than the window
   --jwt-secret S       the server's --jwt-secret (HS256), to mint each bot's
                        token (sub and name bot-N)
   --bots N             bots (default 8)

@@ -89,7 +89,21 @@ type ratedSeat struct {
 	URL            string  `json:"url"`
 	Opponent       string  `json:"opponent"`
 	OpponentRating float64 `json:"opponentRating"`
-	Error          string  `json:"error"`
+	// WaitedMs and OpponentWaitedMs: how long each ticket had waited
+	// when they were paired.
+	WaitedMs         int64  `json:"waitedMs"`
+	OpponentWaitedMs int64  `json:"opponentWaitedMs"`
+	Error            string `json:"error"`
+}
+
+// window is the rating window of a ticket that has waited ms, as
+// PROTOCOL.md §2.12 documents it (roombot links nothing of the server):
+// ±100, 50 more every 5 s, at most ±500, unbounded from 60 s.
+func window(ms int64) float64 {
+	if ms >= 60_000 {
+		return math.Inf(1)
+	}
+	return math.Min(100+50*float64(max(ms, 0)/5000), 500)
 }
 
 // ratedTicket is a ticket on the wire.
@@ -113,6 +127,7 @@ type ratedStats struct {
 	matches  int // matches finished (counted by seat 0)
 	wins     map[string]int
 	upsets   int // matches the weaker won
+	outside  int // pairs whose ratings were apart by more than the window
 	failures map[string]int
 }
 
@@ -136,9 +151,13 @@ type RatedResult struct {
 	// Rho is Spearman's rank correlation of the final ratings with the
 	// strengths; null when the ratings do not vary (all default: the
 	// server records none).
-	Rho      *float64       `json:"rho"`
-	Upsets   int            `json:"upsets"`
-	Failures map[string]int `json:"failures,omitempty"`
+	Rho    *float64 `json:"rho"`
+	Upsets int      `json:"upsets"`
+	// OutsideWindow counts the pairs whose ratings differed by more than
+	// the smaller of their windows when they were paired: 0 on a server
+	// that keeps PROTOCOL.md §2.12.
+	OutsideWindow int            `json:"outsideWindow"`
+	Failures      map[string]int `json:"failures,omitempty"`
 }
 
 // runRated runs --rated and prints its report; it returns the exit
@@ -156,6 +175,9 @@ func runRated(ctx context.Context, cfg config, log *slog.Logger, stdout io.Write
 			log.Error("writing --json", "err", err)
 			return 1
 		}
+	}
+	if res.OutsideWindow > 0 {
+		return 3 // an invariant of the server's
 	}
 	if res.Matches == 0 || len(res.Failures) > 0 {
 		return 1
@@ -317,7 +339,12 @@ func (b *ratedBot) queue(ctx context.Context) (ratedSeat, bool) {
 	b.st.mu.Lock()
 	b.st.toMatch = append(b.st.toMatch, time.Since(start))
 	if tk.Outcome.Seat == 0 {
-		b.st.spread = append(b.st.spread, math.Abs(tk.Rating-tk.Outcome.OpponentRating))
+		diff := math.Abs(tk.Rating - tk.Outcome.OpponentRating)
+		b.st.spread = append(b.st.spread, diff)
+		if w := math.Min(window(tk.Outcome.WaitedMs), window(tk.Outcome.OpponentWaitedMs)); diff > w {
+			b.st.outside++
+			b.log.Warn("a pair outside its rating window", "bot", b.name, "opponent", tk.Outcome.Opponent, "diff", diff, "window", w)
+		}
 	}
 	b.st.mu.Unlock()
 	return *tk.Outcome, true
@@ -473,7 +500,7 @@ func (s *ratedStats) result(strengths []float64) RatedResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := RatedResult{Bots: len(strengths), Strengths: strengths, Matches: s.matches, Paired: len(s.toMatch),
-		Ratings: map[string]float64{}, Upsets: s.upsets}
+		Ratings: map[string]float64{}, Upsets: s.upsets, OutsideWindow: s.outside}
 	if len(s.failures) > 0 {
 		r.Failures = s.failures
 	}
@@ -568,7 +595,7 @@ func printRated(w io.Writer, r RatedResult) {
 	fmt.Fprintf(w, "rated quick play: %d bots, strengths %v\n", r.Bots, r.Strengths)
 	fmt.Fprintf(w, "  paired %d times, %d matches finished (%d won by the weaker)\n", r.Paired, r.Matches, r.Upsets)
 	fmt.Fprintf(w, "  time to match: p50 %.0f ms, p99 %.0f ms\n", r.MatchP50, r.MatchP99)
-	fmt.Fprintf(w, "  rating spread of pairs at pairing: p50 %.0f, max %.0f\n", r.SpreadP50, r.SpreadMax)
+	fmt.Fprintf(w, "  rating spread of pairs at pairing: p50 %.0f, max %.0f; %d pairs outside their window\n", r.SpreadP50, r.SpreadMax, r.OutsideWindow)
 	if r.Rho != nil {
 		fmt.Fprintf(w, "  ratings vs strengths: Spearman's rho %.2f\n", *r.Rho)
 	} else {

@@ -83,8 +83,13 @@ func TestRatedRun(t *testing.T) {
 	if testing.Verbose() {
 		t.Logf("%s", stdout.String())
 	}
-	if res.SpreadMax > room.WindowMax && res.Rho == nil {
-		t.Fatalf("pairs %v apart at pairing with every rating the default", res.SpreadMax)
+	if res.OutsideWindow != 0 || (res.SpreadMax > 0 && res.Rho == nil) {
+		t.Fatalf("%d pairs outside their window; pairs up to %v apart with every rating the default", res.OutsideWindow, res.SpreadMax)
+	}
+	for _, ms := range []int64{0, 4999, 5000, 40_000, 59_999, 60_000} {
+		if got, want := window(ms), room.Window(time.Duration(ms)*time.Millisecond); got != want {
+			t.Fatalf("roombot's window after %d ms = %v, the server's %v", ms, got, want)
+		}
 	}
 	if len(res.Ratings) != 8 {
 		t.Fatalf("final ratings of %d bots, want 8: %v", len(res.Ratings), res.Ratings)
