@@ -80,14 +80,20 @@ func (defaultRater) PoolRating(context.Context, string, string, string) (float64
 //	}
 
 // plainRooms stands in for Manager.CreateRated: a locked room (no third
-// player joins) with the players seated in order, not marked rated.
+// player joins) with the players seated in order, not marked rated, and
+// without the clock (which rooms do not take out of the settings before
+// the turn clocks land: a game refuses the key).
 type plainRooms struct{ m *Manager }
 
 func (p plainRooms) CreateRated(ctx context.Context, req RatedRequest) (RatedRoom, error) {
 	if len(req.Players) == 0 {
 		return RatedRoom{}, fmt.Errorf("%w: a rated room needs players", ErrBadSettings)
 	}
-	host, err := p.m.Create(ctx, CreateRequest{Game: req.Game, Settings: req.Settings, Name: req.Players[0].Name,
+	settings, _, err := splitClock(req.Settings)
+	if err != nil {
+		return RatedRoom{}, fmt.Errorf("%w: %v", ErrBadSettings, err)
+	}
+	host, err := p.m.Create(ctx, CreateRequest{Game: req.Game, Settings: settings, Name: req.Players[0].Name,
 		Access: protocol.AccessLocked, Player: req.Players[0].Player})
 	if err != nil {
 		return RatedRoom{}, err

@@ -120,12 +120,13 @@ func TestPoolWindowWidens(t *testing.T) {
 	for _, tc := range []struct {
 		b     float64
 		after time.Duration
-	}{{1800, 20 * time.Second}, {2300, 60 * time.Second}, {1600, 0}} {
+		clock string
+	}{{1800, 20 * time.Second, ""}, {2300, 60 * time.Second, ""}, {1600, 0, `,"clock":{"moveMs":5000}`}} {
 		t.Run(fmt.Sprint(tc.b), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				m := poolManager(t, memstore.NewPool(), nil, fakeRater{"ann": 1500, "bob": tc.b})
-				a, b := enter(t, m, "ann", `{"mode":"classic"}`), enter(t, m, "bob", `{"mode":"classic"}`)
-				if a.Pool != "tictactoe/classic/none" || a.Rating != 1500 || b.Rating != tc.b || a.Window != 100 || a.State != store.TicketWaiting {
+				a, b := enter(t, m, "ann", `{"mode":"classic"`+tc.clock+`}`), enter(t, m, "bob", `{"mode":"classic"`+tc.clock+`}`)
+				if a.Pool != b.Pool || !strings.HasPrefix(a.Pool, "tictactoe/classic/") || a.Rating != 1500 || b.Rating != tc.b || a.Window != 100 || a.State != store.TicketWaiting {
 					t.Fatalf("entered %+v and %+v", a, b)
 				}
 				stop := make(chan struct{})

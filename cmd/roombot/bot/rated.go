@@ -540,11 +540,11 @@ func quantile(xs []float64, q float64) float64 {
 // spearman is the rank correlation of xs and ys (ties share their mean
 // rank); false when either does not vary.
 func spearman(xs, ys []float64) (float64, bool) {
-	rx, ry := ranks(xs), ranks(ys)
-	n := float64(len(xs))
-	if n < 2 {
+	if len(xs) < 2 || !varies(xs) || !varies(ys) {
 		return 0, false
 	}
+	rx, ry := ranks(xs), ranks(ys)
+	n := float64(len(xs))
 	var mx, my float64
 	for i := range rx {
 		mx, my = mx+rx[i]/n, my+ry[i]/n
@@ -555,10 +555,12 @@ func spearman(xs, ys []float64) (float64, bool) {
 		sxx += (rx[i] - mx) * (rx[i] - mx)
 		syy += (ry[i] - my) * (ry[i] - my)
 	}
-	if sxx == 0 || syy == 0 {
-		return 0, false
-	}
 	return sxy / math.Sqrt(sxx*syy), true
+}
+
+// varies reports whether xs holds two different values.
+func varies(xs []float64) bool {
+	return slices.ContainsFunc(xs, func(x float64) bool { return x != xs[0] })
 }
 
 func ranks(xs []float64) []float64 {
@@ -592,7 +594,7 @@ func cmpFloat(a, b float64) int {
 }
 
 func printRated(w io.Writer, r RatedResult) {
-	fmt.Fprintf(w, "rated quick play: %d bots, strengths %v\n", r.Bots, r.Strengths)
+	fmt.Fprintf(w, "rated quick play: %d bots, strengths %.0f to %.0f\n", r.Bots, slices.Min(r.Strengths), slices.Max(r.Strengths))
 	fmt.Fprintf(w, "  paired %d times, %d matches finished (%d won by the weaker)\n", r.Paired, r.Matches, r.Upsets)
 	fmt.Fprintf(w, "  time to match: p50 %.0f ms, p99 %.0f ms\n", r.MatchP50, r.MatchP99)
 	fmt.Fprintf(w, "  rating spread of pairs at pairing: p50 %.0f, max %.0f; %d pairs outside their window\n", r.SpreadP50, r.SpreadMax, r.OutsideWindow)

@@ -133,7 +133,8 @@ func TestSpearman(t *testing.T) {
 	if r, ok := spearman([]float64{1, 2, 3, 4}, []float64{4, 3, 2, 1}); !ok || math.Abs(r+1) > 1e-9 {
 		t.Fatalf("rho = %v, %v; want -1", r, ok)
 	}
-	if _, ok := spearman([]float64{1, 2, 3}, []float64{1500, 1500, 1500}); ok {
+	if _, ok := spearman([]float64{1200, 1254.5454545454545, 1309.090909090909, 1363.6363636363635, 1418.1818181818182, 1472.7272727272727, 1527.2727272727273},
+		[]float64{1500, 1500, 1500, 1500, 1500, 1500, 1500}); ok {
 		t.Fatal("rho of constant ratings")
 	}
 }
