@@ -263,7 +263,13 @@ func (m *Manager) PoolStatus(ctx context.Context, id, player string, keep time.D
 		return PoolStatus{}, ErrNoPool
 	}
 	now := m.cfg.Now().UnixMilli()
-	t, err := m.cfg.Pool.PoolTicket(ctx, id, now, 0)
+	expires := int64(0)
+	if keep > 0 {
+		expires = now + keep.Milliseconds()
+	}
+	// The ticket id is a secret its player alone was given: refreshing
+	// before the check below is no help to anyone else.
+	t, err := m.cfg.Pool.PoolTicket(ctx, id, now, expires)
 	switch {
 	case errors.Is(err, store.ErrNoTicket):
 		return PoolStatus{}, ErrNoTicket
@@ -273,12 +279,6 @@ func (m *Manager) PoolStatus(ctx context.Context, id, player string, keep time.D
 		return PoolStatus{}, ErrNoTicket
 	}
 	if keep > 0 && t.State == store.TicketWaiting {
-		if t, err = m.cfg.Pool.PoolTicket(ctx, id, now, now+keep.Milliseconds()); err != nil {
-			if errors.Is(err, store.ErrNoTicket) {
-				return PoolStatus{}, ErrNoTicket
-			}
-			return PoolStatus{}, fmt.Errorf("%w: %v", ErrStorage, err)
-		}
 		m.watch(t.Pool, now)
 	}
 	return status(t, now), nil

@@ -26,7 +26,8 @@ type Pool interface {
 	// live waiting tickets already.
 	PoolEnter(ctx context.Context, t Ticket, now int64, max int) error
 	// PoolTicket returns ticket id as stored, first setting its Expires to
-	// expires when expires is not zero (a waiter still there). It fails
+	// expires when expires is not zero and the ticket waits (a waiter
+	// still there; a paired or settled ticket keeps its Expires). It fails
 	// with ErrNoTicket when the ticket is gone or expired before now.
 	PoolTicket(ctx context.Context, id string, now, expires int64) (Ticket, error)
 	// PoolLeave removes ticket id of pool while it waits. A ticket paired

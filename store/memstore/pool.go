@@ -104,7 +104,7 @@ func (p *Pool) PoolTicket(ctx context.Context, id string, now, expires int64) (s
 	if !ok {
 		return store.Ticket{}, fmt.Errorf("pool ticket: %w", store.ErrNoTicket)
 	}
-	if expires != 0 {
+	if expires != 0 && t.State == store.TicketWaiting {
 		t.Expires = expires
 	}
 	return copyTicket(t), nil

@@ -109,11 +109,12 @@ redis.call('ZADD', KEYS[4], ARGV[4], ARGV[2])
 redis.call('PEXPIRE', KEYS[4], 3600000)
 return 1
 `)
-	// KEYS: tickets, players, exp. ARGV: id, now, expires (0: as it is).
+	// KEYS: tickets, players, exp. ARGV: id, now, expires (0, or a ticket
+	// not waiting: as it is).
 	scriptPoolTicket = redis.NewScript(poolLua + `
 local t = live(ARGV[1], tonumber(ARGV[2]))
 if not t then return redis.error_reply('ROOMD_NOTICKET') end
-if tonumber(ARGV[3]) ~= 0 then
+if tonumber(ARGV[3]) ~= 0 and t.state == 'waiting' then
   t.expires = tonumber(ARGV[3])
   put(t)
 end

@@ -138,6 +138,10 @@ func testPoolPair(t *testing.T, sub *Subject) {
 			t.Fatalf("PoolTicket %s = %+v, %v; want paired with %s", x[0], got, err, x[1])
 		}
 	}
+	// A paired ticket keeps its Expires whatever a poll asks.
+	if got, err := p.PoolTicket(ctx, "tann", poolT0+20, poolT0+5_000); err != nil || got.Expires != poolT0+30_000 {
+		t.Fatalf("refreshing a paired ticket = %+v, %v; want its Expires kept", got, err)
+	}
 	if err := p.PoolLeave(ctx, pl, "tann", poolT0+20); !errors.Is(err, store.ErrPaired) {
 		t.Fatalf("PoolLeave of a paired ticket = %v, want ErrPaired", err)
 	}
