@@ -138,6 +138,8 @@ export interface Result {
   log?: unknown;
   ticks?: number;
   detail?: unknown;
+  timedOut?: number[];
+  remainingMs?: number[];
 }
 
 export interface Room {
@@ -163,6 +165,7 @@ export interface Room {
   daily?: string;
   hz?: number;
   paused?: boolean;
+  turnClock?: TurnClock;
 }
 
 export interface SeatInfo {
@@ -209,6 +212,12 @@ export interface Tick {
   beats: unknown;
 }
 
+export interface TurnClock {
+  remainingMs: number[];
+  running: number[];
+  deadline: number;
+}
+
 export interface Update {
   type: "update";
   epoch: string;
@@ -221,6 +230,7 @@ export interface Update {
   view?: unknown;
   result?: Result;
   invite?: string;
+  turnClock?: TurnClock;
 }
 
 export interface Welcome {
