@@ -114,10 +114,9 @@ func TestTurnClockLocal(t *testing.T) {
 	t.Parallel()
 	srv := startRoomd(t, withGames(tictactoe.Game))
 	for _, c := range []struct {
-		name, lang    string
-		vp            viewport
-		clock, out    string
-		result, board string
+		name, lang        string
+		vp                viewport
+		clock, out, board string
 	}{
 		{"desktop-en", "en", desktop, "10 s per move", "Ava ran out of time.", "Ava (X) ran out of time."},
 		{"phone-ja", "ja", phone, "1手10秒", "Avaさんの時間切れです。", "Ava（X）の時間切れです。"},

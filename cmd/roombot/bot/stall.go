@@ -14,7 +14,7 @@ import (
 )
 
 // Turn clocks and the stall chaos (--clock, --stall): the rooms are
-// created with a turn clock (settings.clock, PROTOCOL.md §2.9), and a
+// created with a turn clock (settings.clock, PROTOCOL.md §2.12), and a
 // player bot, with probability --stall per match, stops moving on purpose
 // for that match. It then checks that the match ends on its clock: an
 // update with result.status "timeout" naming its seat in result.timedOut,
@@ -85,7 +85,7 @@ func (c *stallConfig) parse() error {
 
 // parseClock reads a turn clock: D (a limit per move, e.g. 3s) or B+I (a
 // chess clock: B for the match, I added after each turn, e.g. 3m+2s),
-// within the server's bounds (PROTOCOL.md §2.9).
+// within the server's bounds (PROTOCOL.md §2.12).
 func parseClock(s string) (json.RawMessage, error) {
 	bad := func(why string) error {
 		return fmt.Errorf("--clock %q: %s (want a limit per move such as 3s, or a chess clock such as 3m+2s)", s, why)

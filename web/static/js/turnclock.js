@@ -1,5 +1,5 @@
 // @ts-check
-// Turn clocks (a room's settings.clock, PROTOCOL.md §2.9): the choice in a
+// Turn clocks (a room's settings.clock, PROTOCOL.md §2.12): the choice in a
 // settings form, the setting in words, and the display of a match's clocks
 // — each seat's time left, counted down here for the seats whose clock
 // runs, a low-time warning (a colour, and one sentence for screen readers

@@ -32,9 +32,10 @@
 //   game's first command (the displayed timer), never going back.
 // - Turn clocks (pass-and-play of two seats, settings.clock as a room's:
 //   {moveMs} or {baseMs, incrementMs}): the runner keeps them with the
-//   room's rules — a seat's turn is the stretch it is pending, hand-off
-//   screen included; a per-move limit starts afresh each turn; a chess
-//   clock is charged the turn and given the increment when the turn ends.
+//   room's rules (PROTOCOL.md §2.12) — a seat's turn is the stretch it is
+//   pending, hand-off screen included; a per-move limit starts afresh each
+//   turn; a chess clock is charged the turn and given the increment when
+//   the turn ends (not for the move that ends the match).
 //   The state carries them in the room's shape (turnClock), so the page
 //   shows them with the room's code. A seat out of time loses (status
 //   "timeout", timedOut, remainingMs in the result), or, for a game whose
@@ -56,7 +57,7 @@ export const UNDO_POLICY = { solo: 'unlimited', ai: 3, pass: 'none', daily: 'non
 /** The save envelope's version. */
 const SAVE_VERSION = 1;
 
-/** A turn clock's bounds (the room's: PROTOCOL.md §2.9). */
+/** A turn clock's bounds (the room's: PROTOCOL.md §2.12). */
 const MAX_CLOCK_MS = 10_800_000;
 
 /**
@@ -432,7 +433,8 @@ export class LocalSession {
       const start = this.turnStart[s];
       const pending = !over && this.pending.includes(s);
       if (start != null && !pending) {
-        this.remaining[s] = 'moveMs' in c ? c.moveMs : Math.max(0, this.remaining[s] - (now - start)) + c.incrementMs;
+        // No increment for the move that ends the match (the room's rule).
+        this.remaining[s] = 'moveMs' in c ? c.moveMs : Math.max(0, this.remaining[s] - (now - start)) + (over ? 0 : c.incrementMs);
         this.turnStart[s] = null;
       } else if (start == null && pending) {
         if ('moveMs' in c) this.remaining[s] = c.moveMs;
