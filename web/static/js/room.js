@@ -223,6 +223,7 @@ class RoomPage {
   showLeft(why) {
     this.game?.destroy();
     this.game = null;
+    this.clock.set(null); // the match's clocks go with its view
     this.settingsKey = '';
     // i18n: app.room.left.*
     clear(/** @type {HTMLElement} */ (this.main)).append(h('div', { class: 'panel gone', id: 'left', dataset: { why } },
