@@ -242,6 +242,18 @@
       'the restored clock: ' + JSON.stringify('session' in back ? back.session.turnClock() : back));
     if ('session' in back) back.session.dispose();
 
+    // A game whose rule is the AI's: the AI plays the turn of the seat out
+    // of time, and the game goes on with the other seat's turn.
+    now = 0;
+    const g = open({ game: 'tictactoe', mode: 'pass', seats: [{ name: 'Ann' }, { name: 'Bob' }], config: {}, seed: 3, clock: { moveMs: 2000 }, onTimeout: 'ai', ...clockOpts });
+    g.s.start();
+    now += 2500;
+    const after = g.s.command({ type: 'mark', r: 0, c: 0 });
+    check(!after.ok && after.notice.code === 'handoff' && g.s.log.length === 1 && g.s.log[0].seat === 0 && !g.last.status.over
+      && g.last.turnClock.running.join() === '1' && g.last.handoff?.seat === 1,
+      'the AI rule: ' + JSON.stringify({ after, log: g.s.log, status: g.last.status, tc: g.last.turnClock, handoff: g.last.handoff }));
+    g.s.dispose();
+
     // No clock against the AI, nor in a clock that is out of bounds.
     const e = open({ game: 'tictactoe', mode: 'ai', seats: [{ name: 'Ann' }, { name: 'AI', ai: true }], config: {}, seed: 3, clock: { moveMs: 3000 } });
     e.s.start();
