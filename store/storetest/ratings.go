@@ -206,8 +206,9 @@ func testRatingsTop(t *testing.T, sub *Subject) {
 	}
 }
 
-// testRatingsConcurrent: many matches of one player applied at once, from
-// clients of their own where the store has them, lose no update.
+// testRatingsConcurrent: many matches of one player applied at once lose
+// no update (on Redis each goroutine's transaction has a connection of its
+// own, as two nodes' would).
 func testRatingsConcurrent(t *testing.T, sub *Subject) {
 	const n = 40
 	var wg sync.WaitGroup
