@@ -60,8 +60,8 @@ type RatingChange struct {
 	After    Rating  `json:"after"`
 }
 
-// RatedPlayer is one line of a rating leaderboard.
-type RatedPlayer struct {
+// RatingEntry is one line of a rating leaderboard.
+type RatingEntry struct {
 	Player string `json:"player"`
 	Rating
 }
@@ -128,7 +128,7 @@ type Ratings interface {
 	// ratings, highest first, players of equal ratings by id; provisional
 	// players (RD above ProvisionalRD) are not listed
 	// (RatingLimit(limit, MaxRatingTop)).
-	TopRatings(ctx context.Context, pool RatingPool, limit int) ([]RatedPlayer, error)
+	TopRatings(ctx context.Context, pool RatingPool, limit int) ([]RatingEntry, error)
 }
 
 // ErrBadRating wraps a rated match or a pool the store refuses.

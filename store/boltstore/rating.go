@@ -204,7 +204,7 @@ func (b *Bolt) RatingHistory(ctx context.Context, pool store.RatingPool, player 
 	return out, nil
 }
 
-func (b *Bolt) TopRatings(ctx context.Context, pool store.RatingPool, limit int) ([]store.RatedPlayer, error) {
+func (b *Bolt) TopRatings(ctx context.Context, pool store.RatingPool, limit int) ([]store.RatingEntry, error) {
 	const op = "top ratings"
 	if err := store.CheckPool(pool); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
@@ -213,7 +213,7 @@ func (b *Bolt) TopRatings(ctx context.Context, pool store.RatingPool, limit int)
 		return nil, err
 	}
 	limit = store.RatingLimit(limit, store.MaxRatingTop)
-	var out []store.RatedPlayer
+	var out []store.RatingEntry
 	err := b.db.View(func(tx *bbolt.Tx) error {
 		prefix := poolKey(pool)
 		ratings := tx.Bucket(bRatings)
@@ -222,7 +222,7 @@ func (b *Bolt) TopRatings(ctx context.Context, pool store.RatingPool, limit int)
 			if len(k) < len(prefix)+8 {
 				continue
 			}
-			p := store.RatedPlayer{Player: string(k[len(prefix)+8:])}
+			p := store.RatingEntry{Player: string(k[len(prefix)+8:])}
 			v := ratings.Get(playerKey(pool, p.Player))
 			if v == nil {
 				continue

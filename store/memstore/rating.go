@@ -99,7 +99,7 @@ func (m *Memory) RatingHistory(ctx context.Context, pool store.RatingPool, playe
 
 // TopRatings sorts the pool's listed players: the memory store is for
 // tests and single processes, not for pools of millions.
-func (m *Memory) TopRatings(ctx context.Context, pool store.RatingPool, limit int) ([]store.RatedPlayer, error) {
+func (m *Memory) TopRatings(ctx context.Context, pool store.RatingPool, limit int) ([]store.RatingEntry, error) {
 	if err := store.CheckPool(pool); err != nil {
 		return nil, fmt.Errorf("top ratings: %w", err)
 	}
@@ -108,13 +108,13 @@ func (m *Memory) TopRatings(ctx context.Context, pool store.RatingPool, limit in
 	if m.closed {
 		return nil, fmt.Errorf("top ratings: %w", store.ErrClosed)
 	}
-	var out []store.RatedPlayer
+	var out []store.RatingEntry
 	for k, r := range m.ratingsData.ratings {
 		if k.pool == pool && r.Listed() {
-			out = append(out, store.RatedPlayer{Player: k.player, Rating: r})
+			out = append(out, store.RatingEntry{Player: k.player, Rating: r})
 		}
 	}
-	slices.SortFunc(out, func(x, y store.RatedPlayer) int {
+	slices.SortFunc(out, func(x, y store.RatingEntry) int {
 		return cmp.Or(cmp.Compare(y.Rating.Rating, x.Rating.Rating), cmp.Compare(x.Player, y.Player))
 	})
 	return out[:min(len(out), store.RatingLimit(limit, store.MaxRatingTop))], nil

@@ -164,7 +164,7 @@ func (r *Redis) RatingHistory(ctx context.Context, pool store.RatingPool, player
 	return out, nil
 }
 
-func (r *Redis) TopRatings(ctx context.Context, pool store.RatingPool, limit int) ([]store.RatedPlayer, error) {
+func (r *Redis) TopRatings(ctx context.Context, pool store.RatingPool, limit int) ([]store.RatingEntry, error) {
 	const op = "top ratings"
 	if err := store.CheckPool(pool); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
@@ -189,13 +189,13 @@ func (r *Redis) TopRatings(ctx context.Context, pool store.RatingPool, limit int
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, mapErr(err))
 	}
-	out := make([]store.RatedPlayer, 0, len(players))
+	out := make([]store.RatingEntry, 0, len(players))
 	for i, v := range vals {
 		s, ok := v.(string)
 		if !ok {
 			continue
 		}
-		p := store.RatedPlayer{Player: players[i]}
+		p := store.RatingEntry{Player: players[i]}
 		if err := json.Unmarshal([]byte(s), &p.Rating); err != nil {
 			return nil, fmt.Errorf("%s: %w", op, err)
 		}

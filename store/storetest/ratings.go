@@ -178,7 +178,7 @@ func testRatingsTop(t *testing.T, sub *Subject) {
 	other := store.RatingPool{Game: "nim", Mode: "duel"}
 	mustApply(t, s, store.RatedMatch{ID: "4", Pool: other, Players: [2]string{"zed", "yan"}, Score: 1, At: 1}, set(r(2500, 50), r(2400, 50)))
 
-	names := func(top []store.RatedPlayer) string {
+	names := func(top []store.RatingEntry) string {
 		var out []string
 		for _, p := range top {
 			out = append(out, fmt.Sprintf("%s:%g", p.Player, p.Rating.Rating))

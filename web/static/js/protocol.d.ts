@@ -161,6 +161,7 @@ export interface Room {
   spectatorChat?: boolean;
   commitment?: string;
   daily?: string;
+  rated?: boolean;
   hz?: number;
   paused?: boolean;
 }
