@@ -218,7 +218,9 @@ func (s *state) ratedDispatch(e *entry) (eff effect, done bool, err error) {
 		return effect{}, false, nil
 	}
 	switch e.Kind {
-	case kindJoin, kindFill, kindRemove, kindSettings, kindReady, kindRematch, kindAccess:
+	case kindJoin:
+		return effect{}, true, refuse(protocol.CodeRoomFull, "a rated room's seats are its two players'; watch it instead")
+	case kindFill, kindRemove, kindSettings, kindReady, kindRematch, kindAccess:
 		return effect{}, true, refuse(protocol.CodeInvalidControl, "a rated room keeps the seats, settings and single match the rated pool gave it")
 	}
 	return effect{}, false, nil
@@ -704,8 +706,11 @@ func (m *Manager) RatingLeaderboard(ctx context.Context, game, mode string, limi
 }
 
 // RatedModes returns the rated modes of the games this server runs, as
-// "game/mode".
+// "game/mode" (none when it keeps no ratings).
 func (m *Manager) RatedModes() []string {
+	if m.cfg.Ratings == nil {
+		return nil
+	}
 	var out []string
 	for _, gm := range m.ratedModes() {
 		if game, _, ok := cutPool(gm); ok {

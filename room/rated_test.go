@@ -99,7 +99,9 @@ func ratedLobby(t *testing.T, m *Manager) (*Room, []*fakeClient) {
 	return r, []*fakeClient{newFake(rr.Seats[0].Token), newFake(rr.Seats[1].Token)}
 }
 
-func mark(r, c int) json.RawMessage { return json.RawMessage(fmt.Sprintf(`{"type":"mark","r":%d,"c":%d}`, r, c)) }
+func mark(r, c int) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"type":"mark","r":%d,"c":%d}`, r, c))
+}
 
 // play makes the moves, seat 0 first, then in turn.
 func play(t *testing.T, r *Room, cs []*fakeClient, moves [][2]int) {

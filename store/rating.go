@@ -52,12 +52,14 @@ type RatedMatch struct {
 // RatingChange is one entry of a player's history: what one rated match
 // did to his rating.
 type RatingChange struct {
-	Match    string  `json:"match"`
-	At       int64   `json:"at"`
-	Opponent string  `json:"opponent"`
-	Score    float64 `json:"score"`
-	Before   Rating  `json:"before"`
-	After    Rating  `json:"after"`
+	Match    string `json:"match"`
+	At       int64  `json:"at"`
+	Opponent string `json:"opponent"`
+	// OpponentName is the opponent's display name in that match.
+	OpponentName string  `json:"opponentName,omitempty"`
+	Score        float64 `json:"score"`
+	Before       Rating  `json:"before"`
+	After        Rating  `json:"after"`
 }
 
 // RatingEntry is one line of a rating leaderboard.
@@ -214,7 +216,8 @@ func Rated(m RatedMatch, before [2]Rating, update RatingUpdate) (after [2]Rating
 		if i == 1 {
 			score = 1 - m.Score
 		}
-		changes[i] = RatingChange{Match: m.ID, At: m.At, Opponent: m.Players[1-i], Score: score, Before: before[i], After: after[i]}
+		changes[i] = RatingChange{Match: m.ID, At: m.At, Opponent: m.Players[1-i], OpponentName: m.Names[1-i],
+			Score: score, Before: before[i], After: after[i]}
 	}
 	return after, changes, nil
 }

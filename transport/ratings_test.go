@@ -36,6 +36,10 @@ func TestRatingsAPI(t *testing.T) {
 	if !info.Rated || info.Phase != protocol.PhaseLobby {
 		t.Fatalf("the rated room's info = %+v", info)
 	}
+	var joined map[string]any
+	if code := s.post("/api/rooms/"+rr.Code+"/join", map[string]string{"name": "Eve"}, &joined); code != http.StatusConflict {
+		t.Fatalf("a join to a rated room: %d %v, want 409", code, joined)
+	}
 	x := &tttFollower{tclient: s.dial("ann", client.Config{Room: rr.Code, Token: rr.Seats[0].Token, Game: tttPin})}
 	o := &tttFollower{tclient: s.dial("bob", client.Config{Room: rr.Code, Token: rr.Seats[1].Token, Game: tttPin})}
 	players := []*tttFollower{x, o}

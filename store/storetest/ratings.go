@@ -66,8 +66,8 @@ func testRatingsApply(t *testing.T, sub *Subject) {
 		want   store.Rating
 		change store.RatingChange
 	}{
-		{"alice", wantA, store.RatingChange{Match: m.ID, At: m.At, Opponent: "bob", Score: 1, After: wantA}},
-		{"bob", wantB, store.RatingChange{Match: m.ID, At: m.At, Opponent: "alice", Score: 0, After: wantB}},
+		{"alice", wantA, store.RatingChange{Match: m.ID, At: m.At, Opponent: "bob", OpponentName: "Bob", Score: 1, After: wantA}},
+		{"bob", wantB, store.RatingChange{Match: m.ID, At: m.At, Opponent: "alice", OpponentName: "Alice", Score: 0, After: wantB}},
 	} {
 		got, found, err := s.Rating(ctx, tictactoe, c.player)
 		if err != nil || !found || got != c.want {
