@@ -210,7 +210,7 @@ func testRatingsTop(t *testing.T, sub *Subject) {
 // no update (on Redis each goroutine's transaction has a connection of its
 // own, as two nodes' would).
 func testRatingsConcurrent(t *testing.T, sub *Subject) {
-	const n = 40
+	const n = 16
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := range n {
