@@ -78,16 +78,6 @@ var (
 	ErrNoRatings = errors.New("room: no ratings configured")
 )
 
-// Rating is a player's rating in one game and mode (store.Rating).
-type Rating = store.Rating
-
-// RatingChange is one rated match's change to a player's rating
-// (store.RatingChange).
-type RatingChange = store.RatingChange
-
-// RatingEntry is one line of a rating leaderboard (store.RatingEntry).
-type RatingEntry = store.RatingEntry
-
 // DefaultRating is the rating of a player with none: 1500, RD 350,
 // volatility 0.06.
 func DefaultRating() Rating {
