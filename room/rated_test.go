@@ -291,6 +291,51 @@ func TestRatedNotRated(t *testing.T) {
 	})
 }
 
+// TestRatedNoAI: the AI never holds a rated seat — the host of a rated
+// lobby cannot fill a seat with it — and a finished match the AI had held
+// a seat of (were it ever to happen) is not rated.
+func TestRatedNoAI(t *testing.T) {
+	t.Parallel()
+	s := newRatedManager(t, nil, true, time.Minute, nil)
+	r, cs := ratedLobby(t, s.m)
+	if err := r.Hello(cs[0], &protocol.Hello{Room: r.Code(), Token: cs[0].id}); err != nil {
+		t.Fatal(err)
+	}
+	cs[0].last(t, protocol.TypeWelcome)
+	for _, ctl := range []*protocol.Control{{Op: protocol.ControlFillWithAI}, {Op: protocol.ControlSettings, Settings: json.RawMessage(`{}`)},
+		{Op: protocol.ControlRemoveSeat, Seat: new(int)}, {Op: protocol.ControlAccess, Access: protocol.AccessPublic}} {
+		if rc := act(t, r, cs[0], "ctl-"+ctl.Op, protocol.TypeControl, nil, ctl); rc.OK {
+			t.Fatalf("%s accepted in a rated lobby", ctl.Op)
+		}
+	}
+	if info := r.Info(); len(info.Seats) != 2 || info.Seats[0].AI || info.Seats[1].AI || info.Access != protocol.AccessUnlisted {
+		t.Fatalf("the rated lobby changed: %+v", info)
+	}
+	// Both seats: the match starts and ends with a win; its verdict with
+	// an AI-held seat is "not rated".
+	if err := r.Hello(cs[1], &protocol.Hello{Room: r.Code(), Token: cs[1].id}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the rated match to start", func() bool { return r.Info().Phase == protocol.PhaseRunning })
+	play(t, r, cs, seat0Wins)
+	waitFor(t, "the match's end", func() bool { return r.Info().Phase == protocol.PhaseEnded })
+	_, rec, err := s.ms.Open(context.Background(), r.Code())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := rebuild(s.m.cfg.Games, rec.Snapshot.Data, rec.Entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, why := st.ratedMatch(s.m.ratedMode); why != "" {
+		t.Fatalf("the played match is not rated: %s", why)
+	}
+	st.assisted = true
+	if _, why := st.ratedMatch(s.m.ratedMode); why != "the AI held a seat" {
+		t.Fatalf("with an AI-held seat the verdict is %q", why)
+	}
+}
+
 // TestCreateRatedRefused: what CreateRated refuses, each with an error
 // that says why.
 func TestCreateRatedRefused(t *testing.T) {
