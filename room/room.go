@@ -519,6 +519,9 @@ func (r *Room) schedule() {
 	if !r.aiAt.IsZero() && r.aiAt.Before(next) {
 		next = r.aiAt
 	}
+	if _, at, ok := r.st.clockDue(); ok && !r.frozen && time.UnixMilli(at).Before(next) {
+		next = time.UnixMilli(at)
+	}
 	if at := r.nextRelease(); !at.IsZero() && at.Before(next) && !r.frozen {
 		next = at
 	}
@@ -618,6 +621,9 @@ func (r *Room) onTimer() {
 		return
 	}
 	r.runTicks(now)
+	if !r.frozen {
+		r.runClock(now)
+	}
 	if r.presence && !now.Before(r.presAt.Add(r.m.cfg.PresenceInterval)) {
 		r.sendPresence()
 	}
@@ -641,15 +647,16 @@ func (r *Room) aiSeat() int {
 		return -1 // a real-time match's AI seats give inputs at its ticks (aiInputs)
 	}
 	pending := r.st.sess.Match().Pending()
-	if r.st.awaitsHuman() && slices.ContainsFunc(pending, func(seat int) bool {
-		return seat < len(r.st.Players) && !r.st.Players[seat].AI
-	}) {
+	byAI := func(seat int) bool {
+		return seat < len(r.st.Players) && (r.st.Players[seat].AI || r.st.byAI(seat))
+	}
+	if r.st.awaitsHuman() && slices.ContainsFunc(pending, func(seat int) bool { return !byAI(seat) }) {
 		return -1
 	}
 	n := len(pending)
 	for i := range n {
 		seat := pending[(r.aiNext+i)%n]
-		if seat < len(r.st.Players) && r.st.Players[seat].AI && !r.aiBroken(seat) {
+		if byAI(seat) && !r.aiBroken(seat) {
 			return seat
 		}
 	}

@@ -51,6 +51,7 @@ type config struct {
 	EndResign    bool
 
 	Chaos chaosConfig
+	Stall stallConfig // --clock and --stall (stall.go)
 
 	JSON       string
 	HTML       string
@@ -298,6 +299,25 @@ Chaos (off unless --chaos; giving a sub-option also turns it on):
                        (chaos/slow-not-dropped), not an error: the bot then
                        reconnects it itself
   --chaos-hold D       the longest a slow spectator stops reading (default 8s)
+  --stall P            with --clock: each player bot, with probability P per
+                       match, stops moving for that match, then checks that
+                       the match ends on its clock — one update with
+                       result.status "timeout" naming its seat in
+                       result.timedOut, within 100 ms of the deadline it was
+                       last shown (on its own clock, from the receipt of the
+                       turn clock that showed its seat running). The lateness
+                       is the "stall-timeout" latency (max: the worst); stall/…
+                       counts say how the stalled matches ended. Not turned on
+                       by --chaos (default 0)
+  --stall-tolerance D  how far from the deadline a stalled seat's timeout may
+                       land (default 100ms: an idle server's)
+
+Turn clock:
+  --clock C            create the rooms with a turn clock (settings.clock), in
+                       a game that offers one: D, a limit per move (e.g. 3s;
+                       1s to 1h), or B+I, a chess clock of B for the match
+                       plus I after each turn (e.g. 3m+2s; B 1s to 3h, I 0 to
+                       10m). Default none
 
 Output:
   --json FILE          write the result as JSON
@@ -419,6 +439,7 @@ func newFlagSet(c *config, think, interval, seed *string) *flag.FlagSet {
 	fs.StringVar(&c.LogLevel, "log-level", "info", "")
 	fs.StringVar(seed, "seed", "", "")
 	fs.StringVar(&c.Label, "label", "", "")
+	stallFlags(fs, &c.Stall)
 	return fs
 }
 
@@ -531,6 +552,9 @@ func (c *config) validate() error {
 		return fmt.Errorf("--chaos-slow %d: only %d spectators in all", c.Chaos.Slow, c.Rooms*c.Spectators)
 	}
 	if _, err := slogLevel(c.LogLevel); err != nil {
+		return err
+	}
+	if err := c.Stall.parse(); err != nil {
 		return err
 	}
 	return c.checkTarget()

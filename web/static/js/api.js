@@ -20,6 +20,8 @@ import { t, localizeGame } from './i18n.js';
  * @property {Mode[]} modes
  * @property {{by: string, higher: boolean}} [ranking]   games that keep leaderboards
  * @property {{hz: number, maxCatchUp?: number}} [tick]  real-time games: the tick rate
+ * @property {boolean} [turnClock]   matches may be played on a turn clock (settings.clock)
+ * @property {string} [onTimeout]    what a seat out of time does: "resign" (the default) or "ai"
  * @property {any} configSchema
  * @property {any} commandSchema
  */
