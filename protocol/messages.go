@@ -365,6 +365,10 @@ type Room struct {
 	// plays (§2.8): its match's secret is that day's, disclosed when the
 	// day ends.
 	Daily string `json:"daily,omitempty"`
+	// Rated is true in a rated room: one match between the two signed-in
+	// players the rated pool paired, whose result changes their ratings
+	// (PROTOCOL.md, "Ratings").
+	Rated bool `json:"rated,omitempty"`
 	// Hz is the tick rate of a real-time game (0 for a game driven by
 	// commands), and Paused says its running match waits for a player.
 	Hz     int  `json:"hz,omitempty"`

@@ -45,6 +45,12 @@ type Config struct {
 	Cluster  store.Cluster
 	Node     string
 	LeaseTTL time.Duration
+	// Ratings keeps the players' ratings per game and mode (rated.go).
+	// Nil means no rated rooms and no ratings.
+	Ratings store.Ratings
+	// RatedModes are the game modes that may be rated, as "game/mode".
+	// Nil means DefaultRatedModes.
+	RatedModes []string
 	// Claims holds the daily key and who played each daily (daily.go). Nil
 	// means the server keeps no ranked dailies.
 	Claims store.Claims

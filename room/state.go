@@ -91,6 +91,8 @@ type state struct {
 	WatchLocked bool
 	// Daily is set in a room that plays a ranked daily (daily.go).
 	Daily *dailyState
+	// Rated is set in a rated room (rated.go).
+	Rated *ratedState
 	// SpectatorChat: the host lets spectators chat (chat.go).
 	SpectatorChat bool
 	// Paused is the downtime of graceful restarts during the current match
@@ -249,6 +251,9 @@ func (s *state) apply(e *entry) (effect, error) {
 }
 
 func (s *state) dispatch(e *entry) (effect, error) {
+	if eff, done, err := s.ratedDispatch(e); done {
+		return eff, err
+	}
 	switch e.Kind {
 	case kindJoin:
 		return s.join(e)
@@ -462,7 +467,7 @@ func (s *state) leaveSeat(i int, t int64) effect {
 	id := p.ID
 	if s.Phase == phaseRunning {
 		p.Gone, p.TokenHash = true, ""
-		if s.setup.Mode.AI {
+		if s.setup.Mode.AI && s.Rated == nil { // a rated seat resigns
 			p.AI = true // the game's AI plays the seat to the end of the match
 			s.assisted = true
 		} else {

@@ -29,6 +29,7 @@ func (r *Room) roomInfo() protocol.Room {
 	if st.Daily != nil {
 		info.Daily = st.Daily.Day
 	}
+	info.Rated = st.Rated != nil
 	if rate := st.game.Info().Tick; rate != nil {
 		info.Hz, info.Paused = rate.Hz, r.paused()
 	}

@@ -13,6 +13,7 @@ import { t, lang, num, localizeGame } from './i18n.js';
 import { LOCAL_MODES, localModes } from './local/modes.js';
 import { SETUP_KEY } from './local/setup.js';
 import { go } from './nav.js';
+import { ratingsCard } from './ratings.js';
 
 /** @typedef {import('./registry.js').GameEntry} GameEntry */
 
@@ -49,7 +50,7 @@ export async function showLobby(app) {
       h('h1', { text: t('app.lobby.heroTitle') }),
       h('p', { text: t('app.lobby.heroText', { games: which }) })),
     h('div', { class: 'lobby-grid' }, createCard(games, open),
-      h('div', { class: 'lobby-side' }, joinCard(games), open.el, bestTimesCard(games), howCard())));
+      h('div', { class: 'lobby-side' }, joinCard(games), open.el, bestTimesCard(games), ratingsCard(games), howCard())));
 }
 
 /**

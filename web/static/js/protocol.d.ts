@@ -163,6 +163,7 @@ export interface Room {
   spectatorChat?: boolean;
   commitment?: string;
   daily?: string;
+  rated?: boolean;
   hz?: number;
   paused?: boolean;
   turnClock?: TurnClock;
