@@ -88,11 +88,14 @@ func New(o Options) (s *Server, err error) {
 	s.metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	s.metrics.MustRegister(storeMetrics(s.st)...)
 	// The store's outbox carries every match's leaderboard results (stored
-	// with the match's end, applied by the rooms' RecordScores) and, with a
-	// URL, the webhook events: one dispatcher hands both on.
+	// with the match's end, applied by the rooms' RecordScores), every rated
+	// match's rating job (applied by ApplyRatingEvent) and, with a URL, the
+	// webhook events: one dispatcher hands them all on.
 	s.hooks, err = webhook.New(webhook.Config{URL: o.Webhooks.URL, Secret: []byte(o.Webhooks.Secret), Outbox: s.st, Logger: log, Registerer: s.metrics,
 		Handlers: map[string]webhook.Handler{room.ScoresEvent: func(ctx context.Context, ev store.Event) error {
 			return s.rooms.RecordScores(ctx, ev)
+		}, room.RatingEvent: func(ctx context.Context, ev store.Event) error {
+			return s.rooms.ApplyRatingEvent(ctx, ev)
 		}}})
 	if err != nil {
 		return nil, err
@@ -110,7 +113,7 @@ func New(o Options) (s *Server, err error) {
 		verifier = v
 		log.Info("sign-in on", "hs256", o.SignIn.Secret != "", "jwks", o.SignIn.JWKSURL, "audience", o.SignIn.Audience, "required", o.SignIn.Require)
 	}
-	rcfg := room.Config{Games: reg, Store: s.st, Leaderboards: s.st, Claims: s.st, Logger: log, Metrics: room.NewMetrics(s.metrics),
+	rcfg := room.Config{Games: reg, Store: s.st, Leaderboards: s.st, Ratings: s.st, Claims: s.st, Logger: log, Metrics: room.NewMetrics(s.metrics),
 		IdleTimeout: o.Rooms.IdleTimeout, RetryAfter: o.Rooms.RetryAfter, AIDelay: o.Rooms.AIDelay, EndedTTL: o.Rooms.EndedTTL,
 		MaxRooms: o.Rooms.MaxRooms, MaxSpectators: o.Rooms.MaxSpectators, MaxMatchMoves: o.Rooms.MaxMatchMoves,
 		SeatGrace: o.Rooms.SeatGrace, LobbyTimeout: o.Rooms.LobbyTimeout,

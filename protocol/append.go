@@ -88,6 +88,11 @@ func AppendUpdate(dst []byte, u *Update, beats []byte) ([]byte, error) {
 	if u.Invite != "" {
 		dst = AppendString(append(dst, `,"invite":`...), u.Invite)
 	}
+	if u.TurnClock != nil {
+		if dst, err = appendField(dst, "turnClock", u.TurnClock); err != nil {
+			return nil, err
+		}
+	}
 	return append(dst, '}'), nil
 }
 

@@ -235,6 +235,9 @@ type Update struct {
 	// Invite is the room's new invite, for seated players, on the update
 	// that locks the room.
 	Invite string `json:"invite,omitempty"`
+	// TurnClock is the match's turn clock after the change, on every update
+	// of a running match with a clock (§2.12).
+	TurnClock *TurnClock `json:"turnClock,omitempty"`
 }
 
 // Receipt answers one action: accepted at a revision, or refused with a
@@ -362,10 +365,26 @@ type Room struct {
 	// plays (§2.8): its match's secret is that day's, disclosed when the
 	// day ends.
 	Daily string `json:"daily,omitempty"`
+	// Rated is true in a rated room: one match between the two signed-in
+	// players the rated pool paired, whose result changes their ratings
+	// (PROTOCOL.md, "Ratings").
+	Rated bool `json:"rated,omitempty"`
 	// Hz is the tick rate of a real-time game (0 for a game driven by
 	// commands), and Paused says its running match waits for a player.
 	Hz     int  `json:"hz,omitempty"`
 	Paused bool `json:"paused,omitempty"`
+	// TurnClock is the match's turn clock (settings.clock, §2.12): present
+	// in a room with a clock once its first match has started.
+	TurnClock *TurnClock `json:"turnClock,omitempty"`
+}
+
+// TurnClock is a match's turn clock as of room.clocks.now (or the update's
+// moment): the time each seat has left, the seats whose clock runs, and
+// the host time the first of them runs out (0 when none runs).
+type TurnClock struct {
+	RemainingMs []int64 `json:"remainingMs"`
+	Running     []int   `json:"running"`
+	Deadline    int64   `json:"deadline"`
 }
 
 // SeatInfo is one seat's public information.
@@ -417,6 +436,11 @@ type Result struct {
 	// Detail is what the game says of the ended match that its views do
 	// not, in the game's own shape (§5): Minesweeper's wrong flags.
 	Detail json.RawMessage `json:"detail,omitempty"`
+	// TimedOut are the seats that ran out of time (status "timeout"), and
+	// RemainingMs each seat's time left when a match with a turn clock
+	// ended (§2.12).
+	TimedOut    []int   `json:"timedOut,omitempty"`
+	RemainingMs []int64 `json:"remainingMs,omitempty"`
 }
 
 // Replay is a room's last finished match as GET /api/rooms/{code}/replay

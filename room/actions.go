@@ -289,11 +289,11 @@ func (r *Room) control(mem *member, a *protocol.Action) error {
 			r.stale(mem, a, "the seats or settings changed since this was sent")
 			return nil
 		}
-		setup, err := r.st.game.Configure(ctl.Settings)
+		setup, err := configure(r.st.game, ctl.Settings)
 		if err != nil {
 			return refuse(protocol.CodeInvalidSettings, err.Error())
 		}
-		e.Kind, e.Settings = kindSettings, setup.Config // stored and echoed in canonical form
+		e.Kind, e.Settings = kindSettings, setup.Settings // stored and echoed in canonical form
 	case protocol.ControlFillWithAI:
 		e.Kind = kindFill
 		free := r.st.setup.Mode.MaxSeats - len(r.st.Players)
@@ -322,11 +322,11 @@ func (r *Room) control(mem *member, a *protocol.Action) error {
 	case protocol.ControlRematch:
 		e.Kind, e.Seed, e.RV = kindRematch, r.m.cfg.Seeds(), r.st.game.Info().RulesVersion
 		if len(ctl.Settings) > 0 { // the next match's settings (a puzzle's next level)
-			setup, err := r.st.game.Configure(ctl.Settings)
+			setup, err := configure(r.st.game, ctl.Settings)
 			if err != nil {
 				return refuse(protocol.CodeInvalidSettings, err.Error())
 			}
-			e.Settings = setup.Config
+			e.Settings = setup.Settings
 		}
 	case protocol.ControlMute:
 		if ctl.Seat == nil || *ctl.Seat < 0 || *ctl.Seat >= len(r.st.Players) {

@@ -45,6 +45,12 @@ type Config struct {
 	Cluster  store.Cluster
 	Node     string
 	LeaseTTL time.Duration
+	// Ratings keeps the players' ratings per game and mode (rated.go).
+	// Nil means no rated rooms and no ratings.
+	Ratings store.Ratings
+	// RatedModes are the game modes that may be rated, as "game/mode".
+	// Nil means DefaultRatedModes.
+	RatedModes []string
 	// Claims holds the daily key and who played each daily (daily.go). Nil
 	// means the server keeps no ranked dailies.
 	Claims store.Claims
@@ -112,11 +118,11 @@ type Config struct {
 	PoolEvery time.Duration
 	// MaxPool bounds the waiting tickets of one pool. Zero means 10,000.
 	MaxPool int
-	// Rater gives the rating a player enters a pool with. Nil means 1500
-	// for everyone (until the ratings are wired: pool_rated.go).
+	// Rater gives the rating a player enters a pool with. Nil means the
+	// manager's ratings (Rating); tests give ratings of their own.
 	Rater PoolRater
-	// RatedRooms makes the rooms of pairs. Nil means this manager's own
-	// (pool_rated.go).
+	// RatedRooms makes the rooms of pairs. Nil means this manager's
+	// (CreateRated).
 	RatedRooms RatedRooms
 }
 

@@ -38,6 +38,9 @@ const (
 	// are not stored (they follow from the inputs), but the end of a match
 	// is a change to the room.
 	kindTick = "tick"
+	// kindTimeout is a seat's turn clock running out (turnclock.go):
+	// Target is its player.
+	kindTimeout = "timeout"
 )
 
 // entry is one accepted change. Everything the reducer needs is in it

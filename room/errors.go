@@ -23,7 +23,7 @@ var (
 
 	// Rated quick play (pool.go).
 	ErrNoPool       = errors.New("room: this server has no rated quick play")
-	ErrNotRatedMode = errors.New("room: rated quick play is for modes of two seats")
+	ErrNotRatedMode = errors.New("room: rated quick play is for the rated modes")
 	ErrQueued       = errors.New("room: the player is waiting for a rated match already")
 	ErrPoolFull     = errors.New("room: the pool is full")
 	ErrNoTicket     = errors.New("room: no such ticket (it was cancelled, or lapsed unpolled)")

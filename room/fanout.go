@@ -35,6 +35,10 @@ func (r *Room) fanout(e *entry, eff effect) {
 	if eff.ended {
 		result = r.st.resultWire(true, r.now().UnixMilli())
 	}
+	var clock *protocol.TurnClock
+	if r.st.TurnClock != nil && (r.st.Phase == phaseRunning || eff.ended) {
+		clock = r.st.turnClockWire(r.now().UnixMilli())
+	}
 	frames := r.scratch[:0]
 	encodings, deliveries := 0, 0
 	for c, mem := range r.members {
@@ -52,7 +56,7 @@ func (r *Room) fanout(e *entry, eff effect) {
 		}
 		if frame == nil {
 			u := protocol.Update{Type: protocol.TypeUpdate, Epoch: r.st.Epoch, From: mem.shown, To: e.Rev,
-				By: eff.bySeat, Room: info, Result: result}
+				By: eff.bySeat, Room: info, Result: result, TurnClock: clock}
 			var beats []byte
 			if eff.step != nil {
 				var err error

@@ -84,6 +84,7 @@ func rankedValue(r *session.Ranking, timeMs, score float64) float64 {
 // is not named — and goes on its mode's lists (a daily's on its day's list
 // only). The time is the host's.
 func (r *Room) finish() {
+	r.rate() // a rated room's match: its rating job (rated.go)
 	res, st := r.st.Result, r.st
 	if res == nil || !res.Ranked || len(res.Winners) == 0 || st.assisted {
 		return

@@ -302,14 +302,14 @@ func (m *Manager) QuickPlay(ctx context.Context, req QuickPlayRequest) (QuickPla
 	if !ok {
 		return QuickPlayResult{}, fmt.Errorf("%w %q", ErrUnknownGame, req.Game)
 	}
-	setup, err := g.Configure(req.Settings)
+	setup, err := configure(g, req.Settings)
 	if err != nil {
 		return QuickPlayResult{}, fmt.Errorf("%w: %v", ErrBadSettings, err)
 	}
 	if setup.Mode.MaxSeats < 2 {
 		return QuickPlayResult{}, ErrSoloQuickPlay
 	}
-	key := req.Game + "\x00" + string(setup.Config)
+	key := req.Game + "\x00" + string(setup.Settings)
 	unlock, err := m.listing.lockQuickPlay(ctx, key)
 	if err != nil {
 		return QuickPlayResult{}, err
@@ -323,7 +323,7 @@ func (m *Manager) QuickPlay(ctx context.Context, req QuickPlayRequest) (QuickPla
 		return req.Spend(create)
 	}
 	spent := false
-	for _, r := range m.quickPlayRooms(req.Game, setup.Config) {
+	for _, r := range m.quickPlayRooms(req.Game, setup.Settings) {
 		if !spent {
 			if err := spend(false); err != nil {
 				return QuickPlayResult{}, err
@@ -346,7 +346,7 @@ func (m *Manager) QuickPlay(ctx context.Context, req QuickPlayRequest) (QuickPla
 	if err := spend(true); err != nil {
 		return QuickPlayResult{}, err
 	}
-	res, err := m.Create(ctx, CreateRequest{Game: req.Game, Settings: setup.Config, Name: req.Name,
+	res, err := m.Create(ctx, CreateRequest{Game: req.Game, Settings: setup.Settings, Name: req.Name,
 		Access: protocol.AccessPublic, Player: req.Player, Client: req.Client})
 	if err != nil {
 		return QuickPlayResult{}, err

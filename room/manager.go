@@ -40,6 +40,12 @@ type Manager struct {
 
 	replaySlots chan struct{} // a token per replay being validated (SubmitReplay)
 
+	// The rating writer (rated.go), without an outbox.
+	ratings         chan store.RatedMatch
+	ratingsQuit     chan struct{}
+	ratingsDone     chan struct{}
+	stopRatingsOnce sync.Once
+
 	reports reports // reported chat messages (chat.go)
 
 	// started is when this manager began, and lastAlive (Unix ms) the last
@@ -71,6 +77,7 @@ func NewManager(cfg Config) (*Manager, error) {
 		scoresQuit: make(chan struct{}), scoresDone: make(chan struct{}), replaySlots: make(chan struct{}, maxReplaysAtOnce)}
 	m.startAlive()
 	m.startLeases()
+	m.startRatings()
 	m.startPool()
 	if cfg.Leaderboards != nil {
 		m.scores = make(chan finished, 1024)
@@ -267,6 +274,7 @@ func (m *Manager) restore(ctx context.Context, code string) (*Room, error) {
 	if st.Closed {
 		return nil, ErrNoRoom
 	}
+	m.rerate(st)
 	if rec.Rewound {
 		if err := m.moveRewound(ctx, lease, st, &rec); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrStorage, err)
@@ -395,5 +403,5 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		err = errors.Join(err, fmt.Errorf("room: shutdown: leaderboard writer: %w", ctx.Err()))
 	}
-	return err
+	return errors.Join(err, m.stopRatings(ctx))
 }

@@ -34,10 +34,10 @@ func (s *state) start(e *entry) (effect, error) {
 		}
 		if len(e.Settings) > 0 { // a rematch under new settings
 			var err error
-			if setup, err = s.game.Configure(e.Settings); err != nil {
+			if setup, err = configure(s.game, e.Settings); err != nil {
 				return effect{}, refuse(protocol.CodeInvalidSettings, err.Error())
 			}
-			settings = setup.Config
+			settings = setup.Settings
 			if !setup.Mode.AI && slices.ContainsFunc(players, func(p *player) bool { return p.AI }) {
 				return effect{}, refuse(protocol.CodeInvalidSettings, setup.Mode.Name+" has no AI seats; remove them first")
 			}
@@ -72,7 +72,7 @@ func (s *state) start(e *entry) (effect, error) {
 		s.endOldRules()
 		return eff, nil
 	}
-	sess, err := session.NewSession(s.game, e.Seed, settings, n, nil)
+	sess, err := session.NewSession(s.game, e.Seed, setup.Config, n, nil)
 	if err != nil {
 		return effect{}, refuse(protocol.CodeInvalidSettings, err.Error())
 	}
@@ -111,7 +111,7 @@ func (s *state) command(e *entry) (effect, error) {
 		return effect{}, commandRefusal(err)
 	}
 	e.Move = step.Move() // stored and echoed: the canonical form, not the client's bytes
-	if !s.Players[seat].AI && seat < len(s.movers) {
+	if !s.Players[seat].AI && !s.byAI(seat) && seat < len(s.movers) {
 		s.movers[seat] = true
 	}
 	eff := effect{step: step}

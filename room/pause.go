@@ -79,19 +79,24 @@ func (m *Manager) stopAlive() {
 // snapshot. A real-time match's time is its ticks, which stop with the
 // server anyway.
 func (r *Room) noteStop() {
-	if r.st.Phase == phaseRunning && !r.st.stepped() && r.st.sess != nil {
-		if _, started := r.st.sess.Started(); started {
-			r.st.Stopped = r.now().UnixMilli()
-		}
+	if r.st.timed() {
+		r.st.Stopped = r.now().UnixMilli()
 	}
 }
 
-// crashed reports whether the room holds a running, turn-based match whose
-// clock had started: what a crash's downtime is credited to.
-func (r *Room) crashed() bool {
-	st := r.st
+// crashed reports whether the room holds a match whose time a crash's
+// downtime is credited to.
+func (r *Room) crashed() bool { return r.st.timed() }
+
+// timed reports whether the room holds a running, turn-based match whose
+// time runs: its match clock has started, or its turn clock runs from the
+// start.
+func (st *state) timed() bool {
 	if st.Phase != phaseRunning || st.stepped() || st.sess == nil {
 		return false
+	}
+	if st.TurnClock != nil {
+		return true
 	}
 	_, started := st.sess.Started()
 	return started

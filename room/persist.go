@@ -49,6 +49,10 @@ func (r *Room) commit() {
 			r.m.record(f)
 		}
 		b.finished = b.finished[:0]
+		for _, m := range b.rated {
+			r.m.enqueueRating(m)
+		}
+		b.rated = b.rated[:0]
 		b.joined = append(b.joined, b.joins...)
 		b.joins = b.joins[:0]
 		if len(b.events) > 0 {
@@ -263,7 +267,7 @@ func (r *Room) rollback() {
 			r.send(out{to: p.c, frame: receiptRefused(p.aid, &protocol.Notice{Code: protocol.CodeStorageUnavailable, Message: why, Temporary: true})})
 		}
 	}
-	b.accepted, b.joins, b.finished, b.events = b.accepted[:0], b.joins[:0], b.finished[:0], b.events[:0]
+	b.accepted, b.joins, b.finished, b.events, b.rated = b.accepted[:0], b.joins[:0], b.finished[:0], b.events[:0], b.rated[:0]
 	clear(b.replaced)
 	r.publishInfo()
 }

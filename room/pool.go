@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,7 +16,7 @@ import (
 	"github.com/roomd/roomd/store"
 )
 
-// pool.go: rated quick play (PROTOCOL.md §2.12). A signed-in player asks
+// pool.go: rated quick play (PROTOCOL.md §2.13). A signed-in player asks
 // for a rated match of a game, mode and clock (EnterPool): the manager
 // puts a ticket with the player's rating in the pool (store.Pool: Redis
 // when nodes share one, so players on every node meet; in process on a
@@ -47,7 +48,7 @@ const (
 	poolIdle = 30 * time.Second
 )
 
-// The rating window (PROTOCOL.md §2.12): two tickets pair when their
+// The rating window (PROTOCOL.md §2.13): two tickets pair when their
 // ratings differ by at most the smaller of their windows. A ticket's
 // window is ±100 when it enters and widens by 50 every 5 s it waits, up to
 // ±500 (after 40 s); from 60 s of waiting it is unbounded.
@@ -193,37 +194,36 @@ func (m *Manager) poolKey(req PoolRequest) (pool, mode string, settings json.Raw
 	if !ok {
 		return "", "", nil, fmt.Errorf("%w %q", ErrUnknownGame, req.Game)
 	}
-	game, clock, err := splitClock(req.Settings)
+	rs, err := configure(g, req.Settings) // the room's own reading: the clock out, then the game's
 	if err != nil {
 		return "", "", nil, fmt.Errorf("%w: %v", ErrBadSettings, err)
 	}
-	setup, err := g.Configure(game)
-	if err != nil {
-		return "", "", nil, fmt.Errorf("%w: %v", ErrBadSettings, err)
+	mode = rs.Mode.ID
+	if rs.Mode.MaxSeats < RatedSeats || rs.Mode.MinSeats > RatedSeats || !m.ratedMode(req.Game, mode) {
+		return "", "", nil, fmt.Errorf("%w: %s/%s is not (rated: %v)", ErrNotRatedMode, req.Game, mode, m.ratedModes())
 	}
-	if setup.Mode.MaxSeats < 2 || setup.Mode.MinSeats > 2 {
-		return "", "", nil, ErrNotRatedMode
+	return req.Game + "/" + mode + "/" + clockKey(rs.Clock), mode, rs.Settings, nil
+}
+
+// clockKey is a clock's part of a pool key: "none", "move5000" (a limit
+// of 5 s a move) or "300000+2000" (a chess clock of 5 min plus 2 s a
+// move).
+func clockKey(c *clockSpec) string {
+	switch {
+	case c == nil:
+		return "none"
+	case !c.chess():
+		return "move" + strconv.FormatInt(c.MoveMs, 10)
 	}
-	settings = setup.Config
-	if clock != nil {
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(setup.Config, &fields); err != nil || fields == nil {
-			return "", "", nil, fmt.Errorf("%w: the game's settings are not an object", ErrBadSettings)
-		}
-		fields["clock"] = clock.canonical()
-		if settings, err = json.Marshal(fields); err != nil {
-			return "", "", nil, err
-		}
-	}
-	return req.Game + "/" + setup.Mode.ID + "/" + clock.key(), setup.Mode.ID, settings, nil
+	return strconv.FormatInt(c.BaseMs, 10) + "+" + strconv.FormatInt(c.IncrementMs, 10)
 }
 
 // EnterPool puts req's player in the pool of req's game, mode and clock
-// with its rating. It fails with ErrNoPool when this manager has no pool,
-// ErrNotRatedMode for a mode that does not seat two, ErrQueued when the
+// with its rating. It fails with ErrNoPool when this manager has no pool
+// or keeps no ratings, ErrNotRatedMode for a mode that is not rated, ErrQueued when the
 // player waits already and ErrPoolFull when the pool is full.
 func (m *Manager) EnterPool(ctx context.Context, req PoolRequest) (PoolStatus, error) {
-	if m.cfg.Pool == nil {
+	if m.cfg.Pool == nil || m.cfg.Ratings == nil {
 		return PoolStatus{}, ErrNoPool
 	}
 	if req.Player == "" {

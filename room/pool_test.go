@@ -26,7 +26,7 @@ func (f fakeRater) PoolRating(_ context.Context, game, mode, player string) (flo
 	if r, ok := f[player]; ok {
 		return r, nil
 	}
-	return DefaultPoolRating, nil
+	return DefaultRating().Rating, nil
 }
 
 func TestWindow(t *testing.T) {
@@ -80,13 +80,17 @@ func TestPairs(t *testing.T) {
 }
 
 // poolManager is a manager in a synctest bubble with a pool and a rater.
-func poolManager(t *testing.T, pool store.Pool, st store.Store, ratings fakeRater) *Manager {
+func poolManager(t *testing.T, pool store.Pool, st *memstore.Memory, ratings fakeRater) *Manager {
 	t.Helper()
 	if st == nil {
 		st = memstore.New()
 	}
+	var rater PoolRater // the store's ratings, or the test's
+	if ratings != nil {
+		rater = ratings
+	}
 	return bubbleManager(t, Config{Games: session.NewRegistry(nim.Game, tictactoe.Game, minesweeper.Game), Store: st, Pool: pool,
-		Rater: ratings, AIDelay: -1})
+		Ratings: st, Rater: rater, AIDelay: -1})
 }
 
 func enter(t *testing.T, m *Manager, player string, settings string) PoolStatus {
@@ -239,12 +243,12 @@ func TestPoolSettings(t *testing.T) {
 			{`{"clock":{"incrementMs":2000,"baseMs":300000}}`, "tictactoe/classic/300000+2000", ""},
 			{`{"clock":{"baseMs":60000}}`, "tictactoe/classic/60000+0", ""},
 			{`{"clock":null}`, "tictactoe/classic/none", ""},
-			{`{"clock":{"moveMs":999}}`, "", "moveMs must be from 1000"},
+			{`{"clock":{"moveMs":999}}`, "", "moveMs must be 1000 to"},
 			{`{"clock":{"moveMs":5000,"baseMs":5000}}`, "", "does not go with"},
 			{`{"clock":{"minutes":5}}`, "", "unknown field"},
-			{`{"clock":{}}`, "", "is required"},
+			{`{"clock":{}}`, "", "baseMs must be 1000 to"},
 			{`{"mode":"duel"}`, "", "invalid settings"},
-			{`{"mode":"solo"}`, "", "modes of two seats"},
+			{`{"mode":"solo"}`, "", "for the rated modes"},
 			{`{"mode":"race"}`, "", ""},
 		} {
 			game := "tictactoe"
@@ -300,6 +304,18 @@ func TestPoolTwoManagers(t *testing.T) {
 			if n != 2 {
 				t.Fatalf("room %s has %d players", code, n)
 			}
+		}
+	})
+}
+
+// TestPoolNeedsRatings: a manager that keeps no ratings has no rated
+// quick play.
+func TestPoolNeedsRatings(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		m := bubbleManager(t, Config{Games: session.NewRegistry(tictactoe.Game), Pool: memstore.NewPool()})
+		if _, err := m.EnterPool(t.Context(), PoolRequest{Game: "tictactoe", Player: "ann"}); !errors.Is(err, ErrNoPool) {
+			t.Fatalf("EnterPool without ratings: %v, want ErrNoPool", err)
 		}
 	})
 }

@@ -164,14 +164,15 @@ type batch struct {
 	joined    []joinReply            // stored joins, answered once the room's info shows them (flush)
 	replays   []chan protocol.Replay // replay requests, answered from the stored state
 	replaced  map[string]string
-	events    []store.Event // webhook events, stored with the entries (hooks.go)
+	events    []store.Event      // webhook events, stored with the entries (hooks.go)
+	rated     []store.RatedMatch // rated results for the rating writer, once stored (rated.go)
 }
 
 // reset empties the batch, keeping its buffers (the large ones are let go).
 func (b *batch) reset() {
 	clear(b.outs)
 	b.entries, b.outs, b.accepted, b.published = b.entries[:0], b.outs[:0], b.accepted[:0], b.published[:0]
-	b.finished, b.joins, b.events = b.finished[:0], b.joins[:0], b.events[:0]
+	b.finished, b.joins, b.events, b.rated = b.finished[:0], b.joins[:0], b.events[:0], b.rated[:0]
 	clear(b.replays)
 	b.replays = b.replays[:0]
 	clear(b.replaced)
@@ -240,6 +241,9 @@ type Room struct {
 	// absent notes, for each human seat of the lobby with no connection,
 	// since when: past Config.SeatGrace the room gives the seat up.
 	absent map[string]time.Time
+	// gone notes, for each seat of a rated room's running match with no
+	// connection, since when (rated.go).
+	gone map[string]time.Time
 	// movedTo is the epoch a client moved this room to since it was loaded:
 	// while the room is still in it, no client may ask again (once is the
 	// most a client may ask for). A move the store refused leaves the room
@@ -357,6 +361,7 @@ func (r *Room) run() {
 		for _, in := range r.mb.drain() {
 			r.handle(in)
 		}
+		r.ratedTurn()
 		r.commit()
 		r.pace()
 		r.flush()
@@ -514,7 +519,13 @@ func (r *Room) schedule() {
 	if !r.aiAt.IsZero() && r.aiAt.Before(next) {
 		next = r.aiAt
 	}
+	if _, at, ok := r.st.clockDue(); ok && !r.frozen && time.UnixMilli(at).Before(next) {
+		next = time.UnixMilli(at)
+	}
 	if at := r.nextRelease(); !at.IsZero() && at.Before(next) && !r.frozen {
+		next = at
+	}
+	if at := r.ratedDue(); !at.IsZero() && at.Before(next) && !r.frozen {
 		next = at
 	}
 	if r.presence {
@@ -610,6 +621,9 @@ func (r *Room) onTimer() {
 		return
 	}
 	r.runTicks(now)
+	if !r.frozen {
+		r.runClock(now)
+	}
 	if r.presence && !now.Before(r.presAt.Add(r.m.cfg.PresenceInterval)) {
 		r.sendPresence()
 	}
@@ -633,15 +647,16 @@ func (r *Room) aiSeat() int {
 		return -1 // a real-time match's AI seats give inputs at its ticks (aiInputs)
 	}
 	pending := r.st.sess.Match().Pending()
-	if r.st.awaitsHuman() && slices.ContainsFunc(pending, func(seat int) bool {
-		return seat < len(r.st.Players) && !r.st.Players[seat].AI
-	}) {
+	byAI := func(seat int) bool {
+		return seat < len(r.st.Players) && (r.st.Players[seat].AI || r.st.byAI(seat))
+	}
+	if r.st.awaitsHuman() && slices.ContainsFunc(pending, func(seat int) bool { return !byAI(seat) }) {
 		return -1
 	}
 	n := len(pending)
 	for i := range n {
 		seat := pending[(r.aiNext+i)%n]
-		if seat < len(r.st.Players) && r.st.Players[seat].AI && !r.aiBroken(seat) {
+		if byAI(seat) && !r.aiBroken(seat) {
 			return seat
 		}
 	}

@@ -42,10 +42,15 @@ type snapshot struct {
 	WatchLocked bool   `json:"watchLocked,omitempty"`
 	// Daily: see state (absent: not a daily room).
 	Daily *dailyState `json:"daily,omitempty"`
+	// Rated: see state (absent: not a rated room).
+	Rated *ratedState `json:"rated,omitempty"`
 	// SpectatorChat, Paused and Stopped: see state.
 	SpectatorChat bool  `json:"spectatorChat,omitempty"`
 	Paused        int64 `json:"paused,omitempty"`
 	Stopped       int64 `json:"stopped,omitempty"`
+	// TurnClock: see state (absent: the room has no clock, or no match
+	// has started under it).
+	TurnClock *turnClock `json:"turnClock,omitempty"`
 }
 
 // storedMatch is the current (or last) match.
@@ -81,7 +86,8 @@ func (s *state) encode() (data []byte, keep uint64, err error) {
 	snap := snapshot{V: SnapshotVersion, Code: s.Code, Epoch: s.Epoch, Rev: s.Rev, Game: s.Game,
 		Settings: s.Settings, Phase: s.Phase, Host: s.Host, Players: s.Players, Match: s.Match,
 		MatchRev: s.MatchRev, MetaRev: s.MetaRev, Result: s.Result, Created: s.Created,
-		Activity: s.Activity, Closed: s.Closed, Dedup: s.Dedup, Access: s.Access, Invite: s.Invite, WatchLocked: s.WatchLocked, Daily: s.Daily, SpectatorChat: s.SpectatorChat, Paused: s.Paused, Stopped: s.Stopped}
+		Activity: s.Activity, Closed: s.Closed, Dedup: s.Dedup, Access: s.Access, Invite: s.Invite, WatchLocked: s.WatchLocked, Daily: s.Daily, SpectatorChat: s.SpectatorChat, Paused: s.Paused, Stopped: s.Stopped, TurnClock: s.TurnClock,
+		Rated: s.Rated}
 	if s.sess != nil {
 		cp, err := s.sess.Save()
 		if err != nil {
@@ -154,7 +160,8 @@ func decodeSnapshot(games *session.Registry, data []byte, entries []store.Entry)
 		Settings: snap.Settings, Phase: snap.Phase, Host: snap.Host, Players: snap.Players,
 		Match: snap.Match, MatchRev: snap.MatchRev, MetaRev: snap.MetaRev, Result: snap.Result,
 		Created: snap.Created, Activity: snap.Activity, Closed: snap.Closed, Dedup: snap.Dedup,
-		Access: snap.Access, Invite: snap.Invite, WatchLocked: snap.WatchLocked, Daily: snap.Daily, SpectatorChat: snap.SpectatorChat, Paused: snap.Paused, Stopped: snap.Stopped}
+		Access: snap.Access, Invite: snap.Invite, WatchLocked: snap.WatchLocked, Daily: snap.Daily, SpectatorChat: snap.SpectatorChat, Paused: snap.Paused, Stopped: snap.Stopped,
+		TurnClock: snap.TurnClock, Rated: snap.Rated}
 	if s.Dedup == nil {
 		s.Dedup = map[string]*dedup{}
 	}

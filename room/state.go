@@ -52,6 +52,9 @@ type matchResult struct {
 	Ticks uint64 `json:"ticks,omitempty"`
 	// Detail is the game's own word on the ended match (session.Outcome).
 	Detail json.RawMessage `json:"detail,omitempty"`
+	// TimedOut and RemainingMs: a match with a turn clock (turnclock.go).
+	TimedOut    []int   `json:"timedOut,omitempty"`
+	RemainingMs []int64 `json:"remainingMs,omitempty"`
 }
 
 // state is everything durable about a room. Only the room's actor touches
@@ -59,7 +62,7 @@ type matchResult struct {
 type state struct {
 	games *session.Registry
 	game  session.Game
-	setup session.Setup
+	setup roomSetup
 
 	Code     string
 	Epoch    string
@@ -88,6 +91,8 @@ type state struct {
 	WatchLocked bool
 	// Daily is set in a room that plays a ranked daily (daily.go).
 	Daily *dailyState
+	// Rated is set in a rated room (rated.go).
+	Rated *ratedState
 	// SpectatorChat: the host lets spectators chat (chat.go).
 	SpectatorChat bool
 	// Paused is the downtime of graceful restarts during the current match
@@ -97,6 +102,9 @@ type state struct {
 	// next process credits the gap with a kindResume entry (pause.go).
 	Paused  int64
 	Stopped int64
+	// TurnClock is the current (or last) match's turn clock, when the
+	// room's settings have one (turnclock.go).
+	TurnClock *turnClock
 
 	sess *session.GameSession
 	// roster is the player id of each seat of the match (fixed while it
@@ -143,7 +151,7 @@ func newState(games *session.Registry, code, epoch, gameID string, settings json
 	if err := s.bind(); err != nil {
 		return nil, err
 	}
-	s.Settings = s.setup.Config
+	s.Settings = s.setup.Settings
 	return s, nil
 }
 
@@ -153,7 +161,7 @@ func (s *state) bind() error {
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownGame, s.Game)
 	}
-	setup, err := g.Configure(s.Settings)
+	setup, err := configure(g, s.Settings)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrBadSettings, err)
 	}
@@ -219,6 +227,15 @@ func (s *state) apply(e *entry) (effect, error) {
 	if err != nil {
 		return effect{}, err
 	}
+	if eff.started {
+		s.startClock(e.T)
+	} else if s.TurnClock != nil && !eff.input {
+		s.moveClock(e.T)
+	}
+	if eff.ended && s.TurnClock != nil && s.Result != nil {
+		s.Result.RemainingMs = slices.Clone(s.TurnClock.Left)
+		s.Result.TimedOut = slices.Clone(s.TurnClock.TimedOut)
+	}
 	s.Rev = e.Rev
 	s.Activity = e.T
 	if eff.meta {
@@ -234,6 +251,9 @@ func (s *state) apply(e *entry) (effect, error) {
 }
 
 func (s *state) dispatch(e *entry) (effect, error) {
+	if eff, done, err := s.ratedDispatch(e); done {
+		return eff, err
+	}
 	switch e.Kind {
 	case kindJoin:
 		return s.join(e)
@@ -269,6 +289,8 @@ func (s *state) dispatch(e *entry) (effect, error) {
 		}
 		s.endMatch(e.T, "resigned", others(len(s.Players), seat))
 		return effect{meta: true, ended: true}, nil
+	case kindTimeout:
+		return s.timeout(e)
 	case kindStall:
 		if err := s.need(phaseRunning); err != nil {
 			return effect{}, err
@@ -372,7 +394,7 @@ func (s *state) settings(e *entry) (effect, error) {
 	if err := s.needHost(e.By); err != nil {
 		return effect{}, err
 	}
-	setup, err := s.game.Configure(e.Settings)
+	setup, err := configure(s.game, e.Settings)
 	if err != nil {
 		return effect{}, refuse(protocol.CodeInvalidSettings, err.Error())
 	}
@@ -380,7 +402,7 @@ func (s *state) settings(e *entry) (effect, error) {
 		return effect{}, refuse(protocol.CodeInvalidSettings,
 			fmt.Sprintf("%s takes at most %d seats and %d are taken; remove seats first", setup.Mode.Name, setup.Mode.MaxSeats, len(s.Players)))
 	}
-	s.Settings, s.setup = setup.Config, setup
+	s.Settings, s.setup = setup.Settings, setup
 	for _, p := range s.Players {
 		p.Ready = false
 	}
@@ -445,7 +467,7 @@ func (s *state) leaveSeat(i int, t int64) effect {
 	id := p.ID
 	if s.Phase == phaseRunning {
 		p.Gone, p.TokenHash = true, ""
-		if s.setup.Mode.AI {
+		if s.setup.Mode.AI && s.Rated == nil { // a rated seat resigns
 			p.AI = true // the game's AI plays the seat to the end of the match
 			s.assisted = true
 		} else {

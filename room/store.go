@@ -30,6 +30,16 @@ type Event = store.Event
 // Outbox is the durable queue of webhook events (store.Outbox).
 type Outbox = store.Outbox
 
+// Rating is a player's rating in one game and mode (store.Rating).
+type Rating = store.Rating
+
+// RatingChange is one rated match's change to a player's rating
+// (store.RatingChange).
+type RatingChange = store.RatingChange
+
+// RatingEntry is one line of a rating leaderboard (store.RatingEntry).
+type RatingEntry = store.RatingEntry
+
 // MaxDue bounds how many events one Outbox.Due call returns (store.MaxDue).
 const MaxDue = store.MaxDue
 

@@ -29,12 +29,14 @@ func (r *Room) roomInfo() protocol.Room {
 	if st.Daily != nil {
 		info.Daily = st.Daily.Day
 	}
+	info.Rated = st.Rated != nil
 	if rate := st.game.Info().Tick; rate != nil {
 		info.Hz, info.Paused = rate.Hz, r.paused()
 	}
 	if h := st.seatOf(st.Host); h >= 0 {
 		info.Host = &h
 	}
+	info.TurnClock = st.turnClockWire(info.Clocks.Now)
 	for i, p := range st.Players {
 		info.Seats[i] = protocol.SeatInfo{Seat: i, Name: p.Name, Ready: p.Ready, AI: p.AI, Muted: p.Muted, Player: p.Player}
 	}
@@ -72,7 +74,7 @@ func (st *state) resultWire(withLog bool, now int64) *protocol.Result {
 		return nil
 	}
 	out := &protocol.Result{Match: res.Match, Status: res.Status, TimeMs: res.TimeMs, Winners: res.Winners, Config: res.Config,
-		Commitment: res.Seed.Commitment(), Ticks: res.Ticks, Detail: res.Detail}
+		Commitment: res.Seed.Commitment(), Ticks: res.Ticks, Detail: res.Detail, TimedOut: res.TimedOut, RemainingMs: res.RemainingMs}
 	if until, sealed := st.sealed(now); sealed {
 		out.SealedUntil = until
 	} else {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// Pool holds the tickets of rated quick play (PROTOCOL.md §2.12): players
+// Pool holds the tickets of rated quick play (PROTOCOL.md §2.13): players
 // waiting to be paired, per pool ("game/mode/clockkey"). The nodes sharing
 // a store share its pool, so that players who queued on any node meet; a
 // store one process alone opens uses an in-process pool

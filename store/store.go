@@ -214,11 +214,13 @@ func CheckEvents(events []Event) error {
 	return nil
 }
 
-// Backend is a store of rooms that also keeps leaderboards, claims and the
-// webhook outbox: what a server wires into the room layer.
+// Backend is a store of rooms that also keeps leaderboards, claims, the
+// webhook outbox and the players' ratings: what a server wires into the
+// room layer.
 type Backend interface {
 	Store
 	Leaderboards
 	Claims
 	Outbox
+	Ratings
 }

@@ -222,7 +222,9 @@ func (s *Server) games(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusOK, struct {
 		Protocol int `json:"protocol"`
 		Games    any `json:"games"`
-	}{protocol.Version, s.cfg.Rooms.Games().Games()})
+		// Rated are the rated modes, "game/mode" (PROTOCOL.md, "Ratings").
+		Rated []string `json:"rated,omitempty"`
+	}{protocol.Version, s.cfg.Rooms.Games().Games(), s.cfg.Rooms.RatedModes()})
 }
 
 func (s *Server) schema(w http.ResponseWriter, r *http.Request) {

@@ -299,11 +299,15 @@ func (c *conn) serve(ctx context.Context) (handedOver bool) {
 		// once its writer has stopped.
 		handOver()
 		<-writerDone
-		if c.handOver(rd) {
-			return true
+		// A writer that began a close before it stopped (c.cut armed) keeps
+		// the socket here: its cut must find the socket it closes.
+		if c.cut == nil {
+			if c.handOver(rd) {
+				return true
+			}
+			c.noteEnd(whyInternal, 0, "no poller took the socket")
+			c.ws.CloseNow()
 		}
-		c.noteEnd(whyInternal, 0, "no poller took the socket")
-		c.ws.CloseNow()
 	}
 	if r := c.room.Load(); r != nil {
 		r.Drop(c)

@@ -15,7 +15,7 @@ import (
 	"github.com/roomd/roomd/room"
 )
 
-// pool.go: rated quick play's wire (PROTOCOL.md §2.12). POST /api/quickplay
+// pool.go: rated quick play's wire (PROTOCOL.md §2.13). POST /api/quickplay
 // with "rated": true puts the signed-in player in a pool and answers 202
 // with a ticket; the player waits by long-polling GET /api/quickplay/{ticket}
 // (each poll held until the ticket is settled or waitMs pass) and cancels

@@ -34,7 +34,7 @@ func (r ratings) PoolRating(_ context.Context, game, mode, player string) (float
 	if v, ok := r[player]; ok {
 		return v, nil
 	}
-	return room.DefaultPoolRating, nil
+	return room.DefaultRating().Rating, nil
 }
 
 func siteVerifier(t testing.TB) *auth.Verifier {
@@ -56,7 +56,10 @@ func playerToken(t *testing.T, player string) string {
 func withPool(t testing.TB, r ratings) serverOpt {
 	return func(rc *room.Config, c *Config) {
 		rc.Games = session.NewRegistry(nim.Game, tictactoe.Game)
-		rc.Pool, rc.Rater = memstore.NewPool(), r
+		rc.Pool, rc.Ratings = memstore.NewPool(), rc.Store.(*memstore.Memory)
+		if r != nil {
+			rc.Rater = r
+		}
 		c.Auth = siteVerifier(t)
 	}
 }
@@ -148,7 +151,7 @@ func TestRatedQuickPlayRefusals(t *testing.T) {
 		want     int
 		words    string
 	}{
-		{`{"clock":{"moveMs":10}}`, http.StatusBadRequest, "moveMs must be from 1000"},
+		{`{"clock":{"moveMs":10}}`, http.StatusBadRequest, "moveMs must be 1000 to"},
 		{`{"mode":"nope"}`, http.StatusBadRequest, "mode"},
 	} {
 		code, raw := ratedCall(t.Context(), t, s.URL, http.MethodPost, "/api/quickplay", ann,
@@ -252,6 +255,14 @@ func TestRatedQuickPlayDisconnect(t *testing.T) {
 	}
 }
 
+// rater is r as a room.PoolRater, or nil (the store's ratings) for none.
+func rater(r ratings) room.PoolRater {
+	if r == nil {
+		return nil
+	}
+	return r
+}
+
 // startRedisNode starts one node of a cluster on the Redis at url: its own
 // store client, manager and server, as a separate roomd process has.
 func startRedisNode(t *testing.T, url, prefix, id string, r ratings) *testServer {
@@ -261,7 +272,7 @@ func startRedisNode(t *testing.T, url, prefix, id string, r ratings) *testServer
 		t.Fatal(err)
 	}
 	rooms, err := room.NewManager(room.Config{Games: session.NewRegistry(nim.Game, tictactoe.Game), Store: st, AIDelay: -1,
-		Cluster: st, Node: id, LeaseTTL: 3 * time.Second, Claims: st, Pool: st, Rater: r})
+		Cluster: st, Node: id, LeaseTTL: 3 * time.Second, Claims: st, Pool: st, Ratings: st, Rater: rater(r)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,6 +131,7 @@ func (s *roomd) up(ln net.Listener) error {
 		Games:            session.NewRegistry(append([]session.Game{minesweeper.Game, nim.Game}, s.extra...)...),
 		Store:            gate,
 		Leaderboards:     st,
+		Ratings:          st,
 		Claims:           st,
 		AIDelay:          s.aiDelay,
 		PresenceInterval: 20 * time.Millisecond,

@@ -62,6 +62,7 @@ var Game = session.Define(session.Definition[Config, *State, Move, Event, View]{
 		Name:          "Card duel",
 		RulesVersion:  RulesVersion,
 		Modes:         []session.Mode{duel},
+		TurnClock:     true,
 		MaxViewBytes:  maxViewBytes,
 		MaxEventBytes: maxEventBytes,
 		ConfigSchema:  json.RawMessage(configSchema),

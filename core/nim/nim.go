@@ -37,6 +37,7 @@ var Game = session.Define(session.Definition[Config, *State, Move, Event, View]{
 		Name:          "Hidden Nim",
 		RulesVersion:  RulesVersion,
 		Modes:         []session.Mode{classic},
+		TurnClock:     true,
 		MaxViewBytes:  maxViewBytes,
 		MaxEventBytes: maxEventBytes,
 		ConfigSchema:  json.RawMessage(configSchema),

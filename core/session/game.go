@@ -22,6 +22,15 @@ type Info struct {
 	// Tick is the fixed step of a real-time game (its rules implement
 	// Stepper); nil for a game driven by commands.
 	Tick *Rate `json:"tick,omitempty"`
+	// TurnClock says the game's matches may be played on a turn clock (a
+	// room's settings.clock): a game of turns between opponents. A seat's
+	// turn is the stretch of the match it is pending. OnTimeout is what
+	// happens to a seat whose time runs out: TimeoutResign (the default,
+	// ""), the seat resigns — it loses a two-seat match and leaves a larger
+	// one; or TimeoutAI, the game's AI plays the seat's turn. A real-time
+	// game (Tick) has no turns to time.
+	TurnClock bool   `json:"turnClock,omitempty"`
+	OnTimeout string `json:"onTimeout,omitempty"`
 	// MaxMoves bounds the moves one match may log (a room refuses more).
 	// Zero means DefaultMaxMoves.
 	MaxMoves int `json:"maxMoves,omitempty"`
@@ -36,6 +45,13 @@ type Info struct {
 	ConfigSchema  json.RawMessage `json:"configSchema"`
 	CommandSchema json.RawMessage `json:"commandSchema"`
 }
+
+// The rules a game may declare for a seat whose turn clock runs out
+// (Info.OnTimeout).
+const (
+	TimeoutResign = "resign"
+	TimeoutAI     = "ai"
+)
 
 // DefaultMaxMoves is the bound of a match's log for a game that sets none.
 const DefaultMaxMoves = 10_000

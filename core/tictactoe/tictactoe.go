@@ -43,6 +43,7 @@ var Game = session.Define(session.Definition[Config, *State, Move, Event, View]{
 		Name:          "Tic-tac-toe",
 		RulesVersion:  RulesVersion,
 		Modes:         []session.Mode{classic},
+		TurnClock:     true,
 		MaxViewBytes:  maxViewBytes,
 		MaxEventBytes: maxEventBytes,
 		ConfigSchema:  json.RawMessage(configSchema),

@@ -125,7 +125,7 @@ func Open(dir string, opts BoltOptions) (*Bolt, error) {
 		// Claims stored before their expiry was indexed are indexed once.
 		indexClaims := tx.Bucket(bClaimD) == nil
 		for _, name := range [][]byte{bRooms, bSnaps, bLog, bExpiry, bBoards, bCounts, bNames, bBoardX, bBoardD, bClaims, bClaimD,
-			bOutbox, bOutboxID, bOutboxN, bWAL, bRewound} {
+			bOutbox, bOutboxID, bOutboxN, bWAL, bRewound, bRatings, bRatingH, bRatingTop, bRatingM, bRatingMD} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}

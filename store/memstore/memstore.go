@@ -33,8 +33,10 @@ type Memory struct {
 	claimScan int
 	outbox    map[string]store.Event
 	leases    map[string]memLease // ownership (cluster.go)
-	nodes     map[string]memNode
-	closed    bool
+	// ratingsData holds the ratings (rating.go).
+	ratingsData memRatings
+	nodes       map[string]memNode
+	closed      bool
 	// Now is the clock used for the expiry of rooms and boards; zero means
 	// time.Now.
 	Now func() time.Time

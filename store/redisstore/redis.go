@@ -78,6 +78,9 @@ type RedisOptions struct {
 //     slot per board, so boards spread and one script keeps the three in
 //     step;
 //   - a claim: P:claim:{key}, one key;
+//   - the ratings of a game and mode: P:{rt:game/mode}:r:player,
+//     h:player, top and m:match (rating.go): one slot per pool, so that
+//     one transaction (WATCH/MULTI) applies a match to both players;
 //   - the webhook outbox: P:{P:outbox}:due, ev and held (the index of rooms
 //     holding events): one slot, one node;
 //   - the ping key, P:ping.

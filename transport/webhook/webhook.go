@@ -42,8 +42,8 @@
 // # Local handlers
 //
 // The outbox also carries what roomd owes itself beyond a room: a finished
-// match's leaderboard results (room.ScoresEvent), stored with the match's
-// end. An event whose type has a Config.Handlers entry is handed to that
+// match's leaderboard results (room.ScoresEvent) and a rated match's
+// rating job (room.RatingEvent), each stored with the match's end. An event whose type has a Config.Handlers entry is handed to that
 // function in this process, never POSTed: nil acknowledges it, an error is
 // a failed attempt retried with the same backoff, and it is never dropped
 // (a store outage delays a score, it does not lose it). Without a URL the

@@ -181,5 +181,88 @@
     check(ticks.length > at && ticks.every((t, i) => t === i + 1), 'no ticks after resuming, or a gap: ' + JSON.stringify(ticks.slice(at - 2)));
     b.s.dispose();
   }
+
+  // Turn clocks in pass-and-play, on a clock the test turns by hand: a
+  // per-move limit starts afresh each turn and runs through the hand-off
+  // screen; the seat out of time loses (status timeout, timedOut, the
+  // other seat the winner) and no command is taken after; a chess clock
+  // charges each turn and adds the increment; a save keeps the times; the
+  // other modes have no clock.
+  {
+    let now = 1000;
+    const clockOpts = { now: () => now };
+    const b = open({ game: 'tictactoe', mode: 'pass', seats: [{ name: 'Ann' }, { name: 'Bob' }], config: {}, seed: 3, clock: { moveMs: 3000 }, ...clockOpts });
+    b.s.start();
+    let tc = b.last.turnClock;
+    check(tc && tc.running.join() === '0' && tc.remainingMs.join() === '3000,3000' && tc.deadline > 0, 'the first turn clock: ' + JSON.stringify(tc));
+    now += 2500;
+    check(b.s.command({ type: 'mark', r: 0, c: 0 }).ok, "Ann's mark is refused");
+    tc = b.last.turnClock;
+    check(tc.running.join() === '1' && tc.remainingMs.join() === '3000,3000', 'after Ann\'s mark: ' + JSON.stringify(tc));
+    now += 2000; // behind the hand-off screen: Bob's time runs
+    check(b.s.turnClock().remainingMs[1] === 1000, "Bob's clock behind the hand-off screen: " + JSON.stringify(b.s.turnClock()));
+    b.s.reveal();
+    now += 1000;
+    const late = b.s.command({ type: 'mark', r: 1, c: 1 });
+    check(!late.ok && late.notice.code === 'timeout', 'a mark after the deadline: ' + JSON.stringify(late));
+    const r = b.s.result();
+    check(b.last.status.over && r && r.status === 'timeout' && r.timedOut?.join() === '1' && r.winners.join() === '0' && r.remainingMs?.join() === '3000,0',
+      'the timeout result: ' + JSON.stringify(r));
+    check(b.last.turnClock.running.length === 0 && b.last.viewer === null, 'after the timeout: ' + JSON.stringify(b.last.turnClock) + ' viewer ' + b.last.viewer);
+    check(b.states.filter((x) => x.st.status?.phase === 'timeout').length === 1, 'the timeout published more than once');
+    b.s.dispose();
+
+    // The runner's own timer ends the game without a command.
+    const c = open({ game: 'tictactoe', mode: 'pass', seats: [{ name: 'Ann' }, { name: 'Bob' }], config: {}, seed: 3, clock: { moveMs: 1000 } });
+    c.s.start();
+    for (let i = 0; i < 300 && !c.last.status.over; i++) await new Promise((res) => setTimeout(res, 10));
+    check(c.last.status.phase === 'timeout' && c.s.result()?.timedOut?.join() === '0', "the runner's timer: " + JSON.stringify(c.last.status));
+    c.s.dispose();
+
+    // A chess clock: each turn charged, the increment added at its end; the
+    // save keeps the times and the restored game goes on from them.
+    now = 0;
+    const storage = memory();
+    const d = open({ game: 'tictactoe', mode: 'pass', seats: [{ name: 'Ann' }, { name: 'Bob' }], config: {}, seed: 3, storage,
+      clock: { baseMs: 10000, incrementMs: 2000 }, ...clockOpts });
+    d.s.start();
+    now += 4000;
+    d.s.command({ type: 'mark', r: 0, c: 0 });
+    d.s.reveal();
+    now += 1500;
+    d.s.command({ type: 'mark', r: 1, c: 1 });
+    tc = d.last.turnClock;
+    check(tc.remainingMs.join() === '8000,10500' && tc.running.join() === '0', 'the chess clock after two turns: ' + JSON.stringify(tc));
+    const env = JSON.parse(storage.getItem(LocalSession.key('tictactoe', 'pass')));
+    check(env.clock?.baseMs === 10000 && env.remainingMs?.join() === '8000,10500', 'the save: ' + JSON.stringify({ clock: env.clock, remainingMs: env.remainingMs }));
+    d.s.dispose();
+    now = 50_000; // the page was closed: not charged
+    const back = LocalSession.restore(cores.tictactoe, env, { aiDelayMs: 0, ...clockOpts, onChange: () => {} });
+    check('session' in back && back.session.turnClock()?.remainingMs.join() === '8000,10500' && back.session.turnClock()?.running.join() === '0',
+      'the restored clock: ' + JSON.stringify('session' in back ? back.session.turnClock() : back));
+    if ('session' in back) back.session.dispose();
+
+    // A game whose rule is the AI's: the AI plays the turn of the seat out
+    // of time, and the game goes on with the other seat's turn.
+    now = 0;
+    const g = open({ game: 'tictactoe', mode: 'pass', seats: [{ name: 'Ann' }, { name: 'Bob' }], config: {}, seed: 3, clock: { moveMs: 2000 }, onTimeout: 'ai', ...clockOpts });
+    g.s.start();
+    now += 2500;
+    const after = g.s.command({ type: 'mark', r: 0, c: 0 });
+    check(!after.ok && after.notice.code === 'handoff' && g.s.log.length === 1 && g.s.log[0].seat === 0 && !g.last.status.over
+      && g.last.turnClock.running.join() === '1' && g.last.handoff?.seat === 1,
+      'the AI rule: ' + JSON.stringify({ after, log: g.s.log, status: g.last.status, tc: g.last.turnClock, handoff: g.last.handoff }));
+    g.s.dispose();
+
+    // No clock against the AI, nor in a clock that is out of bounds.
+    const e = open({ game: 'tictactoe', mode: 'ai', seats: [{ name: 'Ann' }, { name: 'AI', ai: true }], config: {}, seed: 3, clock: { moveMs: 3000 } });
+    e.s.start();
+    check(e.last.turnClock === null, 'a clock against the AI: ' + JSON.stringify(e.last.turnClock));
+    e.s.dispose();
+    const f = open({ game: 'tictactoe', mode: 'pass', seats: [{ name: 'Ann' }, { name: 'Bob' }], config: {}, seed: 3, clock: { moveMs: 10 } });
+    f.s.start();
+    check(f.last.turnClock === null, 'a clock of 10 ms: ' + JSON.stringify(f.last.turnClock));
+    f.s.dispose();
+  }
   return failures;
 })()

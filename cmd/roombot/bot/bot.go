@@ -133,6 +133,7 @@ type bot struct {
 	slowBack      bool
 	tinyBuf       atomic.Bool // sockets dialed now get tiny receive buffers
 	slowWindow    time.Time   // a close before this is the hold's
+	stall         stallState  // the stall chaos of the running match (stall.go)
 	done          chan struct{}
 
 	// mu is held by the goroutine in the bot's state (see run).

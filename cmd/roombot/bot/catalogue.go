@@ -117,6 +117,9 @@ func choosePlay(server []serverGame, c *config) (play, error) {
 		return play{}, flagError{fmt.Errorf("--ai %d: %s mode %s has no AI seats", c.AI, sg.ID, mode.ID)}
 	}
 	settings, err := g.settings(c)
+	if err == nil {
+		settings, err = c.Stall.withClock(settings)
+	}
 	if err != nil {
 		return play{}, flagError{err}
 	}

@@ -51,6 +51,7 @@ type config struct {
 	EndResign    bool
 
 	Chaos chaosConfig
+	Stall stallConfig // --clock and --stall (stall.go)
 
 	// RatedCfg is --rated's (rated.go).
 	RatedCfg ratedConfig
@@ -301,8 +302,27 @@ Chaos (off unless --chaos; giving a sub-option also turns it on):
                        (chaos/slow-not-dropped), not an error: the bot then
                        reconnects it itself
   --chaos-hold D       the longest a slow spectator stops reading (default 8s)
+  --stall P            with --clock: each player bot, with probability P per
+                       match, stops moving for that match, then checks that
+                       the match ends on its clock — one update with
+                       result.status "timeout" naming its seat in
+                       result.timedOut, within 100 ms of the deadline it was
+                       last shown (on its own clock, from the receipt of the
+                       turn clock that showed its seat running). The lateness
+                       is the "stall-timeout" latency (max: the worst); stall/…
+                       counts say how the stalled matches ended. Not turned on
+                       by --chaos (default 0)
+  --stall-tolerance D  how far from the deadline a stalled seat's timeout may
+                       land (default 100ms: an idle server's)
 
-Rated quick play (PROTOCOL.md §2.12; --rated replaces the rooms above):
+Turn clock:
+  --clock C            create the rooms with a turn clock (settings.clock), in
+                       a game that offers one: D, a limit per move (e.g. 3s;
+                       1s to 1h), or B+I, a chess clock of B for the match
+                       plus I after each turn (e.g. 3m+2s; B 1s to 3h, I 0 to
+                       10m). Default none
+
+Rated quick play (PROTOCOL.md §2.13; --rated replaces the rooms above):
   --rated              N bots sign in with tokens roombot mints, queue for rated
                        quick play of --game (default tictactoe) and --mode, wait
                        on their tickets, play the match they are paired into and
@@ -318,7 +338,7 @@ Rated quick play (PROTOCOL.md §2.12; --rated replaces the rooms above):
   --bots N             bots (default 8)
   --strengths LIST     the bots' strengths: 1200,1500,1800 (bot i has the
                        (i mod 3)th) or a spread 1200-1800 (default 1200-1800)
-  --clock JSON         settings.clock of the pool, e.g. {"moveMs":5000}
+  --clock C            as above: the pool of that turn clock
 
 Output:
   --json FILE          write the result as JSON
@@ -443,7 +463,7 @@ func newFlagSet(c *config, think, interval, seed *string) *flag.FlagSet {
 	fs.BoolVar(&c.RatedCfg.Enabled, "rated", false, "")
 	fs.StringVar(&c.RatedCfg.JWTSecret, "jwt-secret", "", "")
 	fs.IntVar(&c.RatedCfg.Bots, "bots", 8, "")
-	fs.StringVar(&c.RatedCfg.Clock, "clock", "", "")
+	stallFlags(fs, &c.Stall)
 	return fs
 }
 
@@ -566,6 +586,9 @@ func (c *config) validate() error {
 		return fmt.Errorf("--chaos-slow %d: only %d spectators in all", c.Chaos.Slow, c.Rooms*c.Spectators)
 	}
 	if _, err := slogLevel(c.LogLevel); err != nil {
+		return err
+	}
+	if err := c.Stall.parse(); err != nil {
 		return err
 	}
 	return c.checkTarget()

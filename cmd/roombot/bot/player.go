@@ -160,7 +160,7 @@ func (b *bot) moves(now time.Time) time.Time {
 			wake = t
 		}
 	}
-	if !b.canPlay() {
+	if !b.canPlay() || b.stalling() {
 		if cfg.Loop == "open" {
 			b.nextAt = time.Time{}
 		}

@@ -24,7 +24,7 @@ import (
 	"github.com/roomd/roomd/transport/client"
 )
 
-// rated.go: roombot's rated mode (--rated, PROTOCOL.md §2.12). N bots, each
+// rated.go: roombot's rated mode (--rated, PROTOCOL.md §2.13). N bots, each
 // signed in with a token roombot mints itself (HS256 under --jwt-secret,
 // sub and name bot-N) and given a strength, queue for rated quick play,
 // wait on their tickets, play the match they are paired into, and queue
@@ -42,8 +42,6 @@ type ratedConfig struct {
 	JWTSecret string
 	Bots      int
 	Strengths []float64
-	// Clock is settings.clock as JSON ("" none).
-	Clock string
 }
 
 // parseStrengths reads --strengths: a list (1200,1500,1800: bot i has
@@ -97,7 +95,7 @@ type ratedSeat struct {
 }
 
 // window is the rating window of a ticket that has waited ms, as
-// PROTOCOL.md §2.12 documents it (roombot links nothing of the server):
+// PROTOCOL.md §2.13 documents it (roombot links nothing of the server):
 // ±100, 50 more every 5 s, at most ±500, unbounded from 60 s.
 func window(ms int64) float64 {
 	if ms >= 60_000 {
@@ -155,7 +153,7 @@ type RatedResult struct {
 	Upsets int      `json:"upsets"`
 	// OutsideWindow counts the pairs whose ratings differed by more than
 	// the smaller of their windows when they were paired: 0 on a server
-	// that keeps PROTOCOL.md §2.12.
+	// that keeps PROTOCOL.md §2.13.
 	OutsideWindow int            `json:"outsideWindow"`
 	Failures      map[string]int `json:"failures,omitempty"`
 }
@@ -200,15 +198,7 @@ func playRated(ctx context.Context, cfg config, log *slog.Logger) (RatedResult, 
 	if err != nil {
 		return RatedResult{}, err
 	}
-	settings := pl.settings
-	if cfg.RatedCfg.Clock != "" {
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(settings, &fields); err != nil {
-			return RatedResult{}, err
-		}
-		fields["clock"] = json.RawMessage(cfg.RatedCfg.Clock)
-		settings, _ = json.Marshal(fields)
-	}
+	settings := pl.settings // with --clock's settings.clock
 	st := &ratedStats{last: map[int]float64{}, wins: map[string]int{}, failures: map[string]int{}}
 	strength := map[string]float64{}
 	for i, s := range cfg.RatedCfg.Strengths {
@@ -447,6 +437,9 @@ func (b *ratedBot) playMatch(ctx context.Context, seat ratedSeat) error {
 		}
 		switch info.Phase {
 		case "lobby":
+			if info.Rated {
+				continue // a rated room starts by itself once both are in
+			}
 			if seat.Seat != 0 && !readied {
 				readied = true
 				act(protocol.Action{Type: protocol.TypeControl, ID: b.name + "-ready-" + seat.Room,
@@ -615,9 +608,6 @@ func (r *ratedConfig) check(strengths string) error {
 		return errors.New("--rated needs --jwt-secret: the server's HS256 secret (32 bytes at least), to mint the bots' tokens")
 	case r.Bots < 2 || r.Bots > 10000:
 		return errors.New("--bots must be 2 to 10000")
-	}
-	if r.Clock != "" && !json.Valid([]byte(r.Clock)) {
-		return fmt.Errorf("--clock %q: want settings.clock as JSON, such as {\"moveMs\":5000}", r.Clock)
 	}
 	var err error
 	r.Strengths, err = parseStrengths(strengths, r.Bots)

@@ -53,6 +53,7 @@ func (b *bot) handle(ev client.Event, now time.Time) {
 			b.sc.nodes.moved(ev.URL)
 		}
 	}
+	b.watchStall(ev, now)
 	b.applyFailures()
 }
 

@@ -40,7 +40,7 @@ const (
 	latHold     = "slow-hold" // how long a slow spectator stopped reading
 )
 
-var latKinds = []string{latMove, latRefused, latJoin, latSpectate, latResume, latHold}
+var latKinds = []string{latMove, latRefused, latJoin, latSpectate, latResume, latHold, latStall}
 
 // stats collects every measurement of a run. Histograms are under one
 // mutex (a few thousand records a second); counters are atomic or under

@@ -150,6 +150,14 @@ func (k *kit) run() {
 	if k.info.MaxViewBytes <= 0 || k.info.MaxEventBytes <= 0 {
 		k.errorf(checkBounds, "Info.MaxViewBytes (%d) and MaxEventBytes (%d) must be declared: the most a view, and one step's events, may take for one viewer", k.info.MaxViewBytes, k.info.MaxEventBytes)
 	}
+	switch {
+	case k.info.TurnClock && k.info.Tick != nil:
+		k.errorf(checkConfig, "Info.TurnClock with Info.Tick: a real-time game has no turns to time")
+	case k.info.OnTimeout != "" && k.info.OnTimeout != session.TimeoutResign && k.info.OnTimeout != session.TimeoutAI:
+		k.errorf(checkConfig, "Info.OnTimeout %q: want %q, %q or none", k.info.OnTimeout, session.TimeoutResign, session.TimeoutAI)
+	case k.info.OnTimeout == session.TimeoutAI && !slices.ContainsFunc(k.info.Modes, func(m session.Mode) bool { return m.AI }):
+		k.errorf(checkConfig, "Info.OnTimeout %q needs a mode with an AI", k.info.OnTimeout)
+	}
 	configs := k.configs
 	if configs == nil {
 		for _, m := range k.info.Modes {

@@ -20,6 +20,8 @@ import { t, localizeGame } from './i18n.js';
  * @property {Mode[]} modes
  * @property {{by: string, higher: boolean}} [ranking]   games that keep leaderboards
  * @property {{hz: number, maxCatchUp?: number}} [tick]  real-time games: the tick rate
+ * @property {boolean} [turnClock]   matches may be played on a turn clock (settings.clock)
+ * @property {string} [onTimeout]    what a seat out of time does: "resign" (the default) or "ai"
  * @property {any} configSchema
  * @property {any} commandSchema
  */
@@ -183,7 +185,7 @@ export function quickPlay(game, settings, name) {
 }
 
 /**
- * @typedef {object} RatedTicket   a ticket of rated quick play (PROTOCOL.md §2.12)
+ * @typedef {object} RatedTicket   a ticket of rated quick play (PROTOCOL.md §2.13)
  * @property {string} ticket
  * @property {string} pool
  * @property {string} state       waiting, paired or settled
@@ -280,5 +282,65 @@ export async function leaderboard(game, board, mode, period) {
     return out.slice(0, 10);
   } catch (e) {
     return e instanceof APIError && e.status === 404 ? null : [];
+  }
+}
+
+/**
+ * The rated modes of the server's games, as "game/mode" (PROTOCOL.md §1,
+ * "Ratings"): [] when it keeps no ratings.
+ * @returns {Promise<string[]>}
+ */
+export async function ratedModes() {
+  const body = await call('/api/games');
+  return Array.isArray(body?.rated) ? body.rated.filter((/** @type {any} */ s) => typeof s === 'string') : [];
+}
+
+/**
+ * @typedef {object} Rating
+ * @property {number} rating
+ * @property {number} rd
+ * @property {number} volatility
+ * @property {number} matches
+ * @property {string} [name]
+ * @property {number} [at]
+ */
+
+/**
+ * The rating leaderboard of a rated mode: GET /api/ratings/{game}/{mode}
+ * answers {game, mode, provisionalRd, players: [{player, rating, rd, ...}]}.
+ * @param {string} game
+ * @param {string} mode
+ * @returns {Promise<{provisionalRd: number, players: (Rating & {player: string})[]}>}
+ */
+export function ratingBoard(game, mode) {
+  return call(`/api/ratings/${encodeURIComponent(game)}/${encodeURIComponent(mode)}?limit=10`);
+}
+
+/**
+ * A player's rating in a rated mode and his latest changes:
+ * GET /api/players/{player}/ratings/{game}/{mode}.
+ * @param {string} player
+ * @param {string} game
+ * @param {string} mode
+ * @returns {Promise<Rating & {rated: boolean, provisional: boolean, history: {match: string, at: number, opponent: string, opponentName?: string, score: number, before: Rating, after: Rating}[]}>}
+ */
+export function playerRating(player, game, mode) {
+  return call(`/api/players/${encodeURIComponent(player)}/ratings/${encodeURIComponent(game)}/${encodeURIComponent(mode)}?limit=10`);
+}
+
+/**
+ * The player id (the token's sub) of the site's sign-in in this tab, or ''.
+ * Read for display only: the server verifies the token, not this.
+ */
+export function signedInPlayer() {
+  const tok = authToken();
+  const part = tok.split('.')[1];
+  if (!part) return '';
+  try {
+    const bin = atob(part.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(part.length / 4) * 4, '='));
+    const sub = JSON.parse(new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0))))?.sub;
+    return typeof sub === 'string' ? sub : '';
+  } catch {
+    return '';
   }
 }

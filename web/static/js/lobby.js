@@ -13,6 +13,7 @@ import { t, lang, num, localizeGame } from './i18n.js';
 import { LOCAL_MODES, localModes } from './local/modes.js';
 import { SETUP_KEY } from './local/setup.js';
 import { go } from './nav.js';
+import { ratingsCard } from './ratings.js';
 
 /** @typedef {import('./registry.js').GameEntry} GameEntry */
 
@@ -49,7 +50,7 @@ export async function showLobby(app) {
       h('h1', { text: t('app.lobby.heroTitle') }),
       h('p', { text: t('app.lobby.heroText', { games: which }) })),
     h('div', { class: 'lobby-grid' }, createCard(games, open),
-      h('div', { class: 'lobby-side' }, joinCard(games), open.el, bestTimesCard(games), howCard())));
+      h('div', { class: 'lobby-side' }, joinCard(games), open.el, bestTimesCard(games), ratingsCard(games), howCard())));
 }
 
 /**
@@ -122,7 +123,7 @@ function createCard(games, open) {
   // for players, or a new public room (POST /api/quickplay).
   const quick = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn btn-big', id: 'quickplay', type: 'button' }, t('app.lobby.quickplay')));
   const quickHint = h('p', { class: 'muted small', id: 'quickplay-hint', text: t('app.lobby.quickplayHint') });
-  // Rated quick play (PROTOCOL.md §2.12): a signed-in player waits for an
+  // Rated quick play (PROTOCOL.md §2.13): a signed-in player waits for an
   // opponent of similar rating in a mode of two seats.
   const rated = ratedPlay(() => current, readFormLater, (msg) => {
     error.textContent = msg;
@@ -180,7 +181,7 @@ function createCard(games, open) {
     const several = !!mode && mode.maxSeats > 1;
     publicField.hidden = !several;
     quick.hidden = quickHint.hidden = !several || open.supported() === false;
-    rated.show(!!mode && mode.maxSeats >= 2 && mode.minSeats <= 2 && !!api.authToken());
+    rated.show(current.info.id, mode);
   };
   // Today's ranked daily of the chosen board, when the game has one.
   const daily = dailySection(() => current, readForm);
@@ -267,7 +268,7 @@ function createCard(games, open) {
 }
 
 /**
- * The rating window of a ticket that has waited ms (PROTOCOL.md §2.12):
+ * The rating window of a ticket that has waited ms (PROTOCOL.md §2.13):
  * ±100, 50 more every 5 s, at most ±500; -1 (unbounded) from 60 s.
  * @param {number} ms
  */
@@ -293,6 +294,21 @@ function ratedPlay(game, readForm, fail) {
   /** @type {{ticket: api.RatedTicket, abort: AbortController, timer: number}|null} */
   let waiting = null;
   let shown = false;
+  /** The server's rated modes ("game/mode"), once known; the choice shown last. */
+  /** @type {string[]|null} */
+  let rated = null;
+  /** @type {[string, import('./api.js').Mode|undefined]} */
+  let last = ['', undefined];
+  api.ratedModes().then((m) => { rated = m; show(...last); }, () => { rated = []; });
+  /**
+   * Shows the button for a signed-in player in a rated mode of two seats.
+   * @param {string} gameID @param {import('./api.js').Mode|undefined} mode
+   */
+  const show = (gameID, mode) => {
+    last = [gameID, mode];
+    shown = !!mode && !!api.authToken() && mode.minSeats <= 2 && mode.maxSeats >= 2 && !!rated?.includes(`${gameID}/${mode.id}`);
+    if (!waiting) button.hidden = hint.hidden = !shown;
+  };
   const stop = () => {
     if (waiting) clearInterval(waiting.timer);
     waiting = null;
@@ -354,14 +370,7 @@ function ratedPlay(game, readForm, fail) {
       try { seated(await api.pollRated(w.ticket, 25000, new AbortController().signal)); } catch (err2) { fail(/** @type {Error} */ (err2).message); }
     }
   });
-  return {
-    button, hint, panel,
-    /** @param {boolean} on  whether the mode and the sign-in allow a rated match */
-    show(on) {
-      shown = on;
-      if (!waiting) button.hidden = hint.hidden = !on;
-    },
-  };
+  return { button, hint, panel, show };
 }
 
 /**

@@ -138,6 +138,8 @@ export interface Result {
   log?: unknown;
   ticks?: number;
   detail?: unknown;
+  timedOut?: number[];
+  remainingMs?: number[];
 }
 
 export interface Room {
@@ -161,8 +163,10 @@ export interface Room {
   spectatorChat?: boolean;
   commitment?: string;
   daily?: string;
+  rated?: boolean;
   hz?: number;
   paused?: boolean;
+  turnClock?: TurnClock;
 }
 
 export interface SeatInfo {
@@ -209,6 +213,12 @@ export interface Tick {
   beats: unknown;
 }
 
+export interface TurnClock {
+  remainingMs: number[];
+  running: number[];
+  deadline: number;
+}
+
 export interface Update {
   type: "update";
   epoch: string;
@@ -221,6 +231,7 @@ export interface Update {
   view?: unknown;
   result?: Result;
   invite?: string;
+  turnClock?: TurnClock;
 }
 
 export interface Welcome {

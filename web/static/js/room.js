@@ -10,6 +10,7 @@ import { RoomClient, TokenStore, Close } from './client.js';
 import { games, loadPage, noPageText, follow } from './registry.js';
 import { describe, settingsForm } from './settings.js';
 import { ChatPanel } from './chat.js';
+import { TurnClockView } from './turnclock.js';
 import { h, clear, icon, setConn, showNotice, copyText, savedName, saveName, rememberMatch } from './ui.js';
 import { t } from './i18n.js';
 
@@ -58,6 +59,13 @@ class RoomPage {
     /** a locked room's invite: from the link, or the server's for a seated player */
     this.invite = '';
     this.authRefusal = '';
+    // The match's turn clocks (room.turnClock): above the game, and by
+    // each seat in the list.
+    this.clock = new TurnClockView({
+      seatName: (i) => this.info?.seats[i]?.name || t('app.room.seatN', { n: i + 1 }),
+      seat: () => this.left ? null : this.client?.seat ?? null,
+      className: 'turn-clocks-room',
+    });
   }
 
   async init() {
@@ -69,7 +77,8 @@ class RoomPage {
     this.banner = h('div', { id: 'banner', class: 'banner', role: 'alert', hidden: true });
     this.main = h('section', { class: 'room-main', id: 'room-main' });
     this.side = h('aside', { class: 'room-side', id: 'room-side' });
-    this.app.append(this.banner, h('div', { class: 'room-layout' }, this.main, this.side));
+    const column = h('div', { class: 'room-column' }, this.clock.el, this.main);
+    this.app.append(this.banner, h('div', { class: 'room-layout' }, column, this.side));
     this.main.append(h('p', { class: 'muted', id: 'finding', text: t('app.room.finding') }));
 
     let info;
@@ -173,6 +182,7 @@ class RoomPage {
   /** @param {{state: string, code: number, replaced: boolean}} d */
   onState(d) {
     setConn(d.state);
+    if (d.state !== 'online') this.clock.pause(); // the next snapshot starts it again
     if (this.info) this.chat?.setRoom(this.info, this.client?.seat ?? null, d.state === 'online');
     if (d.state === 'online') this.hideBanner();
     if (d.state !== 'closed') return;
@@ -213,6 +223,7 @@ class RoomPage {
   showLeft(why) {
     this.game?.destroy();
     this.game = null;
+    this.clock.set(null); // the match's clocks go with its view
     this.settingsKey = '';
     // i18n: app.room.left.*
     clear(/** @type {HTMLElement} */ (this.main)).append(h('div', { class: 'panel gone', id: 'left', dataset: { why } },
@@ -250,6 +261,8 @@ class RoomPage {
     setConn('closed');
     this.game?.destroy();
     this.game = null;
+    this.clock.set(null);
+    this.clock.setResult(null);
     clear(/** @type {HTMLElement} */ (this.main)).append(h('div', { class: 'panel gone', id: 'gone', dataset: { why } },
       h('h2', { text: (why === 'no-room' ? t('app.room.noRoom', { code: this.code }) : t('app.room.closed', { code: this.code })) }),
       h('p', { text: why === 'no-room' ? t('app.room.noRoomText') : t('app.room.closedText') }),
@@ -272,6 +285,9 @@ class RoomPage {
     if (s.invite) this.invite = s.invite; // seated players get a locked room's invite
     this.info = s.room;
     this.result = s.result || null;
+    this.clock.setRoom(s.room);
+    this.clock.set(s.room.turnClock ?? null);
+    this.clock.setResult(s.room.phase === 'ended' ? this.result : null);
     this.render();
     if (this.game) {
       if (s.view) this.game.setView(s.view, s.tick || 0);
@@ -285,6 +301,7 @@ class RoomPage {
     if (u.invite) this.invite = u.invite; // the update that locks the room
     if (u.room) this.info = u.room;
     if (u.result) this.result = u.result;
+    this.onTurnClock(u);
     if (u.room || u.seat != null) this.render();
     if (this.game) {
       const beats = Array.isArray(u.beats) && u.beats.length ? u.beats : null;
@@ -304,6 +321,19 @@ class RoomPage {
       if (u.result) this.game.setResult(u.result, true);
     }
     if (u.result) this.remember(u.result);
+  }
+
+  /**
+   * An update's turn clock: its own (it changed), else its room's; a new
+   * match clears the last one's result, the update that ends one shows it.
+   * @param {any} u
+   */
+  onTurnClock(u) {
+    if (u.room) this.clock.setRoom(u.room);
+    if (u.view && !u.result) this.clock.setResult(null);
+    if (u.turnClock) this.clock.set(u.turnClock);
+    else if (u.room) this.clock.set(u.room.turnClock ?? null);
+    if (u.result) this.clock.setResult(u.result);
   }
 
   /** @param {any} p */
@@ -532,6 +562,7 @@ class RoomPage {
         dataset: { seat: String(s.seat), ready: String(s.ready), connected: String(s.connected || s.ai), ai: String(s.ai) } },
         h('span', { class: 'seat-dot', title: s.ai ? t('app.room.ai') : s.connected ? t('app.room.connected') : t('app.room.notConnected'), 'aria-hidden': 'true' }),
         h('span', { class: 'seat-name', text: s.name }),
+        info.phase !== 'lobby' && this.clock.tc && this.clock.badge(s.seat),
         you && h('span', { class: 'badge badge-you', text: t('app.room.you') }),
         info.host === s.seat && h('span', { class: 'badge badge-host', text: t('app.room.host') }),
         s.ai && h('span', { class: 'badge badge-ai', text: t('app.room.ai') }),

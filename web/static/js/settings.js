@@ -3,10 +3,13 @@
 // chosen from the modes GET /api/games lists when there are several, then
 // the game's own fields from its page module (settingsForm), or a JSON
 // field when the page has none. The lobby uses it to create a room and the
-// host uses it to change the room's settings.
+// host uses it to change the room's settings. A game whose info says
+// turnClock gets the turn clock's choice too (settings.clock: none, a
+// limit per move, a chess clock; turnclock.js).
 
 import { h } from './ui.js';
 import { t } from './i18n.js';
+import { clockField, clockSetting, describeClock } from './turnclock.js';
 
 /** @typedef {import('./api.js').GameInfo} GameInfo */
 /** @typedef {import('./registry.js').GamePage} GamePage */
@@ -39,14 +42,15 @@ export function modeOf(info, settings) {
  */
 export function describe(info, page, settings) {
   if (!info) return '';
-  const s = settings || {};
-  if (page?.describe) return page.describe(info, s);
+  const { clock, ...s } = settings || {};
+  const timed = clockSetting(clock) ? ' · ' + describeClock(clock) : '';
+  if (page?.describe) return page.describe(info, s) + timed;
   const parts = [];
   if ((info.modes || []).length > 1) parts.push(modeOf(info, s)?.name || s.mode);
   for (const [k, v] of Object.entries(s)) {
     if (k !== 'mode') parts.push(`${k} ${typeof v === 'object' ? JSON.stringify(v) : v}`);
   }
-  return parts.join(' · ');
+  return parts.join(' · ') + timed;
 }
 
 /**
@@ -59,7 +63,7 @@ export function describe(info, page, settings) {
  * @returns {SettingsForm}
  */
 export function settingsForm(info, page, initial, prefix = 'set') {
-  const init = initial || {};
+  const { clock: initClock, ...init } = initial || {};
   const modes = info.modes || [];
   /** @type {HTMLSelectElement|null} */
   let mode = null;
@@ -69,14 +73,18 @@ export function settingsForm(info, page, initial, prefix = 'set') {
       ...modes.map((m) => h('option', { value: m.id, selected: m.id === current }, modeLabel(m)))));
   }
   const own = page?.settingsForm ? page.settingsForm(info, init, prefix) : jsonForm(init, prefix, !!mode);
+  const clock = info.turnClock ? clockField(initClock, prefix) : null;
   const el = h('div', { class: 'settings-form', dataset: { game: info.id } },
     mode && h('div', { class: 'field' }, h('label', { for: mode.id, text: t('app.settings.mode') }), mode),
-    own.el);
+    own.el,
+    clock?.el);
   return {
     el,
     read() {
       const s = own.read();
-      return mode ? { mode: mode.value, ...s } : s;
+      const c = clock?.read();
+      if (clock) delete s.clock; // the choice above says it
+      return { ...(mode ? { mode: mode.value } : {}), ...s, ...(c ? { clock: c } : {}) };
     },
   };
 }

@@ -561,7 +561,10 @@ export function create(ctx) {
     else if (v.conceded || st === 'conceded') {
       line = w === seat ? t('cards.result.otherConceded') : w === null ? t('cards.result.someoneConceded') : t('cards.result.whoConceded', { name: who(1 - w) });
     } else if (over) line = t(w === seat ? 'cards.result.ko.other' : seat == null ? 'cards.result.ko.a' : 'cards.result.ko.yours'); // i18n: cards.result.ko.*
-    else line = st === 'resigned' ? t('cards.result.resigned') : t('cards.result.why', { status: st });
+    else if (st === 'timeout' && ended?.timedOut?.length) {
+      const out = ended.timedOut[0];
+      line = out === seat ? t('cards.result.youTimedOut') : t('cards.result.timedOut', { name: who(out) });
+    } else line = st === 'resigned' ? t('cards.result.resigned') : t('cards.result.why', { status: st });
     result.hidden = false;
     result.dataset.status = st;
     result.dataset.winner = w == null ? '' : String(w);

@@ -218,7 +218,10 @@ export function create(ctx) {
       const w = res.winners?.[0];
       phase = res.status;
       title = w == null ? t('tictactoe.result.ended') : w === seat ? t('tictactoe.youWin') : t('tictactoe.winsPlain', { who: who(w) });
-      line = res.status === 'resigned' ? t('tictactoe.result.resigned') : t('tictactoe.result.endedWhy', { status: res.status });
+      const out = res.timedOut?.[0];
+      line = res.status === 'resigned' ? t('tictactoe.result.resigned')
+        : res.status === 'timeout' && out != null ? (out === seat ? t('tictactoe.result.youTimedOut') : t('tictactoe.result.timedOut', { who: who(out) }))
+        : t('tictactoe.result.endedWhy', { status: res.status });
     }
     result.hidden = false;
     result.dataset.phase = phase;

@@ -6,6 +6,9 @@
 // views, beats, the room info and the result — from the local runner
 // (runner.js), and adds what local play has: undo, a new game, the
 // pass-and-play hand-off screen and the daily game's shareable line.
+// Pass-and-play may have a turn clock (the lobby's settings.clock), kept
+// by the runner and shown above the game by the room's display
+// (turnclock.js).
 
 import { loadCore } from './core.js';
 import { LocalSession, today } from './runner.js';
@@ -14,6 +17,7 @@ import { SETUP_KEY } from './setup.js';
 import { games, loadPage, noPageText, follow } from '../registry.js';
 import { h, clear, icon, showNotice, savedName, copyText } from '../ui.js';
 import { t, localizeGame } from '../i18n.js';
+import { TurnClockView, describeClock } from '../turnclock.js';
 
 /** @typedef {import('./runner.js').LocalMode} LocalMode */
 /** @typedef {import('./runner.js').LocalState} LocalState */
@@ -123,6 +127,12 @@ class LocalPage {
     this.state = null;
     this.ended = false;
     this.storage = (() => { try { return localStorage; } catch { return null; } })();
+    /** @type {any} the turn clock setting of the next new game (pass-and-play) */
+    this.clockSetting = null;
+    this.clock = new TurnClockView({
+      seatName: (i) => this.session?.seats[i]?.name || t('local.seat', { n: i + 1 }),
+      seat: () => this.state?.viewer ?? null,
+    });
   }
 
   /** Resumes this game's save in this mode, or starts a new game. */
@@ -133,6 +143,7 @@ class LocalPage {
     this.handoff = h('div', { class: 'panel local-handoff', id: 'local-handoff', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'local-handoff-title', hidden: true });
     this.undoButton = /** @type {HTMLButtonElement} */ (h('button', { class: 'btn', id: 'local-undo', type: 'button', on: { click: () => this.undo() } }, t('local.undo')));
     this.undoText = h('p', { class: 'muted small', id: 'local-undos' });
+    this.clockText = h('p', { class: 'muted small', id: 'local-clock', hidden: true });
     this.share = h('div', { class: 'local-share', id: 'local-share', hidden: true });
     const side = h('aside', { class: 'room-side' },
       h('section', { class: 'panel local-panel', id: 'local-panel', dataset: { mode: this.mode } },
@@ -141,7 +152,7 @@ class LocalPage {
         this.mode === 'daily' ? h('p', { class: 'muted small', text: t('local.daily.line', { day: today() }) }) : null,
         h('div', { class: 'actions' }, this.undoButton,
           h('button', { class: 'btn', id: 'local-new', type: 'button', on: { click: () => this.newGame() } }, t('local.new'))),
-        this.undoText, this.share,
+        this.undoText, this.clockText, this.share,
         h('p', {}, h('a', { href: '/', text: t('local.back') }))));
     clear(this.app).append(this.handoff, h('div', { class: 'room-grid' }, this.main, side));
     // A real-time game stops while the page is hidden.
@@ -155,6 +166,7 @@ class LocalPage {
       const r = LocalSession.restore(this.core, saved, this.sessionOpts());
       if ('session' in r) {
         this.session = r.session;
+        this.clockSetting = r.session.clock;
         this.mount();
         this.session.resume();
         showNotice({ code: 'local-resumed', message: t('local.resumed') }, { kind: 'info' });
@@ -178,7 +190,7 @@ class LocalPage {
 
   sessionOpts() {
     return {
-      storage: this.storage, hz: /** @type {any} */ (this.info).tick?.hz || 0,
+      storage: this.storage, hz: /** @type {any} */ (this.info).tick?.hz || 0, onTimeout: this.info.onTimeout,
       onChange: (/** @type {LocalState} */ st, /** @type {any[]|null} */ beats) => this.onChange(st, beats),
       onTick: (/** @type {number} */ tick, /** @type {any[]} */ beats) => this.game?.applyTick?.(tick, beats),
     };
@@ -191,7 +203,10 @@ class LocalPage {
    */
   newGame(settings) {
     const setup = this.takeSetup();
-    let config = settings || setup?.settings || this.session?.config || this.page.defaults?.(this.info) || {};
+    // The turn clock is the runner's, not the rules': out of the config.
+    if (setup) this.clockSetting = setup.settings?.clock ?? null;
+    else if (settings && 'clock' in settings) this.clockSetting = settings.clock;
+    let { clock: _, ...config } = settings || setup?.settings || this.session?.config || this.page.defaults?.(this.info) || {};
     if ((this.info.modes || []).length > 1) config = { ...config, mode: this.gameMode.id };
     const me = (setup?.name || savedName() || t('local.you')).trim() || t('local.you');
     const n = seatCount(this.gameMode, this.mode);
@@ -201,7 +216,7 @@ class LocalPage {
     });
     this.session?.dispose();
     try {
-      this.session = new LocalSession(this.core, { game: this.info.id, mode: this.mode, seats, config, ...this.sessionOpts() });
+      this.session = new LocalSession(this.core, { game: this.info.id, mode: this.mode, seats, config, clock: this.clockSetting, ...this.sessionOpts() });
       this.mount();
       this.session.start();
     } catch (err) {
@@ -227,7 +242,9 @@ class LocalPage {
     this.state = null;
     this.ended = false;
     this.game = this.page.create(this.context());
-    clear(/** @type {HTMLElement} */ (this.main)).append(this.game.el);
+    this.clock.set(null);
+    this.clock.setResult(null);
+    clear(/** @type {HTMLElement} */ (this.main)).append(this.clock.el, this.game.el);
   }
 
   /** @returns {import('../registry.js').GameContext} */
@@ -259,7 +276,7 @@ class LocalPage {
     return /** @type {any} */ ({
       code: 'LOCAL', phase: st.status?.over ? 'ended' : 'running', host: 0, hz: s.hz || undefined, paused: s.paused || undefined,
       seats: s.seats.map((x, i) => ({ seat: i, name: x.name, ready: true, ai: x.ai, connected: true })),
-      settings: s.config, mode: this.gameMode.id, minSeats: this.gameMode.minSeats, maxSeats: this.gameMode.maxSeats,
+      settings: s.clock ? { ...s.config, clock: s.clock } : s.config, turnClock: st.turnClock || undefined, mode: this.gameMode.id, minSeats: this.gameMode.minSeats, maxSeats: this.gameMode.maxSeats,
       ai: !!this.gameMode.ai, game: { id: this.info.id, rulesVersion: s.rulesVersion },
       connected: s.seats.map((_, i) => i), spectators: 0, frozen: false, match: st.match, access: 'unlisted',
       clocks: { now: Date.now(), elapsedMs: elapsed, running: !!st.status?.started && !st.status?.over, startedAt: Date.now() - elapsed },
@@ -280,7 +297,10 @@ class LocalPage {
     if (beats && !first) game.applyBeats(beats, null);
     else game.setView(st.view, this.session?.tick || 0);
     if (room) game.setClocks(room.clocks);
+    this.clock.setRoom(room);
+    this.clock.set(st.turnClock);
     const result = st.status?.over ? this.session?.result() || null : null;
+    this.clock.setResult(result);
     if (result && !this.ended) {
       this.ended = true;
       this.session?.clearSave(); // a finished game is not offered again
@@ -303,6 +323,9 @@ class LocalPage {
       ? t('local.undos.left', { n: st.undos, left: st.undo.remaining })
       : t('local.undos', { n: st.undos });
     u.dataset.undos = String(st.undos);
+    const c = /** @type {HTMLElement} */ (this.clockText);
+    c.hidden = !this.session?.clock;
+    c.textContent = this.session?.clock ? describeClock(this.session.clock) : '';
     document.body.dataset.phase = st.status?.over ? 'ended' : 'running';
     const hand = /** @type {HTMLElement} */ (this.handoff);
     if (st.handoff) {

@@ -30,6 +30,19 @@
 //   no longer accept.
 // - Time: the core reads no clock; a command carries the ms since the
 //   game's first command (the displayed timer), never going back.
+// - Turn clocks (pass-and-play of two seats, settings.clock as a room's:
+//   {moveMs} or {baseMs, incrementMs}): the runner keeps them with the
+//   room's rules (PROTOCOL.md §2.12) — a seat's turn is the stretch it is
+//   pending, hand-off screen included; a per-move limit starts afresh each
+//   turn; a chess clock is charged the turn and given the increment when
+//   the turn ends (not for the move that ends the match).
+//   The state carries them in the room's shape (turnClock), so the page
+//   shows them with the room's code. A seat out of time loses (status
+//   "timeout", timedOut, remainingMs in the result), or, for a game whose
+//   rule is the AI's (info onTimeout "ai"), the AI plays that turn. The
+//   other modes play without a clock. A save keeps each seat's time left
+//   at the last change; a restored game goes on from there (the time the
+//   page was closed is not charged, as a server credits its downtime).
 
 /** @typedef {import('./core.js').LocalCore} LocalCore */
 
@@ -43,6 +56,22 @@ export const UNDO_POLICY = { solo: 'unlimited', ai: 3, pass: 'none', daily: 'non
 
 /** The save envelope's version. */
 const SAVE_VERSION = 1;
+
+/** A turn clock's bounds (the room's: PROTOCOL.md §2.12). */
+const MAX_CLOCK_MS = 10_800_000;
+
+/**
+ * A turn clock setting within the room's bounds, or null for none.
+ * @param {any} c
+ * @returns {{moveMs: number}|{baseMs: number, incrementMs: number}|null}
+ */
+export function clockOf(c) {
+  if (!c || typeof c !== 'object') return null;
+  const ms = (/** @type {any} */ v, /** @type {number} */ lo, /** @type {number} */ hi) => Number.isInteger(v) && v >= lo && v <= hi;
+  if (ms(c.moveMs, 1000, 3_600_000)) return { moveMs: c.moveMs };
+  if (ms(c.baseMs, 1000, MAX_CLOCK_MS) && (c.incrementMs == null || ms(c.incrementMs, 0, 600_000))) return { baseMs: c.baseMs, incrementMs: c.incrementMs || 0 };
+  return null;
+}
 
 /**
  * @typedef {object} LocalSeat
@@ -71,6 +100,8 @@ const SAVE_VERSION = 1;
  * @property {number} undos
  * @property {string[]} assists
  * @property {string} [day]       the daily game's date
+ * @property {{moveMs: number}|{baseMs: number, incrementMs: number}|null} [clock]   pass-and-play's turn clock
+ * @property {number[]} [remainingMs]   each seat's time left at the save
  */
 
 /**
@@ -88,6 +119,8 @@ const SAVE_VERSION = 1;
  * @property {number} undos
  * @property {string[]} assists
  * @property {number} match
+ * @property {{remainingMs: number[], running: number[], deadline: number}|null} turnClock
+ *   the turn clock as the room's room.turnClock (remainingMs as of now, deadline in Date.now() ms), null without one
  */
 
 /**
@@ -131,6 +164,9 @@ export class LocalSession {
    * @param {(s: LocalState, beats: any[]|null) => void} [opts.onChange]
    * @param {number} [opts.hz]           a real-time game's tick rate: the runner ticks it
    * @param {(tick: number, beats: any[]) => void} [opts.onTick]   a real-time game's tick
+   * @param {any} [opts.clock]          pass-and-play's turn clock ({moveMs} or {baseMs, incrementMs})
+   * @param {string} [opts.onTimeout]   the game's rule for a seat out of time: "resign" (default) or "ai"
+   * @param {() => number} [opts.now]   a monotonic clock in ms (default performance.now)
    */
   constructor(core, opts) {
     this.core = core;
@@ -172,11 +208,25 @@ export class LocalSession {
     this.status = null;
     /** @type {number[]} */
     this.pending = [];
+    this.clockNow = opts.now || (() => performance.now());
+    this.clock = this.mode === 'pass' && this.seats.length === 2 && !this.hz ? clockOf(opts.clock) : null;
+    this.onTimeout = opts.onTimeout || 'resign';
+    /** @type {number[]} each seat's time left when its running turn began (or now, when not running) */
+    this.remaining = [];
+    /** @type {(number|null)[]} when each running seat's turn began (clockNow), null when it is not running */
+    this.turnStart = [];
+    /** @type {number[]} */
+    this.timedOut = [];
+    /** @type {ReturnType<typeof setTimeout>|null} */
+    this.clockTimer = null;
+    /** @type {number[]|null} the times a restored save kept */
+    this.kept = null;
   }
 
   /** Starts a new game (a new seed, but for the daily game). */
   start() {
     this.open(this.seed);
+    this.startClocks(null);
     this.publish(null);
     if (this.hz) {
       this.startTicking();
@@ -267,6 +317,8 @@ export class LocalSession {
     this.match++;
     this.t0 = 0;
     this.tick = 0;
+    this.timedOut = [];
+    this.stopClockTimer();
     this.followTurn();
   }
 
@@ -288,6 +340,7 @@ export class LocalSession {
     // The messages are English, for logs and tests; the page shows the
     // codes in the language chosen (local/page.js, localNotice).
     if (this.disposed) return { ok: false, notice: { code: 'closed', message: 'This game is closed.' } };
+    if (this.checkClock()) return { ok: false, notice: { code: 'timeout', message: 'Time is up.' } };
     if (this.handoff) return { ok: false, notice: { code: 'handoff', message: `Hand the device to ${this.handoff.name} first.`, name: this.handoff.name } };
     const seat = this.viewer;
     if (seat == null || this.seats[seat]?.ai) return { ok: false, notice: { code: 'wrong-seat', message: 'Watching: there is no seat to play.' } };
@@ -311,6 +364,7 @@ export class LocalSession {
     this.log.push({ seat, move: ans.move, t });
     this.status = ans.status;
     this.pending = ans.pending;
+    this.turns();
     const shown = this.shownViewer();
     const beats = ans.beats[viewers.indexOf(shown)] ?? null;
     const before = this.viewer;
@@ -344,6 +398,126 @@ export class LocalSession {
     if (next == null || next === this.viewer) return;
     this.viewer = null;
     this.handoff = { seat: next, name: this.seats[next].name };
+  }
+
+  // ---- turn clocks ----
+
+  /**
+   * Starts the clocks of a game just opened: every seat's full time, or
+   * the times a save kept; the seats pending now start their turns.
+   * @param {number[]|null} kept
+   */
+  startClocks(kept) {
+    if (!this.clock) return;
+    const full = 'moveMs' in this.clock ? this.clock.moveMs : this.clock.baseMs;
+    this.remaining = this.seats.map((_, i) => {
+      const k = Number(kept?.[i]);
+      return Number.isFinite(k) && k > 0 && k <= MAX_CLOCK_MS ? k : full;
+    });
+    this.turnStart = this.seats.map(() => null);
+    this.turns();
+  }
+
+  /**
+   * Follows the turns after a change: a seat no longer pending ends its
+   * turn (the chess clock charged it and adds the increment; a per-move
+   * limit starts afresh), a seat newly pending starts one; then the timer
+   * is set for the first deadline.
+   */
+  turns() {
+    const c = this.clock;
+    if (!c) return;
+    const now = this.clockNow();
+    const over = !!this.status?.over;
+    for (let s = 0; s < this.seats.length; s++) {
+      const start = this.turnStart[s];
+      const pending = !over && this.pending.includes(s);
+      if (start != null && !pending) {
+        // No increment for the move that ends the match (the room's rule).
+        this.remaining[s] = 'moveMs' in c ? c.moveMs : Math.max(0, this.remaining[s] - (now - start)) + (over ? 0 : c.incrementMs);
+        this.turnStart[s] = null;
+      } else if (start == null && pending) {
+        if ('moveMs' in c) this.remaining[s] = c.moveMs;
+        this.turnStart[s] = now;
+      }
+    }
+    this.armClock();
+  }
+
+  /** Each seat's time left now. */
+  left() {
+    const now = this.clockNow();
+    return this.remaining.map((ms, s) => {
+      const start = this.turnStart[s];
+      return start == null ? ms : Math.max(0, ms - (now - start));
+    });
+  }
+
+  /** The turn clock in the room's shape, or null. */
+  turnClock() {
+    if (!this.clock) return null;
+    const left = this.left();
+    const running = this.turnStart.flatMap((st, s) => st == null ? [] : [s]);
+    const first = running.length ? Math.min(...running.map((s) => left[s])) : 0;
+    return { remainingMs: left.map(Math.round), running, deadline: running.length ? Math.round(Date.now() + first) : 0 };
+  }
+
+  armClock() {
+    this.stopClockTimer();
+    if (!this.clock || this.disposed || this.status?.over) return;
+    const left = this.left().filter((_, s) => this.turnStart[s] != null);
+    if (!left.length) return;
+    this.clockTimer = setTimeout(() => {
+      this.clockTimer = null;
+      if (!this.checkClock()) this.armClock();
+    }, Math.max(0, Math.min(...left)) + 1);
+  }
+
+  stopClockTimer() {
+    if (this.clockTimer) clearTimeout(this.clockTimer);
+    this.clockTimer = null;
+  }
+
+  /**
+   * Applies the rule of a running seat whose time is out: it loses (the
+   * other seat wins), or the game's AI plays its turn. True when the game
+   * ended on time.
+   */
+  checkClock() {
+    if (!this.clock || this.status?.over || this.disposed) return false;
+    const left = this.left();
+    const out = this.turnStart.flatMap((st, s) => st != null && left[s] <= 0 ? [s] : []);
+    if (!out.length) return false;
+    if (this.onTimeout === 'ai' && out.length === 1) {
+      const seat = out[0];
+      const ai = this.call({ op: 'ai', session: this.handle, seat });
+      if (!ai.error && ai.command != null) {
+        this.remaining[seat] = 0;
+        this.turnStart[seat] = this.clockNow(); // its turn ends at once, with the increment
+        this.viewer = null; // the move is made for the seat: nobody's hand stays shown
+        const rc = this.apply(seat, ai.command);
+        if (rc.ok) return !!this.status?.over;
+        this.report(`the AI's move for seat ${seat}, out of time, is refused: ${rc.notice?.message}`);
+      }
+    }
+    if (this.aiTimer) { clearTimeout(this.aiTimer); this.aiTimer = null; }
+    for (const s of out) {
+      this.remaining[s] = 0;
+      this.turnStart[s] = null;
+    }
+    const now = this.clockNow();
+    this.turnStart.forEach((st, s) => {
+      if (st != null) this.remaining[s] = Math.max(0, this.remaining[s] - (now - st));
+      this.turnStart[s] = null;
+    });
+    this.timedOut = out;
+    this.stopClockTimer();
+    const winners = this.seats.map((_, s) => s).filter((s) => !out.includes(s));
+    this.status = { ...this.status, phase: 'timeout', over: true, outcome: { ...(this.status?.outcome || {}), winners } };
+    this.pending = [];
+    this.followTurn();
+    this.publish(null);
+    return true;
   }
 
   /** Ends the hand-off screen: the device is with the seat to act. */
@@ -428,6 +602,7 @@ export class LocalSession {
     }
     this.t0 = 0;
     this.followTurn();
+    this.startClocks(this.kept);
     if (this.mode === 'pass' && !this.status?.over && this.handoff == null) {
       // A restored pass-and-play game starts behind a hand-off screen.
       const next = this.pending.find((s) => !this.seats[s].ai);
@@ -443,7 +618,7 @@ export class LocalSession {
     return {
       viewer: this.viewer, view, pending: this.pending, status: this.status, handoff: this.handoff,
       undo: this.undoState(), thinking: this.aiTimer ? this.pending.filter((s) => this.seats[s].ai) : [],
-      undos: this.undos, assists: [...this.assists], match: this.match,
+      undos: this.undos, assists: [...this.assists], match: this.match, turnClock: this.turnClock(),
     };
   }
 
@@ -461,6 +636,7 @@ export class LocalSession {
     return {
       v: SAVE_VERSION, game: this.game, rulesVersion: this.rulesVersion, mode: this.mode, seats: this.seats,
       seed: this.seed, config: this.config, log: this.log, undos: this.undos, assists: this.assists, day: this.day,
+      ...(this.clock ? { clock: this.clock, remainingMs: this.left().map(Math.round) } : {}),
     };
   }
 
@@ -500,7 +676,8 @@ export class LocalSession {
       return { error: `The rules changed (${env.rulesVersion} → ${info.rulesVersion}): the saved game cannot continue.`, code: 'rules',
         params: { from: String(env.rulesVersion), to: info.rulesVersion } };
     }
-    const s = new LocalSession(core, { ...opts, game: env.game, mode: env.mode, seats: env.seats, config: env.config, seed: env.seed, day: env.day });
+    const s = new LocalSession(core, { ...opts, game: env.game, mode: env.mode, seats: env.seats, config: env.config, seed: env.seed, day: env.day, clock: env.clock });
+    s.kept = Array.isArray(env.remainingMs) ? env.remainingMs : null;
     const err = s.replay(env.log);
     if (err) {
       s.dispose();
@@ -523,6 +700,7 @@ export class LocalSession {
     return {
       match: this.match, status: this.status.phase, time: this.hz ? Math.round(this.tick * 1000 / this.hz) : this.log.at(-1)?.t ?? 0, ticks: this.tick,
       winners: this.status.outcome?.winners || [], seed: this.seed, config: this.config,
+      ...(this.clock ? { remainingMs: this.left().map(Math.round), ...(this.timedOut.length ? { timedOut: [...this.timedOut] } : {}) } : {}),
     };
   }
 
@@ -541,6 +719,7 @@ export class LocalSession {
   dispose() {
     if (this.disposed) return;
     this.stopTicking();
+    this.stopClockTimer();
     if (this.aiTimer) clearTimeout(this.aiTimer);
     this.aiTimer = null;
     if (this.handle) this.call({ op: 'close', session: this.handle });
