@@ -44,6 +44,8 @@ import { t } from './i18n.js';
  * @property {() => void} resync               asks the server for a fresh snapshot
  * @property {() => number} rtt                the socket's round trip, ms (0 when unknown)
  * @property {GameInfo|undefined} game         the server's registry entry
+ * @property {boolean} [local]                 a game played on this device (local play): no server,
+ *     so no best times and no host's clock to speak of
  * @property {(view: any, beats: any[]) => Promise<any>} follow   plays an update's beats on a view
  *     with the game's own Go reducer (its View.Apply), through the game's WebAssembly core
  *     (loaded the first time): a page need not write the game's reducer again in JavaScript.
@@ -69,6 +71,9 @@ import { t } from './i18n.js';
  * @property {(room: RoomInfo, seat: number|null) => void} setRoom   room.hz, room.paused for real-time games
  * @property {(result: Result|null, live?: boolean) => void} setResult   live: it just ended
  * @property {(clocks: Clocks) => void} setClocks
+ * @property {(state: 'connecting'|'online'|'reconnecting'|'closed') => void} [setConnection]   the room's
+ *     connection (the client's state): while it is not online the room dims the game and takes no
+ *     pointer; a page shows what it says live as not live (a spectator's line, a running clock)
  * @property {() => void} destroy
  */
 

@@ -59,6 +59,10 @@ class RoomPage {
     /** a locked room's invite: from the link, or the server's for a seated player */
     this.invite = '';
     this.authRefusal = '';
+    /** the connection went away after being online: what the room shows is not live */
+    this.offline = false;
+    /** the connection has been online once */
+    this.wasOnline = false;
     // The match's turn clocks (room.turnClock): above the game, and by
     // each seat in the list.
     this.clock = new TurnClockView({
@@ -77,7 +81,8 @@ class RoomPage {
     this.banner = h('div', { id: 'banner', class: 'banner', role: 'alert', hidden: true });
     this.main = h('section', { class: 'room-main', id: 'room-main' });
     this.side = h('aside', { class: 'room-side', id: 'room-side' });
-    const column = h('div', { class: 'room-column' }, this.clock.el, this.main);
+    const column = h('div', { class: 'room-column', id: 'room-column' }, this.clock.el, this.main);
+    this.column = column;
     this.app.append(this.banner, h('div', { class: 'room-layout' }, column, this.side));
     this.main.append(h('p', { class: 'muted', id: 'finding', text: t('app.room.finding') }));
 
@@ -183,6 +188,7 @@ class RoomPage {
   onState(d) {
     setConn(d.state);
     if (d.state !== 'online') this.clock.pause(); // the next snapshot starts it again
+    this.showOffline(d.state);
     if (this.info) this.chat?.setRoom(this.info, this.client?.seat ?? null, d.state === 'online');
     if (d.state === 'online') this.hideBanner();
     if (d.state !== 'closed') return;
@@ -211,6 +217,27 @@ class RoomPage {
         return this.showBanner('closed', t('app.room.banner.closed'),
           h('button', { class: 'btn', type: 'button', on: { click: () => location.reload() } }, t('app.room.reconnect')));
     }
+  }
+
+  /**
+   * While the connection is away (after it was online), the room says so
+   * where the player looks (issue 43): no seat's dot is green (presence
+   * unknown), the game is dimmed and takes no pointer, and the game's page
+   * is told (setConnection: a spectator's line stops saying "live", a match
+   * clock stands still). The next snapshot brings it all back.
+   * @param {string} state
+   */
+  showOffline(state) {
+    if (state === 'online') this.wasOnline = true;
+    const offline = this.wasOnline && state !== 'online';
+    const column = /** @type {HTMLElement} */ (this.column);
+    if (offline) column.dataset.offline = state;
+    else delete column.dataset.offline;
+    column.setAttribute('aria-busy', String(offline));
+    this.game?.setConnection?.(state);
+    if (offline === this.offline) return;
+    this.offline = offline;
+    if (this.info) this.renderSide();
   }
 
   /**
@@ -400,6 +427,7 @@ class RoomPage {
         const mod = /** @type {GamePage} */ (this.page);
         this.game = mod.create(this.gameContext());
         clear(/** @type {HTMLElement} */ (this.main)).append(this.game.el);
+        this.game.setConnection?.(this.client.state);
       }
       this.game.setRoom(info, seat);
     }
@@ -558,9 +586,11 @@ class RoomPage {
       const you = s.seat === seat;
       const removable = host && !you && !s.ai;
       const mutable = host && !you && !s.ai;
+      // Offline, nobody's presence is known: no dot says "connected".
+      const connected = this.offline ? 'unknown' : String(s.connected || s.ai);
       list.append(h('li', { class: 'seat' + (you ? ' seat-you' : ''),
-        dataset: { seat: String(s.seat), ready: String(s.ready), connected: String(s.connected || s.ai), ai: String(s.ai) } },
-        h('span', { class: 'seat-dot', title: s.ai ? t('app.room.ai') : s.connected ? t('app.room.connected') : t('app.room.notConnected'), 'aria-hidden': 'true' }),
+        dataset: { seat: String(s.seat), ready: String(s.ready), connected, ai: String(s.ai) } },
+        h('span', { class: 'seat-dot', title: this.offline ? t('app.room.connUnknown') : s.ai ? t('app.room.ai') : s.connected ? t('app.room.connected') : t('app.room.notConnected'), 'aria-hidden': 'true' }),
         h('span', { class: 'seat-name', text: s.name }),
         info.phase !== 'lobby' && this.clock.tc && this.clock.badge(s.seat),
         you && h('span', { class: 'badge badge-you', text: t('app.room.you') }),

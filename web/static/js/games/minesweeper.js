@@ -540,6 +540,8 @@ export function create(ctx) {
   let sending = 0;
   /** @type {{elapsed: number, now: number, running: boolean}} */
   let clock = { elapsed: 0, now: 0, running: false };
+  /** the room's connection (setConnection); play on this device has none to lose */
+  let conn = 'online';
   let boardKey = '';
   /** The main board's cell size in px set by the zoom; null: the stylesheet's. @type {number|null} */
   let zoomCell = null;
@@ -844,7 +846,8 @@ export function create(ctx) {
     // terminal view does.
     if (r && first && live) ctx.resync();
     refresh();
-    if (r && first) loadLeaderboard();
+    // A game on this device is on no server's list of best times.
+    if (r && first && !ctx.local) loadLeaderboard();
     if (!r) leaderboard.hidden = true;
     showSide();
   }
@@ -857,12 +860,22 @@ export function create(ctx) {
   }
 
   /**
-   * Whether the host can be heard: the room page marks its connection on
-   * the body (ui.js setConn); a page without one (play on this device) is.
+   * Whether the host can be heard: the room page says its connection's
+   * state (setConnection); a page without one (play on this device) is.
    */
   function online() {
-    const state = document.body.dataset.conn;
-    return !state || state === 'online' || !location.pathname.startsWith('/r/');
+    return conn === 'online';
+  }
+
+  /**
+   * The room's connection changed: offline, the timer stands still and
+   * the line under the board says so instead of "Watching live".
+   * @param {string} state
+   */
+  function setConnection(state) {
+    if (state === conn) return;
+    conn = state;
+    refresh();
   }
 
   function showTime() {
@@ -921,6 +934,7 @@ export function create(ctx) {
     const touch = matchMedia('(pointer: coarse)').matches;
     let text;
     if (!room) text = '';
+    else if (!online()) text = conn === 'closed' ? t('minesweeper.status.closed') : t('minesweeper.status.reconnecting');
     else if (seat == null && isRace) text = room.phase === 'running' ? t('minesweeper.status.watching-race-live') : t('minesweeper.status.watching-race');
     else if (seat == null) text = t('minesweeper.status.watching');
     else if (room.phase === 'ended') text = '';
@@ -999,7 +1013,8 @@ export function create(ctx) {
     clear(result).append(
       h('h2', { class: 'result-heading', text: heading }),
       h('p', {}, t('minesweeper.result.time') + ' ', h('strong', { id: 'result-time', dataset: { ms: String(Math.round(r.time)) }, text: formatTime(r.time) }),
-        h('span', { class: 'muted', text: ' ' + t('minesweeper.result.host-time') })),
+        // On this device there is no host: the time is the page's own.
+        ctx.local ? null : h('span', { class: 'muted', text: ' ' + t('minesweeper.result.host-time') })),
       again);
     result.hidden = false;
     showSide();
@@ -1054,6 +1069,7 @@ export function create(ctx) {
     setRoom,
     setResult,
     setClocks: anchor,
+    setConnection,
     destroy() {
       clearInterval(tick);
       cancelAnimationFrame(zoomFrame);

@@ -264,6 +264,7 @@ class LocalPage {
       resync: () => this.session?.resume(),
       rtt: () => 0,
       game: this.info,
+      local: true,
       follow: (view, beats) => follow(this.info?.id || '', view, beats),
     };
   }

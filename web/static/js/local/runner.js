@@ -10,7 +10,11 @@
 // - Seats: the viewer's seat 0 is a human; in vs-AI mode every other seat
 //   is the AI's (it moves when pending, from its own view only, after
 //   aiDelayMs, and an illegal AI command is reported, never retried); in
-//   pass-and-play every seat is a human sharing the device.
+//   pass-and-play every seat is a human sharing the device. As in a room
+//   (room.aiSeat, state.awaitsHuman), the AI waits for the human's first
+//   move of the game while a human seat may move: it does not open the
+//   board for them, nor race ahead while the page is still loading; when
+//   only AI seats may move (a duel the AI opens), it goes first.
 // - Hand-off (pass-and-play): when the seat to act changes, the runner
 //   shows nobody's hand — the spectator's view, and the spectator's beats
 //   — until reveal() hands the device to that seat. A finished game shows
@@ -528,9 +532,21 @@ export class LocalSession {
     this.publish(null);
   }
 
-  /** Plays the pending AI seats, one command each, after aiDelayMs. */
+  /**
+   * Whether the game waits for a human's first move: no human seat has
+   * moved yet and one may move now (the room's state.awaitsHuman).
+   */
+  awaitsHuman() {
+    if (this.log.some((e) => !this.seats[e.seat]?.ai)) return false;
+    return this.pending.some((s) => !this.seats[s]?.ai);
+  }
+
+  /**
+   * Plays the pending AI seats, one command each, after aiDelayMs; none
+   * before the human's first move while a human may move (awaitsHuman).
+   */
   driveAI() {
-    if (this.hz || this.aiTimer || this.disposed || this.status?.over) return;
+    if (this.hz || this.aiTimer || this.disposed || this.status?.over || this.awaitsHuman()) return;
     const seat = this.pending.find((s) => this.seats[s].ai);
     if (seat == null) return;
     this.aiTimer = setTimeout(() => {
