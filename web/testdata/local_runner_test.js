@@ -58,6 +58,20 @@
     b.s.dispose();
   }
 
+  // Co-op Minesweeper against the AI (issue 43): the AI waits for the
+  // human's first move, as in a room, then plays on.
+  {
+    const b = open({ game: 'minesweeper', mode: 'ai', seats: [{ name: 'Ann' }, { name: 'AI', ai: true }], config: { mode: 'coop', level: 'beginner' }, seed: 5 });
+    b.s.start();
+    for (let i = 0; i < 20; i++) await tick();
+    check(b.s.log.length === 0 && !b.s.aiTimer && b.last.thinking.length === 0, `the AI moved before me: ${b.s.log.length} moves`);
+    const rc = b.s.command({ type: 'reveal', r: 4, c: 4 });
+    check(rc.ok, 'my first reveal is refused: ' + JSON.stringify(rc));
+    await settle(b);
+    check(b.last.status.over || b.s.log.some((e) => e.seat === 1), 'the AI does not play after my first move');
+    b.s.dispose();
+  }
+
   // Undo by policy: vs AI at most 3, each taking back the human's move and
   // the AI's answer; the fourth is refused, and every one is counted.
   {
