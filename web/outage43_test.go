@@ -1,12 +1,17 @@
 package web_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+
+	"github.com/roomd/roomd/core/tictactoe"
 )
 
 // TestOutageShown: while roomd is down (issue 43), the room says so where
@@ -103,6 +108,70 @@ func TestOutageShown(t *testing.T) {
 			}
 			bob.wait("watching live again", fmt.Sprintf(`document.getElementById('ms-status').textContent === %q`, tc.live))
 			ann.wait("the clock running again", `document.getElementById('timer').dataset.running === 'true'`)
+		})
+	}
+}
+
+// TestOutageTurnClock: a turn clock (turnclock.js) stands still while
+// roomd is down and counts on from the next snapshot; the board of any
+// game (tic-tac-toe here) is dimmed and takes no click meanwhile. By the
+// seat on a desktop, in the strip above the board on a phone.
+func TestOutageTurnClock(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		vp    viewport
+		clock string
+	}{
+		{desktop, `#seats .seat-clock[data-seat="0"]`},
+		{phone, `#turn-clocks .turn-clock[data-seat="0"]`},
+	} {
+		t.Run(tc.vp.name, func(t *testing.T) {
+			t.Parallel()
+			srv := startRoomd(t, withGames(tictactoe.Game))
+			resp, err := http.Post(srv.URL+"/api/rooms", "application/json",
+				strings.NewReader(`{"game":"tictactoe","name":"Ann","settings":{"clock":{"moveMs":60000}}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var created struct{ Room, Token string }
+			err = json.NewDecoder(resp.Body).Decode(&created)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusCreated {
+				t.Fatalf("create: %d %v", resp.StatusCode, err)
+			}
+			p := newUser(t, srv, "ann", tc.vp)
+			p.open("/")
+			eval[bool](p, fmt.Sprintf(`(localStorage.setItem('roomd.token.%s', %q), true)`, created.Room, created.Token))
+			p.open("/r/" + created.Room)
+			p.wait("the host's lobby", `document.getElementById('fill-ai')`)
+			p.click("#fill-ai")
+			p.wait("the AI seated", `document.querySelector('#seats .seat[data-ai="true"]')`)
+			p.click("#start")
+			ms := fmt.Sprintf(`Number(document.querySelector(%q)?.dataset.ms)`, tc.clock)
+			p.wait("X's clock running", fmt.Sprintf(`document.querySelector(%q)?.dataset.running === 'true' && %s < 59500`, tc.clock, ms))
+
+			if err := srv.down(); err != nil {
+				t.Fatal(err)
+			}
+			p.wait("reconnecting", `document.getElementById('conn').dataset.connState !== 'online'`)
+			if got := eval[string](p, `(() => { const b = document.getElementById('ttt-board'); const r = b.getBoundingClientRect();
+				const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+				let o = 1; for (let e = b; e; e = e.parentElement) o *= Number(getComputedStyle(e).opacity);
+				return (o < 1 ? 'dimmed' : 'bright') + ',' + (b.contains(at) ? 'clickable' : 'not clickable'); })()`); got != "dimmed,not clickable" {
+				t.Errorf("offline, the board is %s", got)
+			}
+			before := eval[float64](p, ms)
+			time.Sleep(1500 * time.Millisecond)
+			if after := eval[float64](p, ms); after != before {
+				t.Errorf("the turn clock ran on while roomd was down: %v → %v ms", before, after)
+			}
+			p.do(chromedp.Evaluate[chromedp.Void](`document.getAnimations().forEach((a) => { if (a.effect?.getComputedTiming().endTime === Infinity) a.cancel(); })`))
+			p.screenshot("outage-turnclock-" + tc.vp.name)
+			if err := srv.up(nil); err != nil {
+				t.Fatal(err)
+			}
+			p.waitFor("online again", `document.getElementById('conn').dataset.connState === 'online'`, 30*time.Second)
+			p.wait("the turn clock counting on", fmt.Sprintf(`document.querySelector(%q)?.dataset.running === 'true' && %s < %v`, tc.clock, ms, before))
 		})
 	}
 }
