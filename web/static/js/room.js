@@ -229,7 +229,8 @@ class RoomPage {
    */
   showOffline(state) {
     if (state === 'online') this.wasOnline = true;
-    const offline = this.wasOnline && state !== 'online';
+    // Closed has its own look (the whole room faded, a banner says why).
+    const offline = this.wasOnline && (state === 'reconnecting' || state === 'connecting');
     const column = /** @type {HTMLElement} */ (this.column);
     if (offline) column.dataset.offline = state;
     else delete column.dataset.offline;
