@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
+	"github.com/roomd/roomd/core/spellgridgame"
 	"github.com/roomd/roomd/core/tictactoe"
 )
 
@@ -172,6 +173,55 @@ func TestOutageTurnClock(t *testing.T) {
 			}
 			p.waitFor("online again", `document.getElementById('conn').dataset.connState === 'online'`, 30*time.Second)
 			p.wait("the turn clock counting on", fmt.Sprintf(`document.querySelector(%q)?.dataset.running === 'true' && %s < %v`, tc.clock, ms, before))
+		})
+	}
+}
+
+// TestOutageSpellGridSpectator: a SpellGrid spectator's line says
+// "Watching Sage" only while the connection is up; during an outage it
+// says it is reconnecting, and once back it watches again. Desktop in
+// English, phone in Japanese.
+func TestOutageSpellGridSpectator(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		vp                       viewport
+		lang, live, reconnecting string
+	}{
+		{desktop, "en", "Watching Sage · ", "Reconnecting… · "},
+		{phone, "ja", "Sageさんを観戦中 · ", "再接続中… · "},
+	} {
+		t.Run(tc.vp.name+"-"+tc.lang, func(t *testing.T) {
+			t.Parallel()
+			srv := startRoomd(t, withGames(spellgridgame.Game))
+			p := newUser(t, srv, "sage", desktop)
+			p.open("/")
+			p.wait("the lobby", `document.querySelector('label[data-game="spellgrid"][data-page="true"]')`)
+			p.click(`label[data-game="spellgrid"]`)
+			p.wait("the SpellGrid form", `document.querySelector('.settings-form[data-game="spellgrid"] #new-level') && !document.getElementById('create').disabled`)
+			p.setField("#new-name", "Sage")
+			p.click("#create")
+			p.wait("the first level", `document.querySelectorAll('#sg-grid .sg-tile').length > 0 && document.getElementById('sg').dataset.mine === 'true'`)
+			q := newUser(t, srv, "watcher", tc.vp)
+			q.open("/")
+			eval[bool](q, fmt.Sprintf(`(localStorage.setItem('roomd.lang', %q), true)`, tc.lang))
+			q.open("/r/" + p.roomCode())
+			q.click("#join-watch")
+			status := `document.getElementById('sg-status')?.textContent`
+			q.wait("watching", fmt.Sprintf(`%s?.startsWith(%q)`, status, tc.live))
+			if err := srv.down(); err != nil {
+				t.Fatal(err)
+			}
+			q.wait("reconnecting", `document.getElementById('conn').dataset.connState !== 'online'`)
+			if got := eval[string](q, status); !strings.HasPrefix(got, tc.reconnecting) {
+				t.Errorf("the spectator's line offline: %q, want %q…", got, tc.reconnecting)
+			}
+			q.do(chromedp.Evaluate[chromedp.Void](`document.getAnimations().forEach((a) => { if (a.effect?.getComputedTiming().endTime === Infinity) a.cancel(); })`))
+			q.screenshot("outage-spellgrid-spectator-" + tc.vp.name + "-" + tc.lang)
+			if err := srv.up(nil); err != nil {
+				t.Fatal(err)
+			}
+			q.waitFor("online again", `document.getElementById('conn').dataset.connState === 'online'`, 30*time.Second)
+			q.wait("watching again", fmt.Sprintf(`%s?.startsWith(%q)`, status, tc.live))
 		})
 	}
 }

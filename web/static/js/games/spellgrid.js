@@ -159,6 +159,8 @@ export function create(ctx) {
   let seat = null;
   /** @type {import('../client.js').Result|null} */
   let ended = null;
+  /** the room's connection (setConnection): a spectator's line is live only online */
+  let conn = 'online';
   /** The chosen card's place in the hand, or -1. */
   let chosen = -1;
   /** The grid cursor, a tile. */
@@ -410,6 +412,7 @@ export function create(ctx) {
     if (view.won) status.textContent = t('spellgrid.status.won', { moves });
     else if (ended) status.textContent = t('spellgrid.status.ended', { moves });
     else if (view.lost) status.textContent = t('spellgrid.status.lost', { moves });
+    else if (seat == null && conn !== 'online') status.textContent = t('spellgrid.status.reconnecting', { moves });
     else if (seat == null) status.textContent = t('spellgrid.status.watching', { name: ctx.seatName(0), moves });
     else if (room?.phase !== 'running') status.textContent = t('spellgrid.status.moves', { moves });
     else if (kind === 'target') status.textContent = t('spellgrid.status.target', { card });
@@ -550,6 +553,11 @@ export function create(ctx) {
       render();
     },
     setClocks() {},
+    setConnection(state) {
+      if (state === conn) return;
+      conn = state;
+      render();
+    },
     destroy() {
       document.removeEventListener('keydown', onKey);
       el.remove();
