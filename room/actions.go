@@ -311,6 +311,9 @@ func (r *Room) control(mem *member, a *protocol.Action) error {
 		}
 		e.Kind, e.Target = kindRemove, r.st.Players[*ctl.Seat].ID
 	case protocol.ControlStart:
+		if r.st.Quick {
+			return refuse(protocol.CodeInvalidControl, "a quick-play room starts by itself once its seats are taken and connected")
+		}
 		if a.Rev < r.st.MetaRev {
 			r.stale(mem, a, "the seats or settings changed since this was sent")
 			return nil
