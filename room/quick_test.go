@@ -241,7 +241,7 @@ func TestQuickPlayMoreJoinDuringCountdown(t *testing.T) {
 
 // TestHostRoomKeepsReadyAndStart: a room a host made (public or not) never
 // counts down; quick play does not fill it; the host's start stays as it
-// was, and a quick-play room refuses it.
+// was, and a quick-play room refuses it, and new settings.
 func TestHostRoomKeepsReadyAndStart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := quickManager(t)
@@ -285,6 +285,10 @@ func TestHostRoomKeepsReadyAndStart(t *testing.T) {
 		sendAct(t, q, a, "start", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlStart})
 		if rc := a.receipt(t, "start"); rc.OK || rc.Notice.Code != protocol.CodeInvalidControl {
 			t.Fatalf("the host's start in a quick-play room: %+v", rc)
+		}
+		sendAct(t, q, a, "pile", protocol.TypeControl, nil, &protocol.Control{Op: protocol.ControlSettings, Settings: json.RawMessage(`{"pile":20}`)})
+		if rc := a.receipt(t, "pile"); rc.OK || rc.Notice.Code != protocol.CodeInvalidControl {
+			t.Fatalf("new settings in a quick-play room: %+v", rc)
 		}
 	})
 }
