@@ -285,6 +285,9 @@ type Presence struct {
 	// Paused is true while a real-time match waits for a player to come
 	// back (PROTOCOL.md, "Real-time rooms").
 	Paused bool `json:"paused,omitempty"`
+	// StartsAt is room.startsAt as of this message: the host time (ms) a
+	// quick-play room's countdown ends, absent when none runs.
+	StartsAt int64 `json:"startsAt,omitempty"`
 }
 
 // Notice is a readable refusal or warning with a stable code, inside a
@@ -369,6 +372,14 @@ type Room struct {
 	// players the rated pool paired, whose result changes their ratings
 	// (PROTOCOL.md, "Ratings").
 	Rated bool `json:"rated,omitempty"`
+	// Quick is true in a room made by quick play: it starts its match by
+	// itself, after a countdown, once its mode's minimum seats are taken
+	// and connected (PROTOCOL.md, "Public rooms and quick play").
+	Quick bool `json:"quick,omitempty"`
+	// StartsAt is the host time (ms since the Unix epoch) a quick-play
+	// room's countdown ends and its match starts; absent when no countdown
+	// runs.
+	StartsAt int64 `json:"startsAt,omitempty"`
 	// Hz is the tick rate of a real-time game (0 for a game driven by
 	// commands), and Paused says its running match waits for a player.
 	Hz     int  `json:"hz,omitempty"`

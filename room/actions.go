@@ -285,6 +285,9 @@ func (r *Room) control(mem *member, a *protocol.Action) error {
 	case protocol.ControlReady:
 		e.Kind, e.Ready = kindReady, ctl.Ready
 	case protocol.ControlSettings:
+		if r.st.Quick {
+			return refuse(protocol.CodeInvalidControl, "a quick-play room keeps the settings its players asked for")
+		}
 		if a.Rev < r.st.MetaRev {
 			r.stale(mem, a, "the seats or settings changed since this was sent")
 			return nil
@@ -311,6 +314,9 @@ func (r *Room) control(mem *member, a *protocol.Action) error {
 		}
 		e.Kind, e.Target = kindRemove, r.st.Players[*ctl.Seat].ID
 	case protocol.ControlStart:
+		if r.st.Quick {
+			return refuse(protocol.CodeInvalidControl, "a quick-play room starts by itself once its seats are taken and connected")
+		}
 		if a.Rev < r.st.MetaRev {
 			r.stale(mem, a, "the seats or settings changed since this was sent")
 			return nil

@@ -94,6 +94,10 @@ type Config struct {
 	// before the room gives it up (a seat taken over HTTP that never comes
 	// online, or a player who left without leaving). Zero means 30 seconds.
 	SeatGrace time.Duration
+	// QuickStart is the countdown of a room made by quick play (quick.go):
+	// once its mode's minimum seats are taken and connected, its match
+	// starts this long after. Zero means 5 seconds (DefaultQuickStart).
+	QuickStart time.Duration
 	// LobbyTimeout closes a room in the lobby that has had no connection for
 	// this long. Zero means 2 minutes.
 	LobbyTimeout time.Duration
@@ -172,6 +176,7 @@ func (c *Config) setDefaults() error {
 	setDur(&c.Heartbeat, 15*time.Second)
 	setDur(&c.SeatGrace, 30*time.Second)
 	setDur(&c.LobbyTimeout, 2*time.Minute)
+	setDur(&c.QuickStart, DefaultQuickStart)
 	if c.MaxSpectators == 0 {
 		c.MaxSpectators = 1000
 	}

@@ -268,8 +268,8 @@ func (req *CreateRequest) resolvePublic() error {
 	return nil
 }
 
-// QuickPlayRequest asks for a seat in an open public room of a game with
-// the same canonical settings, or a new public room with them.
+// QuickPlayRequest asks for a seat in an open quick-play room of a game
+// with the same canonical settings, or a new one with them.
 type QuickPlayRequest struct {
 	Game     string
 	Settings json.RawMessage
@@ -289,11 +289,12 @@ type QuickPlayResult struct {
 	Created bool `json:"created"`
 }
 
-// QuickPlay seats req's player in an open public room of req's game whose
-// canonical settings equal req's (a lobby with a free seat), or makes a
-// public room with those settings. Quick plays for the same game and
-// settings take turns in this process, so two at once never both make a
-// room.
+// QuickPlay seats req's player in an open quick-play room of req's game
+// whose canonical settings equal req's (a lobby with a free seat), or makes
+// one: a public room with those settings that starts its match by itself
+// (quick.go). A public room a host made is not one: its host starts it.
+// Quick plays for the same game and settings take turns in this process,
+// so two at once never both make a room.
 func (m *Manager) QuickPlay(ctx context.Context, req QuickPlayRequest) (QuickPlayResult, error) {
 	if len(req.Settings) == 0 || string(req.Settings) == "null" {
 		req.Settings = json.RawMessage("{}")
@@ -347,7 +348,7 @@ func (m *Manager) QuickPlay(ctx context.Context, req QuickPlayRequest) (QuickPla
 		return QuickPlayResult{}, err
 	}
 	res, err := m.Create(ctx, CreateRequest{Game: req.Game, Settings: setup.Settings, Name: req.Name,
-		Access: protocol.AccessPublic, Player: req.Player, Client: req.Client})
+		Access: protocol.AccessPublic, Player: req.Player, Client: req.Client, Quick: true})
 	if err != nil {
 		return QuickPlayResult{}, err
 	}
@@ -355,8 +356,8 @@ func (m *Manager) QuickPlay(ctx context.Context, req QuickPlayRequest) (QuickPla
 }
 
 // quickPlayRooms are the rooms quick play tries for game and config, best
-// first: open public lobbies with those settings, the fullest first (the
-// nearest to starting), then the oldest. It reads every live room's
+// first: open public quick-play lobbies with those settings, the fullest
+// first (the nearest to starting), then the oldest. It reads every live room's
 // published information (no copy, no wait on an actor), not the list
 // built for GET /api/rooms, so that a room made a moment ago is found.
 func (m *Manager) quickPlayRooms(game string, config json.RawMessage) []*Room {
@@ -367,7 +368,7 @@ func (m *Manager) quickPlayRooms(game string, config json.RawMessage) []*Room {
 	var found []candidate
 	for _, r := range m.Rooms() {
 		info := r.info.Load()
-		if info.Access == protocol.AccessPublic && info.Phase == phaseLobby && !info.Frozen &&
+		if info.Quick && info.Access == protocol.AccessPublic && info.Phase == phaseLobby && !info.Frozen &&
 			len(info.Seats) < info.MaxSeats && info.Game.ID == game && bytes.Equal(info.Settings, config) {
 			found = append(found, candidate{r, len(info.Seats)})
 		}

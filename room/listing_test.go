@@ -89,7 +89,7 @@ func TestListBuiltOncePerTTL(t *testing.T) {
 		}
 		return out
 	}
-	a, err := m.Create(ctx, CreateRequest{Game: "nim", Name: "A", Public: true})
+	a, err := m.Create(ctx, CreateRequest{Game: "nim", Name: "A", Public: true, Quick: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestListBuiltOncePerTTL(t *testing.T) {
 		t.Fatalf("listed %v, want %v", got, a.Room)
 	}
 	offset.Add(int64(time.Millisecond)) // B is newer than A
-	b, err := m.Create(ctx, CreateRequest{Game: "nim", Name: "B", Public: true})
+	b, err := m.Create(ctx, CreateRequest{Game: "nim", Name: "B", Public: true, Quick: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +109,8 @@ func TestListBuiltOncePerTTL(t *testing.T) {
 		t.Errorf("after the TTL: listed %v, want %v", got, []string{b.Room, a.Room})
 	}
 	// Quick play reads the live rooms, not the list: it finds a room made
-	// after the list was built.
-	d, err := m.Create(ctx, CreateRequest{Game: "nim", Settings: []byte(`{"pile":15}`), Name: "D", Public: true})
+	// after the list was built (quick-play rooms: it fills no other).
+	d, err := m.Create(ctx, CreateRequest{Game: "nim", Settings: []byte(`{"pile":15}`), Name: "D", Public: true, Quick: true})
 	if err != nil {
 		t.Fatal(err)
 	}

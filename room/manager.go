@@ -116,6 +116,9 @@ type CreateRequest struct {
 	// Player is the site's player id when the creator signed in (set by
 	// the server from a verified token, never read from the body).
 	Player string `json:"-"`
+	// Quick marks a room made by quick play (set by QuickPlay, never read
+	// from the body): it starts by itself (quick.go).
+	Quick bool `json:"-"`
 }
 
 // Create makes a room whose host is a new seat named req.Name, stores it
@@ -149,7 +152,7 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest) (JoinResult, er
 		}
 		token := ids.Token()
 		host := &player{ID: ids.New(), Name: cleanName(req.Name), TokenHash: ids.HashToken(token), Player: req.Player}
-		st.Players, st.Host = []*player{host}, host.ID
+		st.Players, st.Host, st.Quick = []*player{host}, host.ID, req.Quick
 		switch req.Access {
 		case "", protocol.AccessUnlisted:
 		case protocol.AccessPublic:

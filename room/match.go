@@ -21,7 +21,10 @@ func (s *state) start(e *entry) (effect, error) {
 	} else if err := s.need(phaseEnded); err != nil {
 		return effect{}, err
 	}
-	if err := s.needHost(e.By); err != nil {
+	// A quick-play room starts its match itself (quick.go): no host, no
+	// ready.
+	byRoom := e.Kind == kindStart && e.By == "" && s.Quick
+	if err := s.needHost(e.By); err != nil && !byRoom {
 		return effect{}, err
 	}
 	eff := effect{meta: true, started: true}
@@ -52,7 +55,7 @@ func (s *state) start(e *entry) (effect, error) {
 		return effect{}, refuse(protocol.CodeNotReady,
 			fmt.Sprintf("%s needs %d to %d seats, there are %d", setup.Mode.Name, setup.Mode.MinSeats, setup.Mode.MaxSeats, n))
 	}
-	if e.Kind == kindStart {
+	if e.Kind == kindStart && !byRoom {
 		for i, p := range s.Players {
 			if !p.AI && !p.Ready && p.ID != s.Host {
 				return effect{}, refuse(protocol.CodeNotReady, fmt.Sprintf("seat %d (%s) is not ready", i, p.Name))

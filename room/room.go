@@ -244,6 +244,10 @@ type Room struct {
 	// gone notes, for each seat of a rated room's running match with no
 	// connection, since when (rated.go).
 	gone map[string]time.Time
+	// quickAt is when a quick-play room's countdown ends (zero: none
+	// runs); quickHere the seats it counted as there (quick.go).
+	quickAt   time.Time
+	quickHere map[string]bool
 	// movedTo is the epoch a client moved this room to since it was loaded:
 	// while the room is still in it, no client may ask again (once is the
 	// most a client may ask for). A move the store refused leaves the room
@@ -362,6 +366,7 @@ func (r *Room) run() {
 			r.handle(in)
 		}
 		r.ratedTurn()
+		r.quickTurn()
 		r.commit()
 		r.pace()
 		r.flush()
@@ -526,6 +531,9 @@ func (r *Room) schedule() {
 		next = at
 	}
 	if at := r.ratedDue(); !at.IsZero() && at.Before(next) && !r.frozen {
+		next = at
+	}
+	if at := r.quickDue(now); !at.IsZero() && at.Before(next) && !r.frozen {
 		next = at
 	}
 	if r.presence {

@@ -44,6 +44,8 @@ type snapshot struct {
 	Daily *dailyState `json:"daily,omitempty"`
 	// Rated: see state (absent: not a rated room).
 	Rated *ratedState `json:"rated,omitempty"`
+	// Quick: see state (absent: not made by quick play).
+	Quick bool `json:"quick,omitempty"`
 	// SpectatorChat, Paused and Stopped: see state.
 	SpectatorChat bool  `json:"spectatorChat,omitempty"`
 	Paused        int64 `json:"paused,omitempty"`
@@ -87,7 +89,7 @@ func (s *state) encode() (data []byte, keep uint64, err error) {
 		Settings: s.Settings, Phase: s.Phase, Host: s.Host, Players: s.Players, Match: s.Match,
 		MatchRev: s.MatchRev, MetaRev: s.MetaRev, Result: s.Result, Created: s.Created,
 		Activity: s.Activity, Closed: s.Closed, Dedup: s.Dedup, Access: s.Access, Invite: s.Invite, WatchLocked: s.WatchLocked, Daily: s.Daily, SpectatorChat: s.SpectatorChat, Paused: s.Paused, Stopped: s.Stopped, TurnClock: s.TurnClock,
-		Rated: s.Rated}
+		Rated: s.Rated, Quick: s.Quick}
 	if s.sess != nil {
 		cp, err := s.sess.Save()
 		if err != nil {
@@ -161,7 +163,7 @@ func decodeSnapshot(games *session.Registry, data []byte, entries []store.Entry)
 		Match: snap.Match, MatchRev: snap.MatchRev, MetaRev: snap.MetaRev, Result: snap.Result,
 		Created: snap.Created, Activity: snap.Activity, Closed: snap.Closed, Dedup: snap.Dedup,
 		Access: snap.Access, Invite: snap.Invite, WatchLocked: snap.WatchLocked, Daily: snap.Daily, SpectatorChat: snap.SpectatorChat, Paused: snap.Paused, Stopped: snap.Stopped,
-		TurnClock: snap.TurnClock, Rated: snap.Rated}
+		TurnClock: snap.TurnClock, Rated: snap.Rated, Quick: snap.Quick}
 	if s.Dedup == nil {
 		s.Dedup = map[string]*dedup{}
 	}

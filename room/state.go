@@ -93,6 +93,9 @@ type state struct {
 	Daily *dailyState
 	// Rated is set in a rated room (rated.go).
 	Rated *ratedState
+	// Quick marks a room made by quick play: it starts its match by
+	// itself after a countdown (quick.go).
+	Quick bool
 	// SpectatorChat: the host lets spectators chat (chat.go).
 	SpectatorChat bool
 	// Paused is the downtime of graceful restarts during the current match

@@ -29,7 +29,8 @@ func (r *Room) roomInfo() protocol.Room {
 	if st.Daily != nil {
 		info.Daily = st.Daily.Day
 	}
-	info.Rated = st.Rated != nil
+	info.Rated, info.Quick = st.Rated != nil, st.Quick
+	info.StartsAt = r.startsAt()
 	if rate := st.game.Info().Tick; rate != nil {
 		info.Hz, info.Paused = rate.Hz, r.paused()
 	}
@@ -128,7 +129,7 @@ func (r *Room) snapshotFrame(seat int) []byte {
 func (r *Room) presenceFrame() []byte {
 	connected, spectators := r.connected()
 	return encodeMsg(protocol.Presence{Type: protocol.TypePresence, Connected: connected, Spectators: spectators,
-		Clocks: clocksWire(r.st.clock(r.now().UnixMilli())), Paused: r.paused()})
+		Clocks: clocksWire(r.st.clock(r.now().UnixMilli())), Paused: r.paused(), StartsAt: r.startsAt()})
 }
 
 func (r *Room) welcome(c Client, seat int, token string) []byte {

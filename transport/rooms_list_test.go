@@ -312,9 +312,9 @@ func (s *testServer) quickPlay(t *testing.T, game, settings, name string) (int, 
 }
 
 // TestQuickPlay: players asking for the same settings (in any spelling)
-// share a room until it is full; other settings, a full, running,
-// unlisted or locked room get a new public room; a one-seat mode is
-// refused.
+// share a quick-play room until it is full; other settings, a host's
+// public room, a full, running, unlisted or locked room get a new one; a
+// one-seat mode is refused.
 func TestQuickPlay(t *testing.T) {
 	s := startServer(t)
 	race := `{"mode":"race","level":"beginner"}`
@@ -356,13 +356,14 @@ func TestQuickPlay(t *testing.T) {
 		t.Fatalf("past a full room: %d %+v, want a new room", code, fay)
 	}
 
-	// A public room made with POST /api/rooms is joined...
+	// A public room made with POST /api/rooms is its host's to start:
+	// quick play makes its own (which starts by itself)...
 	pile := `{"pile":15}`
 	made := s.createWith(t, map[string]any{"game": "nim", "settings": json.RawMessage(pile), "name": "Host", "public": true})
-	if code, r := s.quickPlay(t, "nim", pile, "Gus"); code != http.StatusOK || r.Room != made.Room {
-		t.Fatalf("a public room: %d %+v, want %s", code, r, made.Room)
+	if code, r := s.quickPlay(t, "nim", pile, "Gus"); code != http.StatusCreated || r.Room == made.Room {
+		t.Fatalf("a host's public room: %d %+v, want a new room, not %s", code, r, made.Room)
 	}
-	// ...but never one full, running, unlisted or locked.
+	// ...and never fills one full, running, unlisted or locked.
 	nim := func(body map[string]any) room.JoinResult {
 		body["game"], body["settings"] = "nim", json.RawMessage(`{"pile":17}`)
 		return s.createWith(t, body)

@@ -29,8 +29,9 @@ func lobbyRace(p *page, name string) {
 }
 
 // TestI19QuickPlayAndOpenRooms: "Play now" from two browsers (a desktop
-// and a phone) lands both in the same public room; a third browser's
-// "Open rooms" lists it to join, then to watch once it runs, and lists a
+// and a phone) lands both in the same public room, which starts by
+// itself; a third browser's "Open rooms" lists it to join (with one
+// player), then to watch once it runs, and lists a
 // room made public in the create form but never an unlisted one, nor a
 // public one the host makes unlisted.
 func TestI19QuickPlayAndOpenRooms(t *testing.T) {
@@ -42,17 +43,8 @@ func TestI19QuickPlayAndOpenRooms(t *testing.T) {
 	ann.wait("Ann's room", `location.pathname.startsWith('/r/') && document.getElementById('conn').dataset.connState === 'online'`)
 	code := ann.roomCode()
 
-	bob := newUser(t, srv, "bob", phone)
-	lobbyRace(bob, "Bob")
-	bob.wait("the play-now button", `(() => { const b = document.getElementById('quickplay'); return b && !b.hidden; })()`)
-	bob.click("#quickplay")
-	bob.wait("Bob's room", `location.pathname.startsWith('/r/') && document.getElementById('conn').dataset.connState === 'online'`)
-	if got := bob.roomCode(); got != code {
-		t.Fatalf("quick play put Bob in room %s, Ann in %s", got, code)
-	}
-	ann.wait("two seats", `document.querySelectorAll('#seats .seat:not(.seat-open)').length === 2`)
-
-	// A solo mode has no quick play and no public box.
+	// Before Bob comes, the room is open to join. A solo mode has no
+	// quick play and no public box.
 	carl := newUser(t, srv, "carl", desktop)
 	carl.open("/")
 	carl.wait("the lobby form", `document.querySelector('#create-form #new-mode')`)
@@ -65,6 +57,16 @@ func TestI19QuickPlayAndOpenRooms(t *testing.T) {
 	if href := eval[string](carl, fmt.Sprintf(`document.querySelector('#open-join .open-room[data-code=%q] a.open-join').getAttribute('href')`, code)); href != "/r/"+code {
 		t.Errorf("join link %q", href)
 	}
+
+	bob := newUser(t, srv, "bob", phone)
+	lobbyRace(bob, "Bob")
+	bob.wait("the play-now button", `(() => { const b = document.getElementById('quickplay'); return b && !b.hidden; })()`)
+	bob.click("#quickplay")
+	bob.wait("Bob's room", `location.pathname.startsWith('/r/') && document.getElementById('conn').dataset.connState === 'online'`)
+	if got := bob.roomCode(); got != code {
+		t.Fatalf("quick play put Bob in room %s, Ann in %s", got, code)
+	}
+	ann.wait("two seats", `document.querySelectorAll('#seats .seat:not(.seat-open)').length === 2`)
 
 	// An unlisted room (the default) and a public one from the form.
 	dee := newUser(t, srv, "dee", desktop)
@@ -82,11 +84,9 @@ func TestI19QuickPlayAndOpenRooms(t *testing.T) {
 	listed := eve.roomCode()
 	eve.wait("the access control", `document.getElementById('room-access')?.value === 'public'`)
 
-	// Ann starts the race: her room is to watch now.
-	bob.click("#ready")
-	ann.wait("Bob ready", `document.querySelector('#seats .seat[data-seat="1"]')?.dataset.ready === 'true'`)
-	ann.click("#start")
-	ann.wait("the race", `document.body.dataset.phase === 'running'`)
+	// The quick-play room starts the race by itself (issue 43): her
+	// room is to watch now.
+	ann.waitFor("the race", `document.body.dataset.phase === 'running'`, 15*time.Second)
 	carl.waitFor("the public room and the running race", fmt.Sprintf(`!!document.querySelector('#open-join .open-room[data-code=%q]') && !!document.querySelector('#open-watch .open-room[data-code=%q]')`, listed, code), 15*time.Second)
 	if eval[bool](carl, fmt.Sprintf(`!!document.querySelector('.open-room[data-code=%q]')`, hidden)) {
 		t.Errorf("the unlisted room %s is listed", hidden)

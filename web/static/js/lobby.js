@@ -630,7 +630,9 @@ function openRoomsCard(games) {
       }
       if (supported !== true) { supported = true; dispatchEvent(new Event('roomd:open-rooms')); }
       const joinable = page.rooms.filter((r) => r.phase === 'lobby' && r.free > 0);
-      const watchable = page.rooms.filter((r) => r.phase === 'running' || (r.phase === 'lobby' && r.free <= 0));
+      // "Playing now": matches that run, never a lobby that has not
+      // started (a full one, or a quick-play room counting down).
+      const watchable = page.rooms.filter((r) => r.phase === 'running');
       clear(joinList).append(...joinable.map((r) => item(r, true)));
       clear(watchList).append(...watchable.map((r) => item(r, false)));
       joinHead.hidden = joinList.hidden = !joinable.length;

@@ -115,6 +115,7 @@ export interface Presence {
   spectators: number;
   clocks: Clocks;
   paused?: boolean;
+  startsAt?: number;
 }
 
 export interface Receipt {
@@ -164,6 +165,8 @@ export interface Room {
   commitment?: string;
   daily?: string;
   rated?: boolean;
+  quick?: boolean;
+  startsAt?: number;
   hz?: number;
   paused?: boolean;
   turnClock?: TurnClock;

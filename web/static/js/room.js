@@ -63,6 +63,8 @@ class RoomPage {
     this.offline = false;
     /** the connection has been online once */
     this.wasOnline = false;
+    /** @type {ReturnType<typeof setInterval>|undefined} a quick-play room's countdown */
+    this.quickTimer = undefined;
     // The match's turn clocks (room.turnClock): above the game, and by
     // each seat in the list.
     this.clock = new TurnClockView({
@@ -371,6 +373,13 @@ class RoomPage {
     this.info.spectators = p.spectators;
     this.info.clocks = p.clocks;
     for (const s of this.info.seats) s.connected = p.connected.includes(s.seat);
+    // A quick-play room's countdown starts, or stops, with the seats'
+    // connections (PROTOCOL.md, "Public rooms and quick play").
+    const startsAt = p.startsAt || 0;
+    if (startsAt !== (this.info.startsAt || 0)) {
+      this.info.startsAt = startsAt;
+      if (this.info.phase === 'lobby') return this.render();
+    }
     this.renderSide();
     // A real-time match pauses while no player is there (PROTOCOL.md §2.7).
     const paused = !!p.paused;
@@ -416,6 +425,7 @@ class RoomPage {
     const seat = this.client.seat;
     // A closing room says "closed", a phase the protocol's schema does not list.
     if (/** @type {string} */ (info.phase) === 'closed') return this.gone('closed');
+    clearInterval(this.quickTimer);
     if (info.phase === 'lobby') {
       if (this.game) {
         this.game.destroy();
@@ -475,7 +485,9 @@ class RoomPage {
       panel = h('div', { class: 'panel lobby-panel', id: 'lobby' });
       const title = h('h2', {}, icon(this.page?.icon || 'logo'), ' ', this.gameInfo?.name || info.game.id);
       panel.append(title);
-      if (host && this.gameInfo) {
+      // A quick-play room's settings are what its players asked quick play
+      // for: nobody changes them.
+      if (host && this.gameInfo && !info.quick) {
         const form = settingsForm(this.gameInfo, this.page, info.settings, 'room');
         const save = h('button', { class: 'btn', id: 'save-settings', type: 'submit' }, t('app.room.saveSettings'));
         const f = h('form', { class: 'host-settings', id: 'host-settings' }, form.el, save);
@@ -498,6 +510,7 @@ class RoomPage {
     const actions = /** @type {HTMLElement} */ (panel.querySelector('#lobby-actions'));
     clear(actions);
     const need = Math.max(0, info.minSeats - info.seats.length);
+    if (info.quick) return this.renderQuick(actions, info, seat, need);
     if (seat == null) {
       actions.append(h('p', { class: 'muted', text: t('app.room.watching') }));
       if (info.seats.length < info.maxSeats) {
@@ -524,6 +537,39 @@ class RoomPage {
         on: { click: () => this.control({ op: 'ready', ready: !me.ready }) } }, me.ready ? t('app.room.readyDone') : t('app.room.ready')));
       actions.append(h('p', { class: 'muted lobby-hint', id: 'lobby-hint',
         text: me.ready ? t('app.room.readyHint') : t('app.room.notReadyHint') }));
+    }
+  }
+
+  /**
+   * A quick-play room's lobby: no ready and no start — the room starts its
+   * match by itself once the mode's minimum seats are taken and connected,
+   * after a countdown to room.startsAt (host ms) shown here.
+   * @param {HTMLElement} actions
+   * @param {import('./client.js').RoomInfo} info
+   * @param {number|null} seat
+   * @param {number} need
+   */
+  renderQuick(actions, info, seat, need) {
+    const startsAt = info.startsAt || 0;
+    if (startsAt) {
+      const el = h('p', { class: 'quick-countdown', id: 'quick-countdown', role: 'status' });
+      const show = () => {
+        const left = Math.max(0, Math.ceil((startsAt - (this.client ? this.client.serverNow() : Date.now())) / 1000));
+        if (el.dataset.left === String(left)) return;
+        el.dataset.left = String(left);
+        el.textContent = t('app.room.quickStarting', { n: left });
+      };
+      show();
+      this.quickTimer = setInterval(() => { if (el.isConnected) show(); else clearInterval(this.quickTimer); }, 200);
+      actions.append(el);
+    }
+    const text = startsAt ? (info.seats.length < info.maxSeats ? t('app.room.quickMore') : t('app.room.quickAll'))
+      : need === 1 ? t('app.room.quickNeedOne', { n: need })
+      : need > 1 ? t('app.room.quickNeedMany', { n: need })
+      : t('app.room.quickConnecting');
+    actions.append(h('p', { class: 'muted lobby-hint', id: 'lobby-hint', text }));
+    if (seat == null && info.seats.length < info.maxSeats) {
+      actions.append(h('button', { class: 'btn', id: 'take-seat', type: 'button', on: { click: () => this.connect(false, savedName() || t('app.player')) } }, t('app.room.takeSeat')));
     }
   }
 
@@ -597,7 +643,7 @@ class RoomPage {
         you && h('span', { class: 'badge badge-you', text: t('app.room.you') }),
         info.host === s.seat && h('span', { class: 'badge badge-host', text: t('app.room.host') }),
         s.ai && h('span', { class: 'badge badge-ai', text: t('app.room.ai') }),
-        info.phase === 'lobby' && !s.ai && info.host !== s.seat && h('span', { class: 'badge ' + (s.ready ? 'badge-ready' : 'badge-wait'), text: s.ready ? t('app.room.isReady') : t('app.room.notReady') }),
+        info.phase === 'lobby' && !info.quick && !s.ai && info.host !== s.seat && h('span', { class: 'badge ' + (s.ready ? 'badge-ready' : 'badge-wait'), text: s.ready ? t('app.room.isReady') : t('app.room.notReady') }),
         s.muted && h('span', { class: 'badge badge-wait', text: t('app.room.muted') }),
         mutable && h('button', { class: 'btn btn-small btn-quiet mute-seat', type: 'button', 'aria-pressed': String(!!s.muted),
           'aria-label': (s.muted ? t('app.room.unmuteName', { name: s.name }) : t('app.room.muteName', { name: s.name })), dataset: { seat: String(s.seat) },
