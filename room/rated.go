@@ -162,7 +162,9 @@ func (m *Manager) CreateRated(ctx context.Context, req RatedRequest) (RatedRoom,
 				TokenHash: ids.HashToken(token), Player: rp.Player, Ready: true})
 			out.Seats = append(out.Seats, JoinResult{Room: code, Token: token, Seat: i})
 		}
-		st.Host, st.Rated = st.Players[0].ID, &ratedState{}
+		// It starts as a quick-play room does (quick.go): a short countdown
+		// once both seats are connected, shown as room.startsAt.
+		st.Host, st.Rated, st.Quick = st.Players[0].ID, &ratedState{}, true
 		data, keep, err := st.encode()
 		if err != nil {
 			return RatedRoom{}, err
@@ -302,9 +304,11 @@ func (r *Room) ratedTurn() {
 	switch st.Phase {
 	case phaseLobby:
 		if len(st.Players) == RatedSeats && r.allConnected() {
-			e := &entry{Kind: kindStart, By: st.Host, Seed: r.m.cfg.Seeds(), RV: st.game.Info().RulesVersion}
-			if err := r.accept(e, pending{}); err != nil {
-				r.log.Warn("start the rated match", "err", err)
+			if !st.Quick { // a rated room stored before rated rooms counted down
+				e := &entry{Kind: kindStart, By: st.Host, Seed: r.m.cfg.Seeds(), RV: st.game.Info().RulesVersion}
+				if err := r.accept(e, pending{}); err != nil {
+					r.log.Warn("start the rated match", "err", err)
+				}
 			}
 			return
 		}

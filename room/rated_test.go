@@ -33,7 +33,7 @@ func newRatedManager(t *testing.T, ms *memstore.Memory, outbox bool, grace time.
 	if ms == nil {
 		ms = memstore.New()
 	}
-	cfg := Config{Games: session.NewRegistry(tictactoe.Game, nim.Game), Store: ms, Ratings: ms, AIDelay: -1,
+	cfg := Config{Games: session.NewRegistry(tictactoe.Game, nim.Game), Store: ms, Ratings: ms, AIDelay: -1, QuickStart: 50 * time.Millisecond,
 		PresenceInterval: time.Millisecond, SeatGrace: grace}
 	if outbox {
 		cfg.Outbox = ms
