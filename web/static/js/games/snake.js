@@ -37,6 +37,8 @@ export const rulesVersion = 'snake/1';
 export const icon = 'snake';
 export const tagline = t('snake.tagline');
 export { describe, defaults, settingsForm } from './snake/settings.js';
+/** A leaderboard board's name in the language shown ("小"). */
+export { boardName as boardTitle } from './snake/settings.js';
 
 /** @typedef {import('./snake/world.js').Dir} Dir */
 /** @typedef {import('./snake/world.js').Cell} Cell */
