@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/roomd/roomd/core/snake"
@@ -51,5 +52,81 @@ func TestI43BestTimesJapanese(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s: the snake's boards read %q, want %q", vp.name, got, want)
 		}
+	}
+}
+
+// TestI43NimEnd plays Hidden Nim with four players, two in English and two
+// in Japanese, on a desktop and on a phone: at the end the winner reads
+// "You win!" once (the turn line said it again above the result), each
+// loser reads that they lost and who won (they read only "Bob wins"), and
+// the take buttons are gone (they stayed, greyed).
+func TestI43NimEnd(t *testing.T) {
+	srv := startRoomd(t)
+	type player struct {
+		name, lang string
+		vp         viewport
+		p          *page
+	}
+	ps := []*player{{"Ann", "en", desktop, nil}, {"Bob", "ja", phone, nil}, {"Cat", "en", phone, nil}, {"Dan", "ja", desktop, nil}}
+	for _, pl := range ps {
+		pl.p = newUser(t, srv, pl.name, pl.vp)
+		pl.p.open("/")
+		eval[bool](pl.p, fmt.Sprintf(`localStorage.setItem('roomd.lang', %q), true`, pl.lang))
+	}
+	ann := ps[0].p
+	ann.open("/")
+	ann.wait("the lobby", `document.querySelector('#create-form')`)
+	ann.click(`label[data-game="nim"]`)
+	ann.setField("#new-pile", "7")
+	ann.setField("#new-name", "Ann")
+	ann.click("#create")
+	ann.wait("the Nim room", `location.pathname.startsWith('/r/') && document.getElementById('start')`)
+	code := ann.roomCode()
+	for i, pl := range ps[1:] {
+		pl.p.joinAsPlayer(code, pl.name)
+		pl.p.wait("the seat", fmt.Sprintf(`document.querySelector('#seats .seat-you[data-seat="%d"]') && document.getElementById('ready')`, i+1))
+		pl.p.click("#ready")
+		ann.wait("ready", fmt.Sprintf(`document.querySelector('#seats .seat[data-seat="%d"][data-ready="true"]')`, i+1))
+	}
+	ann.click("#start")
+	for _, pl := range ps {
+		pl.p.wait("the pile", `document.getElementById('pile')?.dataset.pile === '7'`)
+	}
+	for pile := 7; pile > 0; pile-- {
+		turn := eval[int](ann, `Number(document.getElementById('turn').dataset.turn)`)
+		p := ps[turn].p
+		p.wait("my turn", `document.getElementById('turn').dataset.mine === 'true'`)
+		p.click("#take-1")
+		for _, q := range ps {
+			q.p.wait("the take", fmt.Sprintf(`Number(document.getElementById('pile').dataset.pile) === %d`, pile-1))
+		}
+	}
+	visible := `(el => !!el && el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden')`
+	for _, pl := range ps {
+		p := pl.p
+		p.wait("the result", `!document.getElementById('nim-result').hidden && document.querySelectorAll('#secrets li').length === 4`)
+		winner := eval[int](p, `Number(document.getElementById('nim-result').dataset.winner)`)
+		me := eval[int](p, `Number(document.querySelector('#seats .seat-you').dataset.seat)`)
+		title := eval[string](p, `document.querySelector('#nim-result h2').textContent`)
+		youWin, youLose := "You win!", "You lose"
+		if pl.lang == "ja" {
+			youWin, youLose = "あなたの勝ち！", "あなたの負け"
+		}
+		if me == winner {
+			if title != youWin {
+				t.Errorf("%s (the winner) reads %q", pl.name, title)
+			}
+		} else if !strings.Contains(title, youLose) || !strings.Contains(title, ps[winner].name) {
+			t.Errorf("%s (a loser) reads %q: no %q with %s's name", pl.name, title, youLose, ps[winner].name)
+		}
+		// The result says it once: no other line repeats its heading.
+		if n := eval[int](p, `(() => { const h = document.querySelector('#nim-result h2').textContent.replace(/[!！。.]$/, '');
+			return [...document.querySelectorAll('.nim *')].filter(el => el.children.length === 0 && `+visible+`(el) && el.textContent.replace(/[!！。.]$/, '') === h).length; })()`); n != 1 {
+			t.Errorf("%s: the result's heading %q shows %d times", pl.name, title, n)
+		}
+		if n := eval[int](p, `[1, 2, 3].filter(n => `+visible+`(document.getElementById('take-' + n))).length`); n != 0 {
+			t.Errorf("%s: %d take buttons still show after the end", pl.name, n)
+		}
+		shot43(p, "2-nim-end-"+pl.lang, pl.vp.name)
 	}
 }
