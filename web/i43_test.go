@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roomd/roomd/core/cardgame"
 	"github.com/roomd/roomd/core/snake"
 )
 
@@ -128,5 +129,44 @@ func TestI43NimEnd(t *testing.T) {
 			t.Errorf("%s: %d take buttons still show after the end", pl.name, n)
 		}
 		shot43(p, "2-nim-end-"+pl.lang, pl.vp.name)
+	}
+}
+
+// TestI43CardsPassStart opens pass-and-play card duels until one where the
+// second seat plays first (the first seat is drawn): every game opens on
+// the board of the seat to act, without a hand-off screen (it opened on
+// "Pass the device to Player 2" before anyone had seen a board).
+func TestI43CardsPassStart(t *testing.T) {
+	t.Parallel()
+	srv := startRoomd(t, withGames(cardgame.Game))
+	for _, vp := range []viewport{desktop, phone} {
+		p := newUser(t, srv, "pat-"+vp.name, vp)
+		second := false
+		for try := 0; !second; try++ {
+			if try == 16 {
+				t.Fatalf("%s: 16 duels and the second seat never played first", vp.name)
+			}
+			if try > 0 {
+				// A saved game would be restored, behind a hand-off screen (rightly).
+				eval[bool](p, `localStorage.clear(), true`)
+			}
+			p.open("/play/cards?mode=pass")
+			p.wait("the duel or a hand-off", `document.getElementById('local-handoff') && (!document.getElementById('local-handoff').hidden || document.querySelector('#cd-status[data-mine="true"]'))`)
+			handoff := eval[bool](p, `!document.getElementById('local-handoff').hidden`)
+			if handoff {
+				t.Errorf("%s: the duel opens on a hand-off screen: %q", vp.name, eval[string](p, `document.getElementById('local-handoff').innerText`))
+				shot43(p, "3-cards-pass-start", vp.name)
+				break
+			}
+			turn := eval[int](p, `Number(document.getElementById('cd-status').dataset.turn)`)
+			bottom := eval[int](p, `Number(document.querySelector('.cd-side[data-side="bottom"]').dataset.seat)`)
+			if turn != bottom {
+				t.Errorf("%s: seat %d plays first, and the board shows seat %d's side", vp.name, turn, bottom)
+			}
+			if turn == 1 {
+				second = true
+				shot43(p, "3-cards-pass-start", vp.name)
+			}
+		}
 	}
 }
