@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roomd/roomd/core/babagame"
 	"github.com/roomd/roomd/core/cardgame"
 	"github.com/roomd/roomd/core/snake"
 )
@@ -167,6 +168,39 @@ func TestI43CardsPassStart(t *testing.T) {
 				second = true
 				shot43(p, "3-cards-pass-start", vp.name)
 			}
+		}
+	}
+}
+
+// TestI43BabaTouch: Baba on a phone, where only the on-screen pad steps,
+// says the arrow buttons (it said "Step with the arrow keys or WASD") in
+// English and Japanese, in its status, its help and its board's name; a
+// desktop still names the keys.
+func TestI43BabaTouch(t *testing.T) {
+	t.Parallel()
+	srv := startRoomd(t, withGames(babagame.Game))
+	texts := `[document.getElementById('baba-status').textContent, document.getElementById('baba-help').textContent, document.getElementById('baba-board').getAttribute('aria-label')]`
+	for _, c := range []struct {
+		lang      string
+		vp        viewport
+		want, not string
+	}{
+		{"en", phone, "arrow buttons", "keys"},
+		{"ja", phone, "矢印ボタン", "キー"},
+		{"en", desktop, "rrow keys", "buttons"},
+	} {
+		p := newUser(t, srv, "bea-"+c.lang+"-"+c.vp.name, c.vp)
+		p.open("/")
+		eval[bool](p, fmt.Sprintf(`localStorage.setItem('roomd.lang', %q), true`, c.lang))
+		p.open("/play/baba?mode=solo")
+		p.wait("the level", `document.getElementById('baba')?.dataset.moves === '0' && document.getElementById('baba').dataset.mine === 'true'`)
+		for i, s := range eval[[]string](p, texts) {
+			if !strings.Contains(s, c.want) || strings.Contains(s, c.not) || (c.vp.mobile && strings.Contains(s, "WASD")) {
+				t.Errorf("%s %s: text %d reads %q (want %q, not %q)", c.lang, c.vp.name, i, s, c.want, c.not)
+			}
+		}
+		if c.vp.mobile {
+			shot43(p, "4-baba-touch-"+c.lang, c.vp.name)
 		}
 	}
 }
