@@ -204,3 +204,88 @@ func TestI43BabaTouch(t *testing.T) {
 		}
 	}
 }
+
+// lineStartMarks lists the text in root where a line starts with "ー" or
+// a small kana (Japanese line breaking forbids it), by the characters'
+// boxes.
+const lineStartMarks = `(root => {
+  const out = [];
+  const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    const s = n.data;
+    if (!/[ーぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ]/.test(s) || !n.parentElement?.getClientRects().length) continue;
+    let prev = null;
+    for (let i = 0; i < s.length; i++) {
+      const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + 1);
+      const b = r.getClientRects()[0];
+      if (!b || b.width === 0) continue;
+      if (prev && b.top > prev.top + b.height / 2 && /[ーぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ]/.test(s[i])) out.push(s.slice(Math.max(0, i - 6), i + 4));
+      prev = b;
+    }
+  }
+  return out;
+})`
+
+// TestI43Room: a room's page on a desktop and a phone, in English and
+// Japanese. It has an <h1> (it had none); the invite link never breaks
+// inside the room's code (it broke anywhere); the copy button stays on the
+// code's row (in Japanese it dropped to a row of its own); no line starts
+// with "ー" or a small kana; and a spectator barred from chat sees a field
+// that says why and looks disabled (it looked like any field).
+func TestI43Room(t *testing.T) {
+	t.Parallel()
+	srv := startRoomd(t)
+	ann := newUser(t, srv, "ann", desktop)
+	code := ann.createMinesweeper(msSettings{mode: "coop", level: "beginner"}, "Ann")
+	for _, lang := range []string{"en", "ja"} {
+		for _, vp := range []viewport{desktop, phone} {
+			p := newUser(t, srv, "eve-"+lang+"-"+vp.name, vp)
+			p.open("/")
+			eval[bool](p, fmt.Sprintf(`localStorage.setItem('roomd.lang', %q), true`, lang))
+			p.open("/r/" + code + "?watch")
+			p.wait("the spectator's room", `document.getElementById('conn').dataset.connState === 'online' && document.getElementById('share-code') && document.getElementById('chat-text')`)
+			what := lang + " " + vp.name
+			if n := eval[int](p, `[...document.querySelectorAll('h1')].filter(h => h.textContent.trim()).length`); n != 1 {
+				t.Errorf("%s: %d h1 with text", what, n)
+			}
+			// The code in the link: on one line. The phone's narrow column
+			// and a code at the line's end are tried by narrowing the link.
+			for _, w := range []int{0, 120, 150, 180, 210} {
+				lines := eval[[]any](p, fmt.Sprintf(`(() => { const l = document.getElementById('share-link'); const code = %q;
+					if (%d) l.style.width = '%dpx';
+					const text = l.value ?? l.textContent;
+					const out = [];
+					if (l.tagName === 'TEXTAREA') {
+						// A textarea's lines: measure the same text in a div of its style.
+						const cs = getComputedStyle(l), d = document.createElement('div');
+						for (const k of ['font', 'letterSpacing', 'wordBreak', 'overflowWrap', 'whiteSpace', 'padding', 'boxSizing', 'lineBreak']) d.style[k] = cs[k];
+						d.style.width = l.clientWidth + 'px'; d.style.whiteSpace = 'pre-wrap'; d.textContent = text; document.body.append(d);
+						const n = d.firstChild, i = text.indexOf('/r/' + code) + 3, r = document.createRange();
+						r.setStart(n, i); r.setEnd(n, i + code.length);
+						out.push(new Set([...r.getClientRects()].map(b => Math.round(b.top))).size); d.remove();
+					} else {
+						const c = l.querySelector('.share-link-code'), r = document.createRange(); r.selectNodeContents(c);
+						out.push(new Set([...r.getClientRects()].map(b => Math.round(b.top))).size);
+					}
+					l.style.width = ''; out.push(text); return out; })()`, code, w, w))
+				if lines[0] != 1.0 || lines[1] != srv.URL+"/r/"+code {
+					t.Errorf("%s: the link at width %d shows the code on %v lines (%v)", what, w, lines[0], lines[1])
+				}
+			}
+			if d := eval[float64](p, `Math.abs(document.getElementById('copy-code').getBoundingClientRect().top - document.getElementById('share-code').getBoundingClientRect().top)`); d > 12 {
+				t.Errorf("%s: the copy button is %.0f px off the code's row", what, d)
+			}
+			if bad := eval[[]string](p, lineStartMarks+`(document.getElementById('app'))`); len(bad) > 0 {
+				t.Errorf("%s: lines start with a prolonged sound mark or a small kana: %q", what, bad)
+			}
+			chat := eval[[]string](p, `(() => { const f = document.getElementById('chat-text'), s = document.getElementById('chat-status');
+				const d = (f.getAttribute('aria-describedby') || '').split(' ').map(id => document.getElementById(id)?.textContent || '').join(' ');
+				return [String(f.disabled), f.placeholder, d, getComputedStyle(f).cursor, s.textContent]; })()`)
+			if chat[0] != "true" || chat[1] != chat[4] || chat[2] != chat[4] || chat[3] != "not-allowed" {
+				t.Errorf("%s: the barred chat [disabled, placeholder, description, cursor, status] = %q", what, chat)
+			}
+			eval[bool](p, `window.scrollTo(0, 0), true`)
+			shot43(p, "5-room-"+lang, vp.name)
+		}
+	}
+}
