@@ -1,11 +1,13 @@
 package web_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/roomd/roomd/core/babagame"
 	"github.com/roomd/roomd/core/cardgame"
@@ -286,6 +288,105 @@ func TestI43Room(t *testing.T) {
 			}
 			eval[bool](p, `window.scrollTo(0, 0), true`)
 			shot43(p, "5-room-"+lang, vp.name)
+		}
+	}
+}
+
+// axeRule runs axe-core's rules (experimental ones too) on p and returns
+// their violations, one line each.
+func axeRule(p *page, rules ...string) []string {
+	p.t.Helper()
+	axe, _ := a11yScripts(p.t)
+	if !eval[bool](p, `typeof window.axe === 'object'`) && !eval[bool](p, axe+"\n;typeof window.axe === 'object'") {
+		p.t.Fatalf("%s: axe-core did not load", p.name)
+	}
+	list, _ := json.Marshal(rules)
+	return evalAsync[[]string](p, `axe.run(document, {runOnly: {type: 'rule', values: `+string(list)+`}, resultTypes: ['violations']})
+		.then((r) => r.violations.flatMap((v) => v.nodes.map((n) => v.id + ': ' + n.target.join(' ') + ' ' + n.html.slice(0, 160))))`)
+}
+
+// mountCards draws the card duel's page module in p's document, seated at
+// seat 0 (Ann) against Bob, with view: the renderer alone, on a view no
+// short match reaches (a hero below zero, a chosen hand).
+func mountCards(p *page, view string) {
+	p.t.Helper()
+	if !evalAsync[bool](p, `(async () => {
+		const src = document.querySelector('script[type=module][src*="/js/app.js"]').src;
+		const m = await import(src.slice(0, src.indexOf('/js/app.js')) + '/js/games/cards.js');
+		const room = {code: 'TESTED', phase: 'running', match: 1, host: 0, seats: [{seat: 0, name: 'Ann'}, {seat: 1, name: 'Bob'}]};
+		const ctx = {command: async () => ({ok: true}), newGame() {}, isHost: () => true, seat: () => 0, room: () => room,
+			seatName: (i) => ['Ann', 'Bob'][i], serverNow: () => Date.now(), rtt: () => 0, resync() {}, game: {info: {id: 'cards'}}};
+		window.__cd?.destroy();
+		const v = window.__cd = m.create(ctx);
+		const app = document.getElementById('app');
+		app.className = 'app app-room';
+		app.replaceChildren(Object.assign(document.createElement('section'), {className: 'room-main'}));
+		app.firstChild.append(v.el);
+		v.setRoom(room, 0);
+		v.setView(`+view+`);
+		return true; })()`) {
+		p.t.Fatalf("%s: the duel's page did not mount", p.name)
+	}
+}
+
+// TestI43Cards: the card duel. A hero below zero shows ♥0 (it showed ♥-2);
+// on a phone a long name ("Abomination") stays inside its card and a hand
+// wider than the screen shows that it scrolls (it gave no cue); and in a
+// real room against the AI the buttons' accessible names contain their
+// visible text (axe's label-content-name-mismatch flagged 6).
+func TestI43Cards(t *testing.T) {
+	t.Parallel()
+	srv := startRoomd(t, withGames(cardgame.Game), withAIDelay(5*time.Millisecond))
+	hand := `[{id: 11, name: 'Abomination', cost: 5}, {id: 12, name: 'Stormwind Champion', cost: 7}, {id: 13, name: 'Wild Pyromancer', cost: 2},
+		{id: 14, name: 'Loot Hoarder', cost: 2}, {id: 15, name: 'Unstable Ghoul', cost: 2}, {id: 16, name: 'Cult Master', cost: 4}]`
+	view := `{phase: 'active', turn: 9, active: 0, first: 0, seat: 0, players: [
+		{hero: {id: 1, health: 7, armor: 0}, mana: 5, maxMana: 5, deck: 14, hand: ` + hand + `, board: [], graveyard: []},
+		{hero: {id: 2, health: -2, armor: 0}, mana: 0, maxMana: 5, deck: 14, hand: [{id: 21}, {id: 22}], board: [], graveyard: []}]}`
+	for _, vp := range []viewport{desktop, phone} {
+		p := newUser(t, srv, "cam-"+vp.name, vp)
+		p.open("/")
+		p.wait("the lobby", `document.querySelector('label[data-game="cards"][data-page="true"]')`)
+		mountCards(p, view)
+		p.wait("the table", `document.querySelectorAll('#cd-hand-0 .cd-card').length === 6`)
+		if got := eval[string](p, `document.querySelector('.cd-hero[data-id="2"] .cd-life').textContent`); got != "♥0" {
+			t.Errorf("%s: the beaten hero shows %q", vp.name, got)
+		}
+		if bad := eval[[]string](p, `[...document.querySelectorAll('#cd-hand-0 .cd-card')].filter(c => {
+				const n = c.querySelector('.cd-card-name'), b = c.getBoundingClientRect(), r = n.getBoundingClientRect();
+				// A word cut in two counts as overrun too.
+				const t = n.firstChild, cut = [...t.data.matchAll(/\S+/g)].some(m => { const g = document.createRange(); g.setStart(t, m.index); g.setEnd(t, m.index + m[0].length);
+					return new Set([...g.getClientRects()].map(x => Math.round(x.top))).size > 1; });
+				return cut || n.scrollWidth > n.clientWidth + 1 || r.right > b.right - 2 || r.left < b.left + 2; }).map(c => c.dataset.name)`); len(bad) > 0 {
+			t.Errorf("%s: names overrun their cards: %q", vp.name, bad)
+		}
+		if vp.mobile {
+			cue := eval[[]any](p, `(() => { const h = document.getElementById('cd-hand-0'), s = getComputedStyle(h);
+				return [h.scrollWidth > h.clientWidth, h.dataset.more || '', s.maskImage || s.webkitMaskImage || 'none']; })()`)
+			if cue[0] != true || cue[1] != "end" || cue[2] == "none" {
+				t.Errorf("%s: the hand [scrolls, data-more, mask] = %v: no cue that more cards are to the side", vp.name, cue)
+			}
+			eval[bool](p, `document.getElementById('cd-hand-0').scrollIntoView({block: 'center'}), true`)
+		}
+		shot43(p, "5-cards", vp.name)
+	}
+
+	// The real table: every button's name contains what it shows.
+	for _, vp := range []viewport{desktop, phone} {
+		p := newUser(t, srv, "cat-"+vp.name, vp)
+		p.open("/")
+		p.wait("the lobby", `document.querySelector('label[data-game="cards"][data-page="true"]')`)
+		p.click(`label[data-game="cards"]`)
+		p.wait("the duel's form", `document.querySelector('.settings-form[data-game="cards"] #new-decks') && !document.getElementById('create').disabled`)
+		p.setField("#new-name", "Cat")
+		p.click("#create")
+		p.wait("the room's lobby", `location.pathname.startsWith('/r/') && document.getElementById('fill-ai')`)
+		p.click("#fill-ai")
+		p.wait("the AI seat", `document.querySelectorAll('#seats .seat[data-ai="true"]').length === 1`)
+		p.click("#start")
+		p.wait("the table", `document.querySelector('.cd-side[data-side="bottom"]') && document.querySelectorAll('.cd-hand .cd-card').length > 0`)
+		p.waitFor("my turn", `document.getElementById('cd-status').dataset.mine === 'true'`, 20*time.Second)
+		if bad := axeRule(p, "label-content-name-mismatch"); len(bad) > 0 {
+			t.Errorf("%s: %d buttons' names do not contain their text:\n  %s", vp.name, len(bad), strings.Join(bad, "\n  "))
 		}
 	}
 }
