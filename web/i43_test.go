@@ -308,14 +308,19 @@ func axeRule(p *page, rules ...string) []string {
 // mountCards draws the card duel's page module in p's document, seated at
 // seat 0 (Ann) against Bob, with view: the renderer alone, on a view no
 // short match reaches (a hero below zero, a chosen hand).
-func mountCards(p *page, view string) {
+func mountCards(p *page, view string) { mountGame(p, "cards", `['Ann', 'Bob']`, view) }
+
+// mountGame draws game's page module in p's document (the lobby's), seated
+// at seat 0 of the players named by the JS array names, with view.
+func mountGame(p *page, game, names, view string) {
 	p.t.Helper()
 	if !evalAsync[bool](p, `(async () => {
 		const src = document.querySelector('script[type=module][src*="/js/app.js"]').src;
-		const m = await import(src.slice(0, src.indexOf('/js/app.js')) + '/js/games/cards.js');
-		const room = {code: 'TESTED', phase: 'running', match: 1, host: 0, seats: [{seat: 0, name: 'Ann'}, {seat: 1, name: 'Bob'}]};
+		const m = await import(src.slice(0, src.indexOf('/js/app.js')) + '/js/games/`+game+`.js');
+		const names = `+names+`;
+		const room = {code: 'TESTED', phase: 'running', match: 1, host: 0, seats: names.map((name, seat) => ({seat, name}))};
 		const ctx = {command: async () => ({ok: true}), newGame() {}, isHost: () => true, seat: () => 0, room: () => room,
-			seatName: (i) => ['Ann', 'Bob'][i], serverNow: () => Date.now(), rtt: () => 0, resync() {}, game: {info: {id: 'cards'}}};
+			seatName: (i) => names[i], serverNow: () => Date.now(), rtt: () => 0, resync() {}, game: {info: {id: '`+game+`'}}};
 		window.__cd?.destroy();
 		const v = window.__cd = m.create(ctx);
 		const app = document.getElementById('app');
@@ -323,9 +328,9 @@ func mountCards(p *page, view string) {
 		app.replaceChildren(Object.assign(document.createElement('section'), {className: 'room-main'}));
 		app.firstChild.append(v.el);
 		v.setRoom(room, 0);
-		v.setView(`+view+`);
+		v.setView(`+view+`, 0);
 		return true; })()`) {
-		p.t.Fatalf("%s: the duel's page did not mount", p.name)
+		p.t.Fatalf("%s: the %s page did not mount", p.name, game)
 	}
 }
 
@@ -387,6 +392,51 @@ func TestI43Cards(t *testing.T) {
 		p.waitFor("my turn", `document.getElementById('cd-status').dataset.mine === 'true'`, 20*time.Second)
 		if bad := axeRule(p, "label-content-name-mismatch"); len(bad) > 0 {
 			t.Errorf("%s: %d buttons' names do not contain their text:\n  %s", vp.name, len(bad), strings.Join(bad, "\n  "))
+		}
+	}
+}
+
+// TestI43SnakeText: the snake arena's scores and its text alternative, in
+// English and Japanese. A score of 1 reads "1 point" (it read "1 points");
+// a player named "You" is not "You (you)"; a snake that is out shows "out"
+// as a word of the list (a stray ", out," sat between name and score).
+func TestI43SnakeText(t *testing.T) {
+	t.Parallel()
+	srv := startRoomd(t, withGames(snake.Game))
+	view := `{rows: 12, cols: 16, movesEvery: 4, start: 0, end: 0, phase: 'running', food: [[2, 2]], snakes: [
+		{body: [[5, 5], [5, 4]], dir: 'right', alive: true, score: 1},
+		{body: [[8, 8], [8, 9]], dir: 'left', alive: false, score: 2},
+		{body: [[3, 10], [3, 11]], dir: 'left', alive: true, score: 0}]}`
+	for _, c := range []struct {
+		lang, you     string
+		want, wantOut []string
+		scores        []string
+	}{
+		{"en", "You", []string{"You: 1 point, in play", "Bob: 2 points, out", "Cy: 0 points, in play"}, nil, []string{"You 1", "Bob out 2", "Cy 0"}},
+		{"ja", "あなた", []string{"あなた：1 点、プレイ中", "Bob：2 点、脱落", "Cy：0 点、プレイ中"}, nil, []string{"あなた 1", "Bob 脱落 2", "Cy 0"}},
+	} {
+		for _, vp := range []viewport{desktop, phone} {
+			p := newUser(t, srv, "sy-"+c.lang+"-"+vp.name, vp)
+			p.open("/")
+			eval[bool](p, fmt.Sprintf(`localStorage.setItem('roomd.lang', %q), true`, c.lang))
+			p.open("/")
+			p.wait("the lobby", `document.querySelector('label[data-game="snake"][data-page="true"]')`)
+			mountGame(p, "snake", fmt.Sprintf(`[%q, 'Bob', 'Cy']`, c.you), view)
+			p.wait("the scores", `document.querySelectorAll('#snake-scores li').length === 3`)
+			sum := eval[string](p, `document.getElementById('snake-summary').textContent`)
+			for _, w := range c.want {
+				if !strings.Contains(sum, w) {
+					t.Errorf("%s %s: the summary %q lacks %q", c.lang, vp.name, sum, w)
+				}
+			}
+			if strings.ContainsAny(sum, "(（") {
+				t.Errorf("%s %s: the summary %q names someone twice", c.lang, vp.name, sum)
+			}
+			rows := eval[[]string](p, `[...document.querySelectorAll('#snake-scores li')].map(li => [...li.children].filter(e => !e.classList.contains('snake-swatch')).map(e => e.textContent.trim()).filter(Boolean).join(' '))`)
+			if fmt.Sprint(rows) != fmt.Sprint(c.scores) {
+				t.Errorf("%s %s: the scores read %q, want %q", c.lang, vp.name, rows, c.scores)
+			}
+			shot43(p, "5-snake-"+c.lang, vp.name)
 		}
 	}
 }
