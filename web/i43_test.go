@@ -35,6 +35,7 @@ func shot43(p *page, item, size string) {
 // 初級/中級/上級/悪夢 (it said "Beginner / Intermediate …") and the snake's
 // 小/中/大 (it said "Small / Medium / Large"), as the form beside it does.
 func TestI43BestTimesJapanese(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t, withGames(snake.Game))
 	for _, vp := range []viewport{desktop, phone} {
 		p := newUser(t, srv, "hana-"+vp.name, vp)
@@ -65,6 +66,7 @@ func TestI43BestTimesJapanese(t *testing.T) {
 // loser reads that they lost and who won (they read only "Bob wins"), and
 // the take buttons are gone (they stayed, greyed).
 func TestI43NimEnd(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	type player struct {
 		name, lang string
