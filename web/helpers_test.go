@@ -825,6 +825,12 @@ func (p *page) screenshot(name string) {
 	if dir == "" {
 		dir = filepath.Join("testdata", "screenshots")
 	}
+	p.screenshotTo(dir, name)
+}
+
+// screenshotTo saves a full-page PNG as dir/name.png.
+func (p *page) screenshotTo(dir, name string) {
+	p.t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		p.t.Fatal(err)
 	}

@@ -98,7 +98,7 @@ func TestI19Invite(t *testing.T) {
 	for _, vp := range []viewport{desktop, phone} {
 		p.resize(vp)
 		got := eval[[]any](p, `(() => { const l = document.getElementById('share-link');
-			return [l.value, l.scrollWidth <= l.clientWidth + 1 && l.scrollHeight <= l.clientHeight + 1, document.getElementById('share-code').textContent, !!document.getElementById('copy-code')]; })()`)
+			return [l.textContent, l.scrollWidth <= l.clientWidth + 1 && l.scrollHeight <= l.clientHeight + 1, document.getElementById('share-code').textContent, !!document.getElementById('copy-code')]; })()`)
 		if got[0] != srv.URL+"/r/"+code || got[1] != true || got[2] != code || got[3] != true {
 			t.Errorf("%s: invite [link, all shown, code, copy-code] = %v", vp.name, got)
 		}
@@ -277,8 +277,8 @@ func TestInviteLink(t *testing.T) {
 	code := ann.createMinesweeper(msSettings{mode: "coop", level: "beginner"}, "Ann")
 	ann.wait("the access control", `!!document.getElementById('room-access')`)
 	ann.setField("#room-access", "locked")
-	ann.wait("the link with its invite", `document.getElementById('share-link').value.includes('?invite=')`)
-	link := eval[string](ann, `document.getElementById('share-link').value`)
+	ann.wait("the link with its invite", `document.getElementById('share-link').textContent.includes('?invite=')`)
+	link := eval[string](ann, `document.getElementById('share-link').textContent`)
 	path := link[strings.Index(link, "/r/"):]
 
 	bob := newUser(t, srv, "bob", phone)

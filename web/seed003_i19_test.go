@@ -88,7 +88,7 @@ func TestSeed003Japanese(t *testing.T) {
 			t.Errorf("%s reads %q, not %q", sel, got, want)
 		}
 	}
-	names := eval[[]string](p, `[...document.querySelectorAll('.cd-card')].map((b) => b.querySelector('.cd-card-name').textContent + ' | ' + b.getAttribute('aria-label'))`)
+	names := eval[[]string](p, `[...document.querySelectorAll('.cd-card')].map((b) => b.querySelector('.cd-card-name').textContent + ' | ' + b.querySelector('.sr-only').textContent)`)
 	if len(names) == 0 {
 		t.Error("no card in hand")
 	}

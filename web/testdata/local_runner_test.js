@@ -72,6 +72,22 @@
     b.s.dispose();
   }
 
+  // Pass-and-play opens on the seat to act, with no hand-off screen (issue
+  // 43): a card duel draws its first seat, and one opened on "Pass the
+  // device to Player 2" before anyone had seen a board.
+  {
+    const firsts = new Set();
+    for (let seed = 1; seed <= 12; seed++) {
+      const b = open({ game: 'cards', mode: 'pass', seats: [{ name: 'Ann' }, { name: 'Bob' }], config: {}, seed });
+      b.s.start();
+      const first = b.last.pending[0];
+      firsts.add(first);
+      check(b.last.viewer === first && !b.last.handoff, `seed ${seed}: seat ${first} plays first, the screen shows viewer ${b.last.viewer}, hand-off ${JSON.stringify(b.last.handoff)}`);
+      b.s.dispose();
+    }
+    check(firsts.has(1), 'no duel of 12 seeds has the second seat play first');
+  }
+
   // Undo by policy: vs AI at most 3, each taking back the human's move and
   // the AI's answer; the fourth is refused, and every one is counted.
   {

@@ -106,6 +106,10 @@ export class ChatPanel {
     else if (seat == null && !info.spectatorChat) why = t('app.chat.noSpectators');
     else if (mine?.muted) why = t('app.chat.muted');
     this.text.disabled = !!why;
+    // The field says why it cannot be used, and points at the line that says it.
+    this.text.placeholder = why || t('app.chat.placeholder');
+    if (why) this.text.setAttribute('aria-describedby', 'chat-status');
+    else this.text.removeAttribute('aria-describedby');
     this.sendBtn.disabled = !!why;
     this.form.dataset.disabled = String(!!why);
     if (why || this.status.dataset.why) {

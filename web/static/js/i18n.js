@@ -111,6 +111,19 @@ export function t(key, params) {
 }
 
 /**
+ * The text of a count's plural form: key.one, key.other… by the language's
+ * rules (Intl.PluralRules: English "1 point", "2 points"; Japanese has
+ * only "other"), key.other when the form is missing.
+ * @param {string} key
+ * @param {number} n
+ * @param {Record<string, string|number>} [params]
+ */
+export function plural(key, n, params) {
+  const form = `${key}.${new Intl.PluralRules(current).select(n)}`;
+  return t(form in table ? form : `${key}.other`, params);
+}
+
+/**
  * The text of key, or fallback when no table has it: for names the server
  * sends (a game's, a mode's), shown as sent when this client has no
  * translation of them.

@@ -398,10 +398,13 @@ export function dailyMode(info) {
 }
 
 /**
- * A board's name for a title: "Beginner".
+ * A board's name for a title, in the language shown: the page module's
+ * (boardTitle, "初級"), else the id capitalized ("Beginner").
+ * @param {GameEntry} g
  * @param {string} board
  */
-function boardLabel(board) {
+function boardLabel(g, board) {
+  if (g.page?.boardTitle) return g.page.boardTitle(board);
   return board.charAt(0).toUpperCase() + board.slice(1);
 }
 
@@ -454,7 +457,7 @@ function dailySection(game, readForm) {
       return;
     }
     const d = info;
-    const label = boardLabel(d.board);
+    const label = boardLabel(g, d.board);
     const key = d.day + '\x00' + d.board;
     const err = h('p', { class: 'form-error', id: 'daily-error', role: 'alert', hidden: true });
     shown = { key, err };
@@ -688,7 +691,7 @@ function bestTimesCard(games) {
   const entry = () => /** @type {GameEntry} */ (ranked.find((g) => g.info.id === game.value) || ranked[0]);
   const fill = () => {
     const g = entry();
-    clear(board).append(...(g.info.ranking?.boards || []).map((b) => h('option', { value: b }, boardLabel(b))));
+    clear(board).append(...(g.info.ranking?.boards || []).map((b) => h('option', { value: b }, boardLabel(g, b))));
     clear(mode).append(...(g.info.modes || []).map((m) => h('option', { value: m.id }, m.name)));
   };
   let seq = 0;

@@ -96,6 +96,8 @@ import { t } from './i18n.js';
  * @property {(info: GameInfo, settings: any) => string} [describe]
  * @property {(info: GameInfo, settings: any) => string} [board]   the leaderboard board a config
  *   plays (a Minesweeper level): the lobby's ranked daily needs it
+ * @property {(board: string) => string} [boardTitle]   a leaderboard board's name in the
+ *   language shown (the lobby's best times); default the id, capitalized
  */
 
 /**

@@ -83,9 +83,12 @@ class RoomPage {
     this.banner = h('div', { id: 'banner', class: 'banner', role: 'alert', hidden: true });
     this.main = h('section', { class: 'room-main', id: 'room-main' });
     this.side = h('aside', { class: 'room-side', id: 'room-side' });
+    // The page's heading, for screen readers: the panels below carry the
+    // titles people see.
+    this.h1 = h('h1', { class: 'sr-only', id: 'room-title', text: t('app.room.docTitle', { code: this.code }) });
     const column = h('div', { class: 'room-column', id: 'room-column' }, this.clock.el, this.main);
     this.column = column;
-    this.app.append(this.banner, h('div', { class: 'room-layout' }, column, this.side));
+    this.app.append(this.h1, this.banner, h('div', { class: 'room-layout' }, column, this.side));
     this.main.append(h('p', { class: 'muted', id: 'finding', text: t('app.room.finding') }));
 
     let info;
@@ -93,6 +96,7 @@ class RoomPage {
       const [list, room] = await Promise.all([games().catch(() => null), api.roomInfo(this.code)]);
       info = room;
       this.gameInfo = list?.games.find((g) => g.id === room.game.id);
+      this.h1.textContent = t('app.room.heading', { game: this.gameInfo?.name || room.game.id, code: this.code });
       this.page = await loadPage(room.game.id);
     } catch (err) {
       const e = /** @type {api.APIError} */ (err);
@@ -596,10 +600,19 @@ class RoomPage {
       });
       return b;
     };
-    const input = /** @type {HTMLTextAreaElement} */ (h('textarea', { id: 'share-link', class: 'share-link', readOnly: true, rows: '2',
-      'aria-label': t('app.room.link'), spellcheck: 'false' }));
-    input.value = link;
-    input.addEventListener('focus', () => input.select());
+    // The link wraps anywhere but inside the code (a text of its own, so
+    // that it is never cut in two); focused, it is selected whole.
+    const base = `${location.origin}/r/`;
+    const input = h('p', { id: 'share-link', class: 'share-link', tabindex: '0', role: 'textbox', 'aria-readonly': 'true', 'aria-multiline': 'true', 'aria-label': t('app.room.link') },
+      h('span', { text: base }), h('span', { class: 'share-link-code', text: this.code }),
+      link.slice(base.length + this.code.length));
+    input.addEventListener('focus', () => {
+      const sel = getSelection();
+      sel?.removeAllRanges();
+      const range = document.createRange();
+      range.selectNodeContents(input);
+      sel?.addRange(range);
+    });
     const share = h('div', { class: 'panel share' },
       h('h3', { text: t('app.room.invite') }),
       h('div', { class: 'share-code-row' },

@@ -74,6 +74,9 @@ export function create(ctx) {
   const title = h('h2', { class: 'baba-title' });
   const note = h('p', { class: 'baba-note muted' });
   const status = h('p', { class: 'baba-status', id: 'baba-status', role: 'status', 'aria-live': 'polite' });
+  // A touch screen (a phone) steps with the pad alone: its words name the
+  // pad's arrow buttons, not the keys.
+  const touch = matchMedia('(pointer: coarse)');
   const moves = h('p', { class: 'baba-moves', id: 'baba-moves', dataset: { moves: '0' } });
   const summary = h('p', { class: 'baba-sr', id: 'baba-summary' });
   const board = h('div', { class: 'baba-board', id: 'baba-board', tabindex: '0', role: 'group',
@@ -279,7 +282,8 @@ export function create(ctx) {
       win.length ? t('baba.sr.win', { list: win.map(at).join(sep) }) : '',
       t('baba.sr.all', { list: v.objects.map(at).join(sep) }),
     ].filter(Boolean).join(' ');
-    board.setAttribute('aria-label', t(live() ? 'baba.board.label.live' : 'baba.board.label', { level: levelOf(v.level).name })); // i18n: baba.board.label*
+    const label = !live() ? 'baba.board.label' : touch.matches ? 'baba.board.label.live.touch' : 'baba.board.label.live';
+    board.setAttribute('aria-label', t(label, { level: levelOf(v.level).name })); // i18n: baba.board.label*
   }
 
   function renderRules() {
@@ -338,13 +342,13 @@ export function create(ctx) {
       text = t('baba.status.wait', { name: ctx.seatName(v.turn) });
     } else if (v.turn != null) {
       state = 'playing';
-      text = t('baba.status.turn');
+      text = touch.matches ? t('baba.status.turn.touch') : t('baba.status.turn');
     } else {
       state = 'playing';
-      text = t('baba.status.shared');
+      text = touch.matches ? t('baba.status.shared.touch') : t('baba.status.shared');
     }
     const armed = Date.now() < armedUntil;
-    if (armed && live()) text = t('baba.status.armed');
+    if (armed && live()) text = touch.matches ? t('baba.status.armed.touch') : t('baba.status.armed');
     status.dataset.state = state;
     status.dataset.mine = String(mine);
     if (v.turn != null) status.dataset.turn = String(v.turn); else delete status.dataset.turn;
@@ -360,7 +364,7 @@ export function create(ctx) {
     restartBtn.textContent = armed && canRevert ? t('baba.restart.armed') : t('baba.restart');
     board.dataset.live = String(live());
     board.dataset.mine = String(mine);
-    help.textContent = seated() ? t('baba.help.player') : t('baba.help');
+    help.textContent = !seated() ? t('baba.help') : touch.matches ? t('baba.help.player.touch') : t('baba.help.player');
 
     renderBoard();
     renderRules();

@@ -149,6 +149,7 @@ export function create(ctx) {
   /** @type {ReturnType<typeof setTimeout>|undefined} */
   let confirmTimer;
 
+  const handSizes = new ResizeObserver((entries) => { for (const e of entries) handEdges(/** @type {HTMLElement} */ (e.target)); });
   endBtn.addEventListener('click', () => endTurn());
   cancelBtn.addEventListener('click', () => { choice = null; render(); });
   concedeBtn.addEventListener('click', () => concede());
@@ -427,15 +428,19 @@ export function create(ctx) {
     box.dataset.seat = String(s);
     box.dataset.active = String(v.active === s && v.phase === 'active');
     const name = who(s);
+    const life = Math.max(0, p.hero.health);
     const hero = /** @type {HTMLButtonElement} */ (h('button', {
       class: 'cd-hero', type: 'button', dataset: { id: String(p.hero.id), key: `hero:${p.hero.id}`, nav: `${side}-hero`,
         health: String(p.hero.health), armor: String(p.hero.armor) },
-      'aria-label': t(p.hero.armor ? 'cards.hero.label.armor' : 'cards.hero.label', { // i18n: cards.hero.label*
-        hero: s === seat ? t('cards.log.yourHero') : t('cards.log.hero', { name }), health: p.hero.health, armor: p.hero.armor,
-      }) + (tset.has(p.hero.id) ? t('cards.target') : ''),
     },
-    h('span', { class: 'cd-hero-name', text: name }),
-    h('span', { class: 'cd-life', 'aria-hidden': 'true' }, h('span', { class: 'cd-heart', text: '♥' }), String(p.hero.health)),
+    // The button's name is its text: a sentence for screen readers that
+    // starts with the name it shows (as speech input expects), the
+    // drawn parts hidden from them. A hero below zero shows 0.
+    h('span', { class: 'sr-only', text: t(p.hero.armor ? 'cards.hero.label.armor' : 'cards.hero.label', { // i18n: cards.hero.label*
+      name, health: life, armor: p.hero.armor,
+    }) + (tset.has(p.hero.id) ? t('cards.target') : '') }),
+    h('span', { class: 'cd-hero-name', 'aria-hidden': 'true', text: name }),
+    h('span', { class: 'cd-life', 'aria-hidden': 'true' }, h('span', { class: 'cd-heart', text: '♥' }), String(life)),
     p.hero.armor > 0 ? h('span', { class: 'cd-armor', 'aria-hidden': 'true', text: t('cards.armor', { n: p.hero.armor }) }) : null));
     mark(hero, p.hero.id, tset, false);
     hero.addEventListener('click', () => onCharacter(p.hero.id));
@@ -450,6 +455,11 @@ export function create(ctx) {
 
     const hand = h('div', { class: 'cd-hand', id: `cd-hand-${s}`, role: 'group' });
     if (s === seat) {
+      // A hand wider than the screen scrolls sideways: its edges fade where
+      // more cards are (data-more: start, end or both).
+      hand.addEventListener('scroll', () => handEdges(hand), { passive: true });
+      handSizes.disconnect();
+      handSizes.observe(hand);
       hand.setAttribute('aria-label', t('cards.hand.mine', { n: p.hand.length }));
       for (const c of p.hand) hand.append(renderCard(c));
       if (!p.hand.length) hand.append(h('p', { class: 'muted cd-empty', text: t('cards.hand.empty') }));
@@ -460,6 +470,13 @@ export function create(ctx) {
     }
     if (s === seat) clear(box).append(h('div', { class: 'cd-bar' }, hero, stats), hand);
     else clear(box).append(h('div', { class: 'cd-bar' }, hero, stats, hand));
+  }
+
+  /** Marks which sides of the hand have more cards than it shows. @param {HTMLElement} hand */
+  function handEdges(hand) {
+    const left = hand.scrollLeft > 2, right = hand.scrollLeft + hand.clientWidth < hand.scrollWidth - 2;
+    const more = left && right ? 'both' : left ? 'start' : right ? 'end' : '';
+    if (more) hand.dataset.more = more; else delete hand.dataset.more;
   }
 
   /** A card of my hand. @param {{id: number, name?: string, cost?: number}} c */
@@ -475,11 +492,13 @@ export function create(ctx) {
       class: `cd-card cd-card-${info?.type || 'minion'}`, type: 'button',
       dataset: { id: String(c.id), key: `hand:${c.id}`, nav: 'bottom-hand', name: c.name || '', cost: String(cost), playable: String(ok) },
       'aria-disabled': String(!ok && !selected), 'aria-pressed': String(selected),
-      'aria-label': t('cards.card.label', { name, kind, cost }) + stats + (text ? t('cards.card.text', { text }) : '') + (ok ? t('cards.playable') : ''),
     },
+    // The button's name is its text: a sentence that starts with what the
+    // card shows (its name, then its text), the drawn parts hidden.
+    h('span', { class: 'sr-only', text: t('cards.card.label', { name, text: text ? t('cards.card.text', { text }) : '', kind, cost }) + stats + (ok ? t('cards.playable') : '') }),
     h('span', { class: 'cd-cost', text: String(cost), 'aria-hidden': 'true' }),
-    h('span', { class: 'cd-card-name', text: name || '?' }),
-    h('span', { class: 'cd-card-text', text }),
+    h('span', { class: 'cd-card-name', 'aria-hidden': 'true', text: name || '?' }),
+    h('span', { class: 'cd-card-text', 'aria-hidden': 'true', text }),
     info?.type === 'minion'
       ? h('span', { class: 'cd-card-stats', 'aria-hidden': 'true' },
         h('span', { class: 'cd-atk', text: String(info.attack) }), h('span', { class: 'cd-hp', text: String(info.health) }))
@@ -503,12 +522,13 @@ export function create(ctx) {
         dataset: { id: String(m.id), key: `minion:${m.id}`, nav: `${side}-board`, name: m.name, attack: String(m.attack), health: String(m.health),
           ready: String(!!m.ready), can: String(mineAndReady) },
         title: text || name,
-        'aria-label': t('cards.minion.label', { name, attack: m.attack, health: m.health })
-          + (m.taunt ? t('cards.minion.taunt') : '') + (s === seat && m.ready ? t('cards.minion.ready') : '')
-          + (text ? t('cards.minion.text', { text }) : '') + (tset.has(m.id) ? t('cards.target') : ''),
       },
+      // The name is the text: a sentence that starts with the minion's name.
+      h('span', { class: 'sr-only', text: t('cards.minion.label', { name, attack: m.attack, health: m.health })
+          + (m.taunt ? t('cards.minion.taunt') : '') + (s === seat && m.ready ? t('cards.minion.ready') : '')
+          + (text ? t('cards.minion.text', { text }) : '') + (tset.has(m.id) ? t('cards.target') : '') }),
       m.taunt ? h('span', { class: 'cd-taunt', text: t('cards.taunt'), 'aria-hidden': 'true' }) : null,
-      h('span', { class: 'cd-minion-name', text: name }),
+      h('span', { class: 'cd-minion-name', 'aria-hidden': 'true', text: name }),
       h('span', { class: 'cd-card-stats', 'aria-hidden': 'true' },
         h('span', { class: 'cd-atk', text: String(m.attack) }), h('span', { class: 'cd-hp', text: String(m.health) }))));
       if (m.taunt) b.dataset.taunt = 'true';
@@ -601,6 +621,7 @@ export function create(ctx) {
     setClocks() {},
     destroy() {
       clearTimeout(confirmTimer);
+      handSizes.disconnect();
       document.removeEventListener('keydown', onGlobalKey);
       el.remove();
     },

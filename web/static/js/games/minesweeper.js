@@ -12,7 +12,7 @@
 // (data-status won | lost | …), #result-time, #leaderboard.
 
 import { h, clear, lcd, formatTime, showNotice } from '../ui.js';
-import { levelsOf, boardOf, boardName, boardLabel, modeName, describe } from './minesweeper/settings.js';
+import { levelsOf, boardOf, boardName, boardLabel, levelName, modeName, describe } from './minesweeper/settings.js';
 import { t, lang } from '../i18n.js';
 import * as api from '../api.js';
 
@@ -29,6 +29,12 @@ export { describe, defaults, settingsForm } from './minesweeper/settings.js';
  * @param {any} settings
  */
 export function board(info, settings) { return boardName(settings, levelsOf(info.configSchema)); }
+
+/**
+ * A leaderboard board's name in the language shown: a level's ("初級").
+ * @param {string} id
+ */
+export function boardTitle(id) { return levelName(id); }
 
 /** @typedef {import('../registry.js').GameContext} GameContext */
 /** @typedef {{s: 'hidden'|'flagged'|'revealed', v: number|'mine'|null, x: boolean}} Cell */

@@ -62,6 +62,7 @@ export function create(ctx) {
     b.addEventListener('click', () => take(n));
     return b;
   });
+  const actions = h('div', { class: 'nim-actions', role: 'group', 'aria-label': t('nim.take.group') }, ...buttons);
   const secret = h('div', { class: 'nim-secret', id: 'secret' });
   // It scrolls: a tab stop, so that keys can scroll it too.
   const history = h('ol', { class: 'nim-history', id: 'history', tabindex: '0', 'aria-labelledby': 'nim-history-title' });
@@ -73,7 +74,7 @@ export function create(ctx) {
       h('p', { class: 'muted nim-rules', text: t('nim.rules') }),
       h('div', { class: 'nim-pile' }, pileNum, tokens),
       turn,
-      h('div', { class: 'nim-actions', role: 'group', 'aria-label': t('nim.take.group') }, ...buttons),
+      actions,
       secret),
     result,
     h('div', { class: 'panel nim-log' }, h('h3', { id: 'nim-history-title', text: t('nim.history.title') }), history));
@@ -133,15 +134,16 @@ export function create(ctx) {
     const mine = !over && seat != null && view.turn === seat;
     turn.dataset.turn = String(view.turn);
     turn.dataset.mine = String(mine);
-    turn.textContent = over
-      ? (view.winner === seat ? t('nim.youWin') : t('nim.wins', { name: ctx.seatName(view.winner) }))
-      : mine ? t('nim.turn.yours') : t('nim.turn.thinking', { name: ctx.seatName(view.turn) });
+    // Once over, the result below says who won: the turn line would say it twice.
+    turn.textContent = over ? '' : mine ? t('nim.turn.yours') : t('nim.turn.thinking', { name: ctx.seatName(view.turn) });
+    turn.hidden = over;
     document.title = mine ? t('nim.docTitle.yourTurn', { code: room?.code || '' }) : t('nim.docTitle', { code: room?.code || '' });
     for (const b of buttons) {
       const n = Number(b.dataset.n);
       b.disabled = !mine || busy || n > view.pile || room?.phase !== 'running';
-      b.hidden = seat == null;
+      b.hidden = seat == null || over;
     }
+    actions.hidden = seat == null || over;
 
     const own = seat != null && view.secrets ? view.secrets[seat] : view.secret;
     if (seat == null) {
@@ -174,7 +176,9 @@ export function create(ctx) {
       result.hidden = false;
       result.dataset.winner = String(view.winner);
       clear(result).append(
-        h('h2', { text: view.winner === seat ? t('nim.youWin') : t('nim.winsPlain', { name: ctx.seatName(view.winner) }) }),
+        h('h2', { text: view.winner === seat ? t('nim.youWin')
+          : seat != null ? t('nim.youLose', { name: ctx.seatName(view.winner) })
+            : t('nim.winsPlain', { name: ctx.seatName(view.winner) }) }),
         h('p', { class: 'muted nim-explain', text: explain(view) }),
         h('ul', { class: 'nim-secrets', id: 'secrets', 'aria-label': t('nim.secrets.aria') }, ...view.secrets.map((/** @type {number} */ k, /** @type {number} */ i) =>
           h('li', { dataset: { seat: String(i), secret: String(k) } }, h('span', { text: name(i) }), h('strong', { text: String(k) })))),

@@ -26,7 +26,7 @@
 // read out by screen readers when it changes).
 
 import { h, clear } from '../ui.js';
-import { t } from '../i18n.js';
+import { t, plural } from '../i18n.js';
 import { fromWire, applyBeats, isDir, REVERSE, QUEUE_LEN } from './snake/world.js';
 import { draw, colorOf } from './snake/draw.js';
 import { describe } from './snake/settings.js';
@@ -37,6 +37,8 @@ export const rulesVersion = 'snake/1';
 export const icon = 'snake';
 export const tagline = t('snake.tagline');
 export { describe, defaults, settingsForm } from './snake/settings.js';
+/** A leaderboard board's name in the language shown ("小"). */
+export { boardName as boardTitle } from './snake/settings.js';
 
 /** @typedef {import('./snake/world.js').Dir} Dir */
 /** @typedef {import('./snake/world.js').Cell} Cell */
@@ -313,7 +315,7 @@ export function create(ctx) {
         const sw = h('span', { class: 'snake-swatch', 'aria-hidden': 'true' });
         sw.style.setProperty('--c', colorOf(i));
         scores.append(h('li', { dataset: { seat: String(i) } }, sw, h('span', { class: 'snake-name' }),
-          h('span', { class: 'snake-sr' }), h('span', { class: 'snake-score' })));
+          h('span', { class: 'snake-out' }), h('span', { class: 'snake-score' })));
       }
     }
     for (const { i, sn } of rows) {
@@ -323,15 +325,26 @@ export function create(ctx) {
       li.dataset.you = String(i === seat);
       // The swatch shows the seat's number, or a cross once its snake is out.
       setText(/** @type {HTMLElement} */ (li.querySelector('.snake-swatch')), sn.alive ? String(i + 1) : '✕');
-      setText(/** @type {HTMLElement} */ (li.querySelector('.snake-name')), i === seat ? t('snake.nameYou', { name: ctx.seatName(i) }) : ctx.seatName(i));
-      setText(/** @type {HTMLElement} */ (li.querySelector('.snake-sr')), sn.alive ? '' : t('snake.outSr'));
+      setText(/** @type {HTMLElement} */ (li.querySelector('.snake-name')), nameOf(i));
+      setText(/** @type {HTMLElement} */ (li.querySelector('.snake-out')), sn.alive ? '' : t('snake.out'));
       setText(/** @type {HTMLElement} */ (li.querySelector('.snake-score')), String(sn.score));
     }
     // The canvas's text alternative: who is in, who is out, the scores
     // (the same text until one of them changes, so it is read out then).
     // i18n: snake.summary.*
-    setText(summary, rows.map(({ i, sn }) => t(sn.alive ? 'snake.summary.alive' : 'snake.summary.out',
-      { name: i === seat ? t('snake.nameYou', { name: ctx.seatName(i) }) : ctx.seatName(i), score: sn.score })).join(t('snake.summary.sep')));
+    setText(summary, rows.map(({ i, sn }) => plural(sn.alive ? 'snake.summary.alive' : 'snake.summary.out', sn.score,
+      { name: nameOf(i), score: sn.score })).join(t('snake.summary.sep')));
+  }
+
+  /**
+   * A seat's name in the scores, the viewer's marked "(you)" — unless the
+   * name already says so (local play's "You").
+   * @param {number} i
+   */
+  function nameOf(i) {
+    const name = ctx.seatName(i);
+    if (i !== seat || name.trim().toLowerCase() === t('snake.you').toLowerCase()) return name;
+    return t('snake.nameYou', { name });
   }
 
   /** The match's winners and why: the view's once over, else the room's result (a resignation). */

@@ -18,7 +18,10 @@
 // - Hand-off (pass-and-play): when the seat to act changes, the runner
 //   shows nobody's hand — the spectator's view, and the spectator's beats
 //   — until reveal() hands the device to that seat. A finished game shows
-//   the spectator's view, so the last hand is not left on the screen.
+//   the spectator's view, so the last hand is not left on the screen. A
+//   new game opens on the seat to act (the rules may draw it) with no
+//   hand-off screen: nobody has seen its board yet; a restored one opens
+//   behind the hand-off screen.
 // - Undo (host policy, by mode): solo unlimited, vs-AI at most 3, none in
 //   pass-and-play and in the daily game. An undo takes back the human's
 //   last command and everything after it, by replaying the rest from the
@@ -323,6 +326,13 @@ export class LocalSession {
     this.tick = 0;
     this.timedOut = [];
     this.stopClockTimer();
+    if (this.mode === 'pass') {
+      // Nobody has seen this game's board yet: it opens on the seat to act
+      // (the rules may draw the first seat), with no hand-off screen.
+      const first = this.pending.find((s) => !this.seats[s].ai);
+      if (first != null) this.viewer = first;
+      this.handoff = null;
+    }
     this.followTurn();
   }
 
