@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -129,17 +128,8 @@ func TestOutageTurnClock(t *testing.T) {
 		t.Run(tc.vp.name, func(t *testing.T) {
 			t.Parallel()
 			srv := startRoomd(t, withGames(tictactoe.Game))
-			resp, err := http.Post(srv.URL+"/api/rooms", "application/json",
-				strings.NewReader(`{"game":"tictactoe","name":"Ann","settings":{"clock":{"moveMs":60000}}}`))
-			if err != nil {
-				t.Fatal(err)
-			}
 			var created struct{ Room, Token string }
-			err = json.NewDecoder(resp.Body).Decode(&created)
-			resp.Body.Close()
-			if err != nil || resp.StatusCode != http.StatusCreated {
-				t.Fatalf("create: %d %v", resp.StatusCode, err)
-			}
+			created.Room, created.Token = postRoomToken(t, srv, "/api/rooms", `{"game":"tictactoe","name":"Ann","settings":{"clock":{"moveMs":60000}}}`, http.StatusCreated)
 			p := newUser(t, srv, "ann", tc.vp)
 			p.open("/")
 			eval[bool](p, fmt.Sprintf(`(localStorage.setItem('roomd.token.%s', %q), true)`, created.Room, created.Token))

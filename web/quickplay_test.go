@@ -41,16 +41,24 @@ func quickPlayFrom(p *page, lang, name string) string {
 // postRoom POSTs body to the API path and decodes the answer's room code.
 func postRoom(t *testing.T, srv *roomd, path, body string, want int) string {
 	t.Helper()
+	room, _ := postRoomToken(t, srv, path, body, want)
+	return room
+}
+
+// postRoomToken posts body to path (a room's creation or join) and returns
+// the room and the seat's token, failing unless the status is want.
+func postRoomToken(t *testing.T, srv *roomd, path, body string, want int) (room, token string) {
+	t.Helper()
 	resp, err := http.Post(srv.URL+path, "application/json", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var out struct{ Room string }
+	var out struct{ Room, Token string }
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != want {
 		t.Fatalf("POST %s: %d %v, want %d", path, resp.StatusCode, err, want)
 	}
-	return out.Room
+	return out.Room, out.Token
 }
 
 func TestQuickPlayStartsItself(t *testing.T) {

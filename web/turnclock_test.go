@@ -23,17 +23,8 @@ import (
 func TestTurnClockRoom(t *testing.T) {
 	t.Parallel()
 	srv := startRoomd(t, withGames(tictactoe.Game))
-	resp, err := http.Post(srv.URL+"/api/rooms", "application/json",
-		strings.NewReader(`{"game":"tictactoe","name":"Ann","settings":{"clock":{"moveMs":3000}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var created struct{ Room, Token string }
-	err = json.NewDecoder(resp.Body).Decode(&created)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusCreated {
-		t.Fatalf("create: %d %v", resp.StatusCode, err)
-	}
+	created.Room, created.Token = postRoomToken(t, srv, "/api/rooms", `{"game":"tictactoe","name":"Ann","settings":{"clock":{"moveMs":3000}}}`, http.StatusCreated)
 
 	host := newUser(t, srv, "ann", desktop)
 	host.open("/")
