@@ -335,14 +335,23 @@ func TestWALDamage(t *testing.T) {
 	t.Run("torn tail", func(t *testing.T) {
 		t.Parallel()
 		// The record being written when roomd died, cut short: a copy of
-		// the last record as the next one, half of it.
+		// the last record as the next one, half of it, written where roomd
+		// would have written it — over the stale bytes a checkpoint left
+		// after the run, which stay. (Cutting the file there instead would
+		// make it shorter than the size bbolt recorded: that is the "cut"
+		// damage, refused, not a torn tail.)
 		var off int
 		data, _, _ := damaged(t, crashed, func(raw []byte, run []walRec) ([]byte, int) {
 			last := run[len(run)-1]
 			torn := slices.Clone(raw[last.off:last.end])
 			binary.BigEndian.PutUint64(torn[8:], last.seq+1)
 			off = last.end
-			return append(raw[:last.end], torn[:len(torn)/2]...), off
+			half := torn[:len(torn)/2]
+			if grow := off + len(half) - len(raw); grow > 0 {
+				raw = append(raw, make([]byte, grow)...)
+			}
+			copy(raw[off:], half)
+			return raw, off
 		})
 		p := startRoomd(t, freeAddr(t), "--data", data)
 		want := []string{`"level":"WARN"`, "torn", `"file":"roomd.wal"`, fmt.Sprintf(`"offset":%d`, off)}
