@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -174,6 +175,64 @@ func TestI43CardsPassStart(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestI43CardsPassLog: the card duel in pass and play names both players
+// (seat 0 was "You", and the log said "You" for whoever held the device);
+// what one player's turn wrote in the log, from that player's view (the
+// cards drawn), is gone when the device passes (it stayed, for the next
+// player to read); and an empty log at the first turn says "Nothing yet."
+// to a player (it said "Watching from turn 1.").
+func TestI43CardsPassLog(t *testing.T) {
+	t.Parallel()
+	srv := startRoomd(t, withGames(cardgame.Game))
+	p := newUser(t, srv, "pat-log", desktop)
+	p.open("/play/cards?mode=pass")
+	p.wait("the duel", `document.querySelector('#cd-status[data-mine="true"]')`)
+	if got := eval[string](p, `document.getElementById('cd-log').textContent.trim()`); got != "Nothing yet." {
+		t.Errorf("the log at the first turn reads %q, want %q", got, "Nothing yet.")
+	}
+	heroes := `[0, 1].map((s) => document.querySelector('.cd-side[data-seat="' + s + '"] .cd-hero-name')?.textContent || '')`
+	if names := eval[[]string](p, heroes); !slices.Equal(names, []string{"Player 1", "Player 2"}) {
+		t.Errorf("the heroes are named %q in pass and play, want Player 1 and Player 2", names)
+	}
+	const lines = `[...document.querySelectorAll('#cd-log li[data-kind]')].map((li) => li.textContent)`
+	played := false
+	for turn := 0; turn < 8 && !played; turn++ {
+		seat := eval[int](p, `Number(document.getElementById('cd-status').dataset.turn)`)
+		name := fmt.Sprintf("Player %d", seat+1)
+		if id := eval[int](p, fmt.Sprintf(`Number(document.querySelector('#cd-hand-%d .cd-card[data-playable="true"]')?.dataset.id || 0)`, seat)); id != 0 {
+			cdClick(p, fmt.Sprintf(`#cd-hand-%d .cd-card[data-id="%d"]`, seat, id))
+			if eval[bool](p, `document.getElementById('cd-status').dataset.choosing === 'play'`) {
+				cdClick(p, fmt.Sprintf(`.cd-side[data-seat="%d"] .cd-hero[data-target="true"]`, 1-seat))
+			}
+			p.wait("the card played", fmt.Sprintf(`!document.querySelector('#cd-hand-%d .cd-card[data-id="%d"]')`, seat, id))
+			log := eval[[]string](p, lines)
+			if len(log) == 0 || !strings.HasPrefix(log[0], name+" played") {
+				t.Errorf("after %s's play the log reads %q, want %q first", name, log, name+" played …")
+			}
+			if joined := strings.Join(log, "\n"); strings.Contains(joined, "You") || strings.Contains(joined, "your") {
+				t.Errorf("the pass-and-play log says you:\n%s", joined)
+			}
+			played = true
+		}
+		p.click("#cd-end")
+		p.wait("the hand-off", `!document.getElementById('local-handoff').hidden`)
+		p.click("#local-reveal")
+		p.wait("the other seat's turn", fmt.Sprintf(`Number(document.getElementById('cd-status').dataset.turn) === %d && document.querySelector('#cd-status[data-mine="true"]')`, 1-seat))
+		if played {
+			if log := eval[[]string](p, lines); len(log) > 0 {
+				t.Errorf("%s's log, written from %s's view, is still there after the hand-off: %q", name, name, log)
+			}
+			if got := eval[string](p, `document.getElementById('cd-log').textContent`); !strings.HasPrefix(got, "The log starts at turn") {
+				t.Errorf("after the hand-off the log reads %q", got)
+			}
+		}
+	}
+	if !played {
+		t.Fatal("eight turns and no card could be played: the test shows nothing")
+	}
+	shot43(p, "5-cards-pass-log", "desktop")
 }
 
 // TestI43BabaTouch: Baba on a phone, where only the on-screen pad steps,

@@ -46,6 +46,8 @@ import { t } from './i18n.js';
  * @property {GameInfo|undefined} game         the server's registry entry
  * @property {boolean} [local]                 a game played on this device (local play): no server,
  *     so no best times and no host's clock to speak of
+ * @property {boolean} [shared]                every seat is played at this one device (pass and play): the
+ *     viewer's seat changes with the turn, so a page names the seats rather than saying "you"
  * @property {(view: any, beats: any[]) => Promise<any>} follow   plays an update's beats on a view
  *     with the game's own Go reducer (its View.Apply), through the game's WebAssembly core
  *     (loaded the first time): a page need not write the game's reducer again in JavaScript.

@@ -145,6 +145,8 @@ export function create(ctx) {
   let choice = null;
   /** @type {LogLine[]} */
   let lines = [];
+  /** @type {number|null} the seat whose view wrote lines */
+  let linesSeat = null;
   let confirmConcede = false;
   /** @type {ReturnType<typeof setTimeout>|undefined} */
   let confirmTimer;
@@ -159,8 +161,11 @@ export function create(ctx) {
   /** The seat shown at the bottom: mine, or seat 0 for a spectator. */
   function me() { return seat === 0 || seat === 1 ? seat : 0; }
 
-  /** A seat's name; mine is "You". @param {number} s */
-  function who(s) { return s === seat ? t('cards.you') : ctx.seatName(s); }
+  /**
+   * A seat's name; mine is "You", except in pass and play, where every
+   * seat is someone at this device. @param {number} s
+   */
+  function who(s) { return s === seat && !ctx.shared ? t('cards.you') : ctx.seatName(s); }
 
   function running() { return !!view && view.phase === 'active' && !ended && room?.phase === 'running'; }
 
@@ -324,7 +329,7 @@ export function create(ctx) {
     // over.
     const told = v.phase !== 'active';
     for (const e of beats) {
-      const line = describeBeat(v, e, (s) => ctx.seatName(s), seat);
+      const line = describeBeat(v, e, (s) => ctx.seatName(s), ctx.shared ? null : seat);
       if (line) lines.push(line);
       if (!told) applyBeat(v, e);
     }
@@ -389,7 +394,12 @@ export function create(ctx) {
       if (l.seat != null) li.dataset.seat = String(l.seat);
       log.append(li);
     }
-    if (!lines.length) log.append(h('li', { class: 'muted', text: v.turn ? t('cards.log.from', { turn: v.turn }) : t('cards.log.none') }));
+    // An empty log: nothing happened yet, or this page came in later (a
+    // spectator, or a player's reload) and has the log from that turn on.
+    if (!lines.length) {
+      const from = v.turn <= 1 ? t('cards.log.none') : seat == null ? t('cards.log.from', { turn: v.turn }) : t('cards.log.since', { turn: v.turn });
+      log.append(h('li', { class: 'muted', text: from }));
+    }
 
     renderResult();
 
@@ -605,7 +615,10 @@ export function create(ctx) {
       view = fresh;
       viewMatch = room?.match;
       choice = null;
-      if (newMatch) lines = [];
+      // The log is written from one seat's view (the cards it drew): a
+      // view of another seat (pass and play's hand-off) starts it afresh.
+      if (newMatch || seat !== linesSeat) lines = [];
+      linesSeat = seat;
       render();
     },
     applyBeats,

@@ -208,7 +208,9 @@ class LocalPage {
     else if (settings && 'clock' in settings) this.clockSetting = settings.clock;
     let { clock: _, ...config } = settings || setup?.settings || this.session?.config || this.page.defaults?.(this.info) || {};
     if ((this.info.modes || []).length > 1) config = { ...config, mode: this.gameMode.id };
-    const me = (setup?.name || savedName() || t('local.you')).trim() || t('local.you');
+    // Pass and play: every seat is someone at this device, so none is "You".
+    const unnamed = this.mode === 'pass' ? t('local.seat.player', { n: 1 }) : t('local.you');
+    const me = (setup?.name || savedName() || unnamed).trim() || unnamed;
     const n = seatCount(this.gameMode, this.mode);
     const seats = Array.from({ length: n }, (_, i) => {
       if (i === 0) return { name: me, ai: false };
@@ -265,6 +267,7 @@ class LocalPage {
       rtt: () => 0,
       game: this.info,
       local: true,
+      shared: this.mode === 'pass',
       follow: (view, beats) => follow(this.info?.id || '', view, beats),
     };
   }
