@@ -110,6 +110,7 @@ var shiftKey = chromedp.Func(func(ctx context.Context, t *chromedp.Target) error
 // TestA11yChecker: the check finds each kind of problem it looks for, on
 // a lobby spoiled on purpose, and axe-core runs.
 func TestA11yChecker(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	p := newUser(t, srv, "ann", desktop)
 	p.open("/")
@@ -168,6 +169,7 @@ func TestA11yChecker(t *testing.T) {
 // game, the local play page — on a desktop and a phone, in light and in
 // dark mode.
 func TestA11y(t *testing.T) {
+	t.Parallel()
 	for _, vp := range []viewport{desktop, phone} {
 		t.Run(vp.name, func(t *testing.T) {
 			srv := startRoomd(t)
@@ -229,6 +231,7 @@ func TestA11y(t *testing.T) {
 // the smallest cells the board draws (a phone's expert board), where they
 // are no longer large text.
 func TestA11yBoardNumbers(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	p := newUser(t, srv, "ann", phone)
 	p.open("/")

@@ -17,6 +17,7 @@ import (
 // token, links to watch it, and closes it; an inline script injected into
 // the page is refused.
 func TestAdminPageInBrowser(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t, withAdmin("s3cret"))
 	resp, err := http.Post(srv.URL+"/api/rooms", "application/json",
 		strings.NewReader(`{"game":"minesweeper","name":"Ann","settings":{"mode":"solo","level":"beginner"}}`))

@@ -24,6 +24,7 @@ import (
 // make (View.Apply in Go), and "Next level" must start the next level in
 // the same room.
 func TestBaba(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t, withGames(babagame.Game))
 	p := newUser(t, srv, "bea", desktop)
 	createBaba(p, "Bea", babagame.ControlShared)
@@ -135,6 +136,7 @@ func TestBaba(t *testing.T) {
 // keys send nothing; each step passes the turn; an undo by either seat
 // does not. The spectator sees the same board, without controls.
 func TestBabaTurns(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t, withGames(babagame.Game))
 	ann := newUser(t, srv, "ann", desktop)
 	code := createBaba(ann, "Ann", babagame.ControlTurns)
@@ -309,6 +311,7 @@ func babaSent(p *page) []string {
 // objects an undo or a restart brings back, a conversion (a rock becoming
 // a flag), rules made and broken, the turn.
 func TestBabaViewNode(t *testing.T) {
+	t.Parallel()
 	node := findNode(t)
 	type step struct {
 		Beats json.RawMessage `json:"beats"`

@@ -50,6 +50,7 @@ func mineRowsOf3x4(t *testing.T, p *page) (mines [2]int, safe int) {
 // Space, F, C), then loses a game by revealing a cell the numbers show is a
 // mine.
 func TestSoloMouseAndKeyboard(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	p := newUser(t, srv, "ann", desktop)
 	// 3×4 with 2 mines: the 3×3 around the first reveal is safe, so the
@@ -166,6 +167,7 @@ func TestSoloMouseAndKeyboard(t *testing.T) {
 // two. Then it checks that nothing any of them received before the end
 // of the match showed an unrevealed mine or a seed.
 func TestCoopPlayersAndSpectator(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	ann := newUser(t, srv, "ann", desktop)
 	code := ann.createMinesweeper(msSettings{mode: "coop", level: "custom", rows: 3, cols: 4, mines: 2}, "Ann")
@@ -243,6 +245,7 @@ func TestCoopPlayersAndSpectator(t *testing.T) {
 // racer sees its rival's progress and flags, not its board. When the race
 // ends, everyone sees every board with its mines.
 func TestRaceSpectator(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	ann := newUser(t, srv, "ann", desktop)
 	// 6×6 with 20 mines: past the first reveal's safe 3×3, most cells are
@@ -470,6 +473,7 @@ func walk(v any, fn func(map[string]any)) {
 // back online by itself, and the game goes on with nothing lost. While
 // roomd is down the board is dimmed and takes no click: no move is sent.
 func TestReconnectAndRestart(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	p := newUser(t, srv, "ann", desktop)
 	p.createMinesweeper(msSettings{mode: "solo", level: "custom", rows: 3, cols: 4, mines: 2}, "Ann")
@@ -573,6 +577,7 @@ func TestReconnectAndRestart(t *testing.T) {
 // context (so the same seat token): the first tab shows the take-back
 // button, and taking the seat back moves the button to the second tab.
 func TestTakeBack(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	tab1 := newUser(t, srv, "tab1", desktop)
 	code := tab1.createMinesweeper(msSettings{mode: "coop", level: "beginner"}, "Ann")
@@ -609,6 +614,7 @@ func TestTakeBack(t *testing.T) {
 // TestRoomLobby: the host changes the settings (the other player sees
 // them and loses its readiness), then removes the other player's seat.
 func TestRoomLobby(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	ann := newUser(t, srv, "ann", desktop)
 	code := ann.createMinesweeper(msSettings{mode: "coop", level: "beginner"}, "Ann")
@@ -648,6 +654,7 @@ func TestRoomLobby(t *testing.T) {
 // room's seats gets close 4006: it says the seat is no longer its own,
 // forgets the token and stays closed (no reconnect).
 func TestBadTokenForgotten(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	ann := newUser(t, srv, "ann", desktop)
 	code := ann.createMinesweeper(msSettings{mode: "coop", level: "beginner"}, "Ann")
@@ -674,6 +681,7 @@ func TestBadTokenForgotten(t *testing.T) {
 // TestNim plays Hidden Nim against an AI: the player sees its own secret
 // and nobody else's until the end, when every secret shows.
 func TestNim(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	p := newUser(t, srv, "cy", desktop)
 	p.open("/")
@@ -736,6 +744,7 @@ func TestNim(t *testing.T) {
 // a reconnect, offline refusals, retryAfterMs, and the close codes; and
 // the ticks of a real-time match (testdata/client_tick_test.js).
 func TestClientProtocol(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	p := newUser(t, srv, "client", desktop)
 	p.open("/")

@@ -38,6 +38,7 @@ import (
 // again" must then deal a new match, which seat 0 concedes with two
 // clicks.
 func TestCards(t *testing.T) {
+	t.Parallel()
 	// The page keeps its own copy of the card data.
 	srv := startRoomd(t, withGames(cardgame.Game), withAIDelay(5*time.Millisecond))
 	p := newUser(t, srv, "cam", desktop)

@@ -14,6 +14,7 @@ import (
 // for its operators; a spectator who comes later gets the recent
 // messages. Desktop and phone.
 func TestChat(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	ann := newUser(t, srv, "ann", desktop)
 	code := ann.createMinesweeper(msSettings{mode: "coop", level: "beginner"}, "Ann")

@@ -114,6 +114,7 @@ func runNodeModule(t *testing.T, name, node, prog string) {
 // touches no DOM: its code (comments aside) names no document or window
 // and has no import.
 func TestClientModuleStandalone(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open(filepath.Join("static", "js", "client.js"))
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ import (
 // list, as the lobby then does too; a second browser on the same address
 // is told it has played today's daily.
 func TestRankedDailyInBrowser(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	p := newUser(t, srv, "ann", desktop)
 	p.open("/")

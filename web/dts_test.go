@@ -18,6 +18,7 @@ import (
 // protocol's schema in memory and compares it, byte for byte, with the
 // file checked in.
 func TestProtocolDeclarations(t *testing.T) {
+	t.Parallel()
 	want, err := tsgen.Protocol()
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +48,7 @@ func TestProtocolDeclarations(t *testing.T) {
 // compiler: brackets balance, every $defs entry of the schema is declared
 // in protocol.d.ts, and every name client.d.ts imports from it exists.
 func TestDeclarationsSane(t *testing.T) {
+	t.Parallel()
 	read := func(name string) string {
 		t.Helper()
 		b, err := os.ReadFile(filepath.Join("static", "js", name))

@@ -60,6 +60,7 @@ const focusShows = `(() => { const s = getComputedStyle(document.activeElement);
 // showed "1." and "0." for 11 and 10). Ann plays her first take from the
 // keyboard (Tab to the button, Enter), with the focus ring showing.
 func TestNimHistoryAndSecretWording(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	ann := newUser(t, srv, "ann", desktop)
 	ann.open("/")
@@ -164,6 +165,7 @@ func TestNimHistoryAndSecretWording(t *testing.T) {
 // the arrow keys move and Space marks; Tab leaves the grid in one step.
 // Then the page in Japanese.
 func TestTicTacToeKeyboardA11y(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t, withGames(tictactoe.Game))
 	for _, vp := range []viewport{desktop, phone} {
 		t.Run(vp.name, func(t *testing.T) {
@@ -229,6 +231,7 @@ func TestTicTacToeKeyboardA11y(t *testing.T) {
 // score and whether it is out; the settings' fields and the phone's
 // arrows are named. Neither player steers, so the snakes run into a wall.
 func TestSnakeTextAlternative(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t, withGames(snake.Game))
 	ann := newUser(t, srv, "ann", desktop)
 	ann.open("/")

@@ -17,6 +17,7 @@ import (
 // local core's manifest; a game missing a part, or clashing with the
 // client's own, is refused naming it.
 func TestOutsideGame(t *testing.T) {
+	t.Parallel()
 	files := fstest.MapFS{
 		"dots.js":      {Data: []byte(`export const id = 'dots';`)},
 		"i18n/en.json": {Data: []byte(`{"dots.title":"Dots"}`)},

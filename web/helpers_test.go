@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -413,7 +415,19 @@ func stopBrowser() {
 	}
 }
 
+// browserParallel is how many of this package's tests run at once unless
+// -test.parallel says otherwise: they mostly wait on the browser (its
+// CPU is about one core of two with two at once), and each has its own
+// roomd and browser context.
+const browserParallel = 4
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", strconv.Itoa(browserParallel))
+	}
 	code := m.Run()
 	stopBrowser()
 	if code == 0 {

@@ -70,6 +70,7 @@ var tCall = regexp.MustCompile(`\bt\(\s*['"]([a-z0-9]+\.[A-Za-z0-9_.-]+)['"]`)
 // language has the same keys with the same {placeholders} and no empty
 // text, and no table holds a key no module uses.
 func TestTranslationsComplete(t *testing.T) {
+	t.Parallel()
 	tables := map[string]map[string]string{}
 	for _, l := range i18nLangs {
 		tables[l], _ = readTables(t, l)
@@ -161,6 +162,7 @@ var hardCoded = regexp.MustCompile(`(?:\btext:|\btitle:|\bplaceholder:|'aria-lab
 // then checks the lookups). Lines marked `// i18n-ok` (a brand name, a
 // code shown as is) are exempt.
 func TestNoHardCodedStrings(t *testing.T) {
+	t.Parallel()
 	err := fs.WalkDir(os.DirFS("static/js"), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".js") {
 			return err
@@ -190,6 +192,7 @@ func TestNoHardCodedStrings(t *testing.T) {
 // nothing else; a key in two parts, or a part that is not a table of
 // strings, is refused when the handler is built.
 func TestTranslationsBundled(t *testing.T) {
+	t.Parallel()
 	h := Handler()
 	for _, l := range i18nLangs {
 		want, _ := readTables(t, l)

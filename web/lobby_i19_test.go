@@ -35,6 +35,7 @@ func lobbyRace(p *page, name string) {
 // room made public in the create form but never an unlisted one, nor a
 // public one the host makes unlisted.
 func TestI19QuickPlayAndOpenRooms(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	ann := newUser(t, srv, "ann", desktop)
 	lobbyRace(ann, "Ann")
@@ -114,6 +115,7 @@ func TestI19QuickPlayAndOpenRooms(t *testing.T) {
 // phase, seats) and drops a room the server no longer has, with its
 // token.
 func TestI19YourRooms(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	p := newUser(t, srv, "ann", desktop)
 	code := p.createMinesweeper(msSettings{mode: "coop", level: "beginner"}, "Ann")
@@ -137,6 +139,7 @@ func TestI19YourRooms(t *testing.T) {
 // at a secret board cannot be played blind, so the test records the
 // entries in the store the server reads its lists from.)
 func TestI19BestTimes(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	p := newUser(t, srv, "ann", desktop)
 	code := p.createMinesweeper(msSettings{mode: "solo", level: "beginner"}, "Ann")
@@ -193,6 +196,7 @@ func TestI19BestTimes(t *testing.T) {
 // remembered after a reload; back to English; a browser whose language
 // is Japanese gets Japanese by default.
 func TestI19Language(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	p := newUser(t, srv, "ann", desktop)
 	p.open("/")

@@ -29,6 +29,7 @@ import (
 //   - the daily board: two browser profiles revealing the same cell see
 //     the same board.
 func TestLocalPlay(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t, withGames(minesweeper.Game, nim.Game, tictactoe.Game))
 
 	// Against the AI, the server gone after the page loaded.
@@ -198,6 +199,7 @@ func TestLocalPlay(t *testing.T) {
 // lobby says the server is away and offers the games of this device, and
 // one plays against the AI.
 func TestOfflinePlay(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t, withGames(minesweeper.Game, nim.Game, tictactoe.Game))
 	p := newUser(t, srv, "olly", desktop)
 	p.open("/")

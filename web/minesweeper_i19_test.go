@@ -36,6 +36,7 @@ func bg(p *page, board string, r, c int) string {
 // board's mines show as mines (a won board's as flags) and his face is not
 // dead.
 func TestMinesweeperRaceBeaten(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	ann := newUser(t, srv, "ann", desktop)
 	code := ann.createMinesweeper(msSettings{mode: "race", level: "custom", rows: 3, cols: 4, mines: 2}, "Ann")
@@ -112,6 +113,7 @@ func TestMinesweeperRaceBeaten(t *testing.T) {
 // unflagged shows 000 mines left; a loss crosses out the flags that were
 // on no mine, and keeps them crossed out after the view that follows.
 func TestMinesweeperWinCounterAndWrongFlags(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	for _, vp := range []viewport{desktop, phone} {
 		t.Run(vp.name, func(t *testing.T) {
@@ -179,6 +181,7 @@ func TestMinesweeperWinCounterAndWrongFlags(t *testing.T) {
 // TestMinesweeperTimerOutage: while roomd is down the timer stands still,
 // and once the page is back it shows the host's elapsed time.
 func TestMinesweeperTimerOutage(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	p := newUser(t, srv, "ann", desktop)
 	code := p.createMinesweeper(msSettings{mode: "solo", level: "custom", rows: 3, cols: 4, mines: 2}, "Ann")
@@ -222,6 +225,7 @@ func TestMinesweeperTimerOutage(t *testing.T) {
 // the best times show without scrolling; on a phone an expert board can
 // be seen whole (the zoom's fit), and zoomed back to cells a finger hits.
 func TestMinesweeperLayout(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	p := newUser(t, srv, "ann", desktop)
 	p.createMinesweeper(msSettings{mode: "solo", level: "intermediate"}, "Ann")
@@ -291,6 +295,7 @@ func loseBoardAnywhere(t *testing.T, p *page) {
 // TestMinesweeperCustomBoardTitle: the best times of a custom board are
 // titled "Custom 12 × 24, 40 mines", not by its leaderboard id.
 func TestMinesweeperCustomBoardTitle(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	p := newUser(t, srv, "ann", desktop)
 	p.createMinesweeper(msSettings{mode: "solo", level: "custom", rows: 12, cols: 24, mines: 40}, "Ann")
@@ -306,6 +311,7 @@ func TestMinesweeperCustomBoardTitle(t *testing.T) {
 // walk: one tab stop (the cursor's cell), arrows move the focus, each
 // cell says its row, column and state, Enter reveals and F flags.
 func TestMinesweeperBoardKeyboard(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	p := newUser(t, srv, "ann", desktop)
 	p.createMinesweeper(msSettings{mode: "solo", level: "beginner"}, "Ann")

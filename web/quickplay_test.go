@@ -62,6 +62,7 @@ func postRoomToken(t *testing.T, srv *roomd, path, body string, want int) (room,
 }
 
 func TestQuickPlayStartsItself(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t, withGames(tictactoe.Game))
 	// A host-made public room with both seats taken, not started: its
 	// match is not "playing now".

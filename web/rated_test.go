@@ -15,6 +15,7 @@ import (
 // cancelled (the ticket leaves the pool); asked again, and a second player
 // asks too, both pages go to the same room, each on its own seat.
 func TestRatedBrowser(t *testing.T) {
+	t.Parallel()
 	secret := []byte("the site's HS256 secret, 32 bytes or more")
 	v, err := auth.New(auth.Config{Secret: secret})
 	if err != nil {

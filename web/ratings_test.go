@@ -21,6 +21,7 @@ import (
 // matches, newest first with the opponents' names; the panel reads in
 // Japanese too.
 func TestRatingsBrowser(t *testing.T) {
+	t.Parallel()
 	secret := []byte("the site's HS256 secret, 32 bytes or more")
 	v, err := auth.New(auth.Config{Secret: secret})
 	if err != nil {

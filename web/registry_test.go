@@ -32,6 +32,7 @@ func tafl() session.Game {
 // create it, and its rooms say the same instead of breaking; the games
 // with pages still work from the same lobby.
 func TestGameWithoutPage(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t, withGames(tafl()))
 	p := newUser(t, srv, "ann", desktop)
 	p.open("/")

@@ -37,6 +37,7 @@ const noticeClear = `(() => {
 // not seconds later; an information notice goes sooner than an error; a
 // notice can be dismissed.
 func TestI19Notices(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	for _, vp := range []viewport{desktop, phone} {
 		t.Run(vp.name, func(t *testing.T) {
@@ -92,6 +93,7 @@ func TestI19Notices(t *testing.T) {
 // the code with its own copy button, on a desktop and a phone; the host
 // changes who may join.
 func TestI19Invite(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	p := newUser(t, srv, "ann", desktop)
 	code := p.createMinesweeper(msSettings{mode: "coop", level: "beginner"}, "Ann")
@@ -121,6 +123,7 @@ func TestI19Invite(t *testing.T) {
 // TestI19UpdateBanner: a room of other rules closes with 4003; the banner
 // says so and nothing under it still says "Connecting…".
 func TestI19UpdateBanner(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	host := newUser(t, srv, "host", desktop)
 	code := host.createMinesweeper(msSettings{mode: "coop", level: "beginner"}, "Host")
@@ -150,6 +153,7 @@ func TestI19UpdateBanner(t *testing.T) {
 // the lobby, watching and joining again — no "the host can start a new
 // game" for a room you are no longer in.
 func TestI19LeaveSolo(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	for _, vp := range []viewport{desktop, phone} {
 		t.Run(vp.name, func(t *testing.T) {
@@ -187,6 +191,7 @@ func TestI19LeaveSolo(t *testing.T) {
 // lobby, a game on a desktop and a phone. Each is the window from the
 // top of the page, not the full page, to keep the files small.
 func TestI19DocShots(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("ROOMD_DOC_SHOTS") != "1" {
 		t.Skip("set ROOMD_DOC_SHOTS=1 to write web/docs/screenshots")
 	}
@@ -242,6 +247,7 @@ func TestI19DocShots(t *testing.T) {
 // open room, the best times, your rooms) and on a host's room page, in
 // light and dark mode, on a desktop and a phone.
 func TestI19ShellA11y(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	host := newUser(t, srv, "host", desktop)
 	host.open("/")
@@ -272,6 +278,7 @@ func TestI19ShellA11y(t *testing.T) {
 // hello: a friend with the link takes a seat, a stranger with the bare code
 // only watches (invite-required).
 func TestInviteLink(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	ann := newUser(t, srv, "ann", desktop)
 	code := ann.createMinesweeper(msSettings{mode: "coop", level: "beginner"}, "Ann")

@@ -15,6 +15,7 @@ import (
 // room's lobby, a game in progress, a lost game, a race as a spectator
 // sees it, and Hidden Nim.
 func TestScreenshots(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t, withAIDelay(250*time.Millisecond))
 	p := newUser(t, srv, "ann", desktop)
 

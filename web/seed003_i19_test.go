@@ -25,6 +25,7 @@ import (
 // of the English tables of baba, cards, spellgrid and local, and no
 // English word at all — on a desktop and on a phone, in light and dark.
 func TestSeed003Japanese(t *testing.T) {
+	t.Parallel()
 	en, ja := readI18n(t, "en"), readI18n(t, "ja")
 	srv := startRoomd(t, withGames(babagame.Game, cardgame.Game, spellgridgame.Game), withAIDelay(5*time.Millisecond))
 

@@ -17,6 +17,7 @@ import (
 // the seat carries the token's name and player id; an expired token on a
 // room link gets the sign-in banner with the reason.
 func TestSignInBrowser(t *testing.T) {
+	t.Parallel()
 	secret := []byte("the site's HS256 secret, 32 bytes or more")
 	v, err := auth.New(auth.Config{Secret: secret})
 	if err != nil {

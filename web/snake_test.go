@@ -32,6 +32,7 @@ import (
 // and the ticks go on from her snapshot's, and after a network cut every
 // page comes back and the ticks go on.
 func TestSnake(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t, withGames(snake.Game))
 	ann := newUser(t, srv, "ann", desktop)
 	ann.open("/")

@@ -27,6 +27,7 @@ type snakeTrace struct {
 // applying each tick's beats as that viewer gets them, must hold the
 // server's projection after every tick, byte for byte.
 func TestSnakeWorldNode(t *testing.T) {
+	t.Parallel()
 	findNode(t)
 	var traces []snakeTrace
 	for i, m := range []struct {

@@ -29,6 +29,7 @@ import (
 // hand and cannot act. The result panel must show the server's result,
 // and "Play again" must bring a fresh level.
 func TestSpellGrid(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t, withGames(spellgridgame.Game))
 	p := newUser(t, srv, "sage", desktop)
 	p.open("/")
@@ -176,6 +177,7 @@ func TestSpellGrid(t *testing.T) {
 // beat, byte for byte; its card faces must be the card files' and its
 // level titles and notes the levels'.
 func TestSpellGridModules(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t, withGames(spellgridgame.Game))
 	p := newUser(t, srv, "model", desktop)
 	p.open("/")

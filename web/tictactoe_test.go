@@ -18,6 +18,7 @@ import (
 // to the square, then Enter, then Space). The result must show what the
 // server decided, and "Play again" must start a fresh grid.
 func TestTicTacToe(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t, withGames(tictactoe.Game))
 	p := newUser(t, srv, "tia", desktop)
 	p.open("/")

@@ -46,6 +46,7 @@ func readManifest(t *testing.T) wasmbuild.Manifest {
 // (a rules change without `go generate ./web` fails here); the page's CSP
 // lets a module compile and allows nothing wider.
 func TestWasmServed(t *testing.T) {
+	t.Parallel()
 	m := readManifest(t)
 	h := web.Handler()
 	var ids []string
@@ -104,6 +105,7 @@ func TestWasmServed(t *testing.T) {
 // building Go's. A Go other than the manifest's builds other bytes: then
 // only the behaviour is compared (TestWasmAgreesWithNative).
 func TestWasmUpToDate(t *testing.T) {
+	t.Parallel()
 	m := readManifest(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -229,6 +231,7 @@ func playScript(t *testing.T, c *corecall.Core, game, config string, seats int, 
 // every command, the beats, the saves and their replays, the refusals —
 // is byte for byte the native core's.
 func TestWasmAgreesWithNative(t *testing.T) {
+	t.Parallel()
 	node := findNode(t)
 	step := func(d string) string { return fmt.Sprintf(`{"type":"step","dir":%q}`, d) }
 	reveal := func(r, c int) string { return fmt.Sprintf(`{"type":"reveal","r":%d,"c":%d}`, r, c) }
@@ -305,6 +308,7 @@ process.exit(0);
 // then times 500 flag toggles. The answers must be the native core's; the
 // times are reported, not checked (BENCHMARKS.md).
 func TestLocalCoreInBrowser(t *testing.T) {
+	t.Parallel()
 	srv := startRoomd(t)
 	p := newUser(t, srv, "lou", desktop)
 	p.open("/")

@@ -33,6 +33,7 @@ func body(t *testing.T, resp *http.Response) string {
 }
 
 func TestHandlerAppRoutes(t *testing.T) {
+	t.Parallel()
 	h := web.Handler()
 	asset := web.AssetPrefix + web.Version()
 	for _, path := range []string{"/", "/index.html", "/r/K7QXMP", "/r/k7qxmp/", "/r/ABC?watch"} {
@@ -60,6 +61,7 @@ func TestHandlerAppRoutes(t *testing.T) {
 }
 
 func TestHandlerAssets(t *testing.T) {
+	t.Parallel()
 	h := web.Handler()
 	v := web.AssetPrefix + web.Version()
 	for _, tc := range []struct{ path, ctype, cache string }{
@@ -103,6 +105,7 @@ func TestHandlerAssets(t *testing.T) {
 }
 
 func TestHandlerNotFound(t *testing.T) {
+	t.Parallel()
 	h := web.Handler()
 	v := web.AssetPrefix + web.Version()
 	for _, path := range []string{
@@ -119,6 +122,7 @@ func TestHandlerNotFound(t *testing.T) {
 }
 
 func TestHandlerMethods(t *testing.T) {
+	t.Parallel()
 	h := web.Handler()
 	if resp := get(t, h, http.MethodPost, "/", nil); resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("POST /: status %d, want 405", resp.StatusCode)
@@ -132,6 +136,7 @@ func TestHandlerMethods(t *testing.T) {
 // TestNoExternalURLs checks that no file of the client names another
 // origin: everything is served by roomd.
 func TestNoExternalURLs(t *testing.T) {
+	t.Parallel()
 	h := web.Handler()
 	v := web.AssetPrefix + web.Version()
 	// Every file the handler serves: the page, and each file of static/
