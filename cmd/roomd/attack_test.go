@@ -153,6 +153,7 @@ const quotasOn = "on"
 // in 20 s, 6 MB spectator snapshots) store no padding; the data directory
 // and RSS stay flat; a spectator's snapshot after the padded match is small.
 func TestAttackPaddedCommands(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	p := startRoomd(t, freeAddr(t), "--data", data, "--fsync=false", "--quotas", quotasOn)
 	code, token := hostileRoom(t, p.URL, "", `{"game":"minesweeper","settings":{"mode":"solo","level":"expert","pad":"`+strings.Repeat("S", 12000)+`"},"name":"Eve"}`)
@@ -208,6 +209,7 @@ func TestAttackPaddedCommands(t *testing.T) {
 // old roomd accepted 5,000 into one room); guessing codes is slowed to the
 // lookup quota (the old one answered 49k guesses).
 func TestAttackFloods(t *testing.T) {
+	t.Parallel()
 	p := startRoomd(t, freeAddr(t), "--memory", "--quotas", quotasOn, "--trusted-proxies", "127.0.0.1")
 	body := `{"game":"nim","name":"Eve"}`
 	created, refused := 0, 0
@@ -277,6 +279,7 @@ func TestAttackFloods(t *testing.T) {
 // cut by the timeouts (the old roomd held 500 slow bodies and 300 idle
 // connections for as long as they liked).
 func TestAttackSlowClients(t *testing.T) {
+	t.Parallel()
 	p := startRoomd(t, freeAddr(t), "--memory", "--quotas", quotasOn, "--http-read-timeout", "1s", "--http-idle-timeout", "1s")
 	addr := strings.TrimPrefix(p.URL, "http://")
 	slow, err := net.Dial("tcp", addr)
@@ -345,6 +348,7 @@ func isTimeout(err error) bool {
 // revision as they were (the old roomd stored an entry and moved to a new
 // epoch for each).
 func TestAttackHostileHellos(t *testing.T) {
+	t.Parallel()
 	p := startRoomd(t, freeAddr(t), "--memory", "--quotas", quotasOn, "--trusted-proxies", "127.0.0.1")
 	room, token := hostileRoom(t, p.URL, "", `{"game":"minesweeper","settings":{"mode":"coop"},"name":"Ann"}`)
 	host, _ := dialHostile(t, p.URL, "")
@@ -377,6 +381,7 @@ func TestAttackHostileHellos(t *testing.T) {
 // full), and names that imitate another seat, or carry bidi and zero-width
 // characters, are changed.
 func TestAttackSquatsAndNames(t *testing.T) {
+	t.Parallel()
 	p := startRoomd(t, freeAddr(t), "--memory", "--quotas", quotasOn, "--seat-grace", "1s", "--trusted-proxies", "127.0.0.1")
 	room, token := hostileRoom(t, p.URL, "", `{"game":"minesweeper","settings":{"mode":"coop"},"name":"Ann"}`)
 	host, _ := dialHostile(t, p.URL, "")

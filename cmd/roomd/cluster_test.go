@@ -58,11 +58,13 @@ func (n *clusterNode) admin(t testing.TB, method, path, body string, out any) in
 }
 
 func TestClusterRedis(t *testing.T) {
+	t.Parallel()
 	rs := testredis.Start(t)
 	runCluster(t, "--redis", rs.URL())
 }
 
 func TestClusterRedisCluster(t *testing.T) {
+	t.Parallel()
 	rc := testredis.StartCluster(t)
 	runCluster(t, "--redis", rc.URL(), "--redis-cluster")
 }

@@ -91,6 +91,7 @@ func dig(t *testing.T, v any, path ...any) any {
 }
 
 func TestDeployFilesAgreeWithFlags(t *testing.T) {
+	t.Parallel()
 	help := helpText(t)
 	t.Run("names", func(t *testing.T) { checkNamesInText(t, help) })
 	t.Run("k8s", func(t *testing.T) { checkK8s(t, help) })
@@ -505,6 +506,7 @@ func mustAtoi(t *testing.T, s string) int {
 }
 
 func TestProbeCommand(t *testing.T) {
+	t.Parallel()
 	if code := (roomd.Command{Stderr: &bytes.Buffer{}}).Run([]string{"probe", "http://127.0.0.1:1/readyz"}); code != 1 {
 		t.Fatalf("probe of a closed port exited %d", code)
 	}

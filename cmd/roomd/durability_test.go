@@ -111,6 +111,7 @@ func verifyAfterRestart(t *testing.T, base string, fs []*flagger) (lost, checked
 // SIGKILL while bots play N rooms, restarts it on the same data, and checks
 // that every acknowledged action is there and no room is lost.
 func TestKill9LosesNothingAcknowledged(t *testing.T) {
+	t.Parallel()
 	for _, fsync := range []bool{true, false} {
 		t.Run(fmt.Sprintf("fsync=%v", fsync), func(t *testing.T) {
 			addr, data := freeAddr(t), t.TempDir()
@@ -151,6 +152,7 @@ func TestKill9LosesNothingAcknowledged(t *testing.T) {
 // reconnect by themselves with their tokens to the new process, find the
 // same revision, and play on.
 func TestGracefulRestartResumes(t *testing.T) {
+	t.Parallel()
 	addr, data := freeAddr(t), t.TempDir()
 	p := startRoomd(t, addr, "--data", data, "--ai-delay", "50ms")
 	ms := startFlaggers(t, p.URL, 1)[0]
@@ -229,6 +231,7 @@ func TestGracefulRestartResumes(t *testing.T) {
 // acknowledged lost. Then Redis restarts empty: clients get a new epoch and
 // a snapshot, not a silent rewind.
 func TestRedisOutageAndEmptyRestart(t *testing.T) {
+	t.Parallel()
 	rs := testredis.Start(t, testredis.Args("--appendfsync", "always"))
 	addr := freeAddr(t)
 	p := startRoomd(t, addr, "--redis", rs.URL())
@@ -345,6 +348,7 @@ func TestRedisOutageAndEmptyRestart(t *testing.T) {
 // so after a roomd restart every room is back, under a new epoch, with every
 // acknowledged move.
 func TestIdleRoomsSurviveEmptyRedis(t *testing.T) {
+	t.Parallel()
 	rs := testredis.Start(t, testredis.Args("--appendfsync", "always"))
 	addr := freeAddr(t)
 	p := startRoomd(t, addr, "--redis", rs.URL())

@@ -33,6 +33,7 @@ func httpGet(t *testing.T, url, host, token string) (int, string) {
 // TestMetricsOnMainAddressByDefault: without --metrics-addr, /metrics is
 // where Prometheus expects it.
 func TestMetricsOnMainAddressByDefault(t *testing.T) {
+	t.Parallel()
 	p := startRoomd(t, freeAddr(t), "--memory")
 	if code, body := httpGet(t, p.URL+"/metrics", "", ""); code != http.StatusOK || !strings.Contains(body, "roomd_connections") {
 		t.Fatalf("/metrics: %d", code)
@@ -42,7 +43,8 @@ func TestMetricsOnMainAddressByDefault(t *testing.T) {
 
 // TestHardeningFlags runs the binary with the flags that expose it safely:
 // metrics on their own address only, a public host name, the admin token
-// from a file (no warning), and a short HTTP idle timeout.
+// from a file (no warning), and a short HTTP idle timeout. Not parallel:
+// its roomd takes ROOMD_PUBLIC_HOST from the test's environment (t.Setenv).
 func TestHardeningFlags(t *testing.T) {
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokenFile, []byte("  s3cret-from-file\n"), 0o600); err != nil {
@@ -87,6 +89,7 @@ func TestHardeningFlags(t *testing.T) {
 // TestAdminTokenOnCommandLineWarns: --admin-token still works, with a
 // warning that names the alternatives.
 func TestAdminTokenOnCommandLineWarns(t *testing.T) {
+	t.Parallel()
 	p := startRoomd(t, freeAddr(t), "--memory", "--admin-token", "s3cret")
 	if code, _ := httpGet(t, p.URL+"/api/admin/rooms", "", "s3cret"); code != http.StatusOK {
 		t.Errorf("admin API with --admin-token: %d", code)
@@ -103,6 +106,7 @@ func TestAdminTokenOnCommandLineWarns(t *testing.T) {
 // `roomd -h` and no other, each with its variable and, where -h shows one,
 // its default.
 func TestReadmeDocumentsFlags(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -164,6 +168,7 @@ func sameDefault(readme, help string) bool {
 // create as a bbolt transaction, a join's append as a record of the
 // write-ahead log — and whether its log syncs through io_uring.
 func TestStoreMetrics(t *testing.T) {
+	t.Parallel()
 	p := startRoomd(t, freeAddr(t))
 	code, _ := createGame(t, p.URL, "minesweeper", "Ann", `{"mode":"coop","level":"beginner"}`)
 	resp, err := http.Post(p.URL+"/api/rooms/"+code+"/join", "application/json", strings.NewReader(`{"name":"Bob"}`))

@@ -55,6 +55,7 @@ func canon(t *testing.T, b []byte) string {
 // TestReplayCommandMatchesVectors runs `roomd replay --view` on every
 // reference game: the verdict and the final view are the reference's.
 func TestReplayCommandMatchesVectors(t *testing.T) {
+	t.Parallel()
 	for _, g := range loadGames(t) {
 		t.Run(g.ID, func(t *testing.T) {
 			rec, _ := json.Marshal(map[string]any{"seed": g.Seed, "config": g.Config, "log": g.Log})
@@ -87,6 +88,7 @@ func TestReplayCommandMatchesVectors(t *testing.T) {
 }
 
 func TestReplayCommandExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
@@ -133,6 +135,7 @@ func buildRoomd(t *testing.T) string {
 // TestServeAndGracefulStop runs the real binary: it prints the URL, serves
 // the API (every game of games.go included), and exits 0 on SIGTERM.
 func TestServeAndGracefulStop(t *testing.T) {
+	t.Parallel()
 	bin := buildRoomd(t)
 	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--log-format", "json")
 	cmd.Dir = t.TempDir()
@@ -197,6 +200,7 @@ func TestServeAndGracefulStop(t *testing.T) {
 
 // TestHelpDocumentsFlags checks that -h names every flag with its variable.
 func TestHelpDocumentsFlags(t *testing.T) {
+	t.Parallel()
 	var stderr bytes.Buffer
 	if _, err := roomd.ParseFlags([]string{"-h"}, &stderr); err == nil {
 		t.Fatal("-h did not stop parsing")

@@ -18,9 +18,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roomd/roomd/internal/testpar"
 	"github.com/roomd/roomd/protocol"
 	"github.com/roomd/roomd/transport/client"
 )
+
+// TestMain runs four tests at once: they mostly wait on the roomd
+// processes they start (restarts, outages, timeouts), each on its own
+// port and data directory.
+func TestMain(m *testing.M) {
+	testpar.Default(4)
+	os.Exit(m.Run())
+}
 
 var (
 	binOnce sync.Once

@@ -208,6 +208,7 @@ const outageBound = 700 * time.Millisecond
 // TestOutageBound: that bound leaves room above the shared limiter's
 // timeout.
 func TestOutageBound(t *testing.T) {
+	t.Parallel()
 	if outageBound < transport.DefaultSharedTimeout+300*time.Millisecond {
 		t.Fatalf("outageBound %v: too close to the shared limiter's timeout %v", outageBound, transport.DefaultSharedTimeout)
 	}

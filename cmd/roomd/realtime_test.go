@@ -95,6 +95,7 @@ func (c *circler) ackedInputs() map[string]uint64 {
 // match's log with the tick its receipt named and the finished match
 // replays (`roomd replay`).
 func TestKill9RealTimeMatch(t *testing.T) {
+	t.Parallel()
 	addr, data := freeAddr(t), t.TempDir()
 	p := startRoomd(t, addr, "--data", data)
 	var created struct{ Room, Token string }

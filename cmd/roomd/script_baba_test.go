@@ -35,6 +35,7 @@ func (r babaRaw) MarshalJSON() ([]byte, error) { return []byte(r), nil }
 // script that makes every call of baba.md's harness, and checks every
 // reply: values, errors, and that a failed call changed nothing.
 func TestScriptBaba(t *testing.T) {
+	t.Parallel()
 	// A 5×4 level: BABA IS YOU, FLAG IS WIN, ROCK IS PUSH on the top rows;
 	// below them a baba (id 10), a rock (11) and a flag (12).
 	level := `{"width": 5, "height": 4, "title": "script", "objects": [

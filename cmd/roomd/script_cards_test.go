@@ -31,6 +31,7 @@ const cardsPhoenix = `[{"name":"Phoenix","type":"minion","cost":0,"attack":0,"he
 // TestScriptCards drives the card engine through the real binary with a
 // script that makes every call of the harness, and checks every reply.
 func TestScriptCards(t *testing.T) {
+	t.Parallel()
 	steps := []cardsStep{
 		/* 0 */ {line: cardsLine("newGame", `{"decks":[["Wisp","Loot Hoarder"],["Chillwind Yeti"]],"seed":12345}`), value: `null`},
 		{line: cardsLine("hero", `0`), value: `1`},
@@ -160,6 +161,7 @@ func TestScriptCards(t *testing.T) {
 // TestScriptCardsChooserRollback: a call that fails gives back the
 // chooser's answers it used.
 func TestScriptCardsChooserRollback(t *testing.T) {
+	t.Parallel()
 	s := &cardsScript{}
 	call := func(name string, args ...string) (any, error) {
 		raw := make([]json.RawMessage, len(args))

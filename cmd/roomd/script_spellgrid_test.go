@@ -11,6 +11,7 @@ import (
 // harness, and checks every reply: values, errors (which change nothing),
 // and reasons of checkCast and checkPlay.
 func TestScriptSpellgrid(t *testing.T) {
+	t.Parallel()
 	// A 5×5 level: "BABA IS" on the top row with a Rune Scribe (7) after
 	// it, BABA IS YOU below, a baba (6) at the bottom left and a Leper
 	// Gnome (8); heroes 9 and 10; hand Fireball (11), Wisp (12), Fireball (13).

@@ -101,6 +101,7 @@ var seed003Games = []seed003Game{
 // are then played to their ends, and each finished match replays
 // (`roomd replay`).
 func TestKill9Seed003Games(t *testing.T) {
+	t.Parallel()
 	addr, data := freeAddr(t), t.TempDir()
 	p := startRoomd(t, addr, "--data", data, "--ai-delay", "5ms")
 	bots := make([]*bot, len(seed003Games))

@@ -27,6 +27,7 @@ import (
 // wss:// and gets its notice, plain HTTP on the same port is refused, and a
 // missing key file stops the start with a message naming the flags.
 func TestTLS(t *testing.T) {
+	t.Parallel()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)

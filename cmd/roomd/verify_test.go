@@ -53,6 +53,7 @@ func finishedMatch(t *testing.T) (protocol.Replay, string) {
 }
 
 func TestVerifyCommand(t *testing.T) {
+	t.Parallel()
 	rec, commitment := finishedMatch(t)
 	dir := t.TempDir()
 	write := func(name string, r protocol.Replay) string {
@@ -117,6 +118,7 @@ func TestVerifyCommand(t *testing.T) {
 // moves are refused on that deal; a duel stored under cards/1 before the
 // change (testdata/fixtures/cards1) still is, re-derived the old way.
 func TestVerifyDuel(t *testing.T) {
+	t.Parallel()
 	var key [session.SeedBytes]byte
 	copy(key[:], "the duel's secret, from crypto!!")
 	seed := session.SecretSeed(key)

@@ -266,6 +266,7 @@ func damaged(t *testing.T, crashed string, damage func([]byte, []walRec) ([]byte
 // torn last record is dropped with a warning naming it, and nothing
 // acknowledged is lost.
 func TestWALDamage(t *testing.T) {
+	t.Parallel()
 	crashed, rooms := crashedLog(t, 6, 30)
 	for _, tc := range walDamages {
 		t.Run(tc.name+"/refused", func(t *testing.T) {

@@ -66,6 +66,7 @@ func (h *hookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // store: every event arrives, exactly once (no POST of it had been
 // accepted), signed, in the order the room made them.
 func TestKill9WebhooksArriveOnce(t *testing.T) {
+	t.Parallel()
 	recv := &hookReceiver{t: t, secret: []byte("a webhook secret of the site"), tried: map[string]int{},
 		accepted: map[string]int{}, events: map[string]protocol.WebhookEvent{}}
 	site := httptest.NewServer(recv)

@@ -173,6 +173,7 @@ func (p *rawPeer) flood(unit []byte) (written int64, code int) {
 // before the hello with 1002 — and says so in roomd_closes_total and in
 // its log.
 func TestWireOnTheBinary(t *testing.T) {
+	t.Parallel()
 	for _, poller := range []string{"true", "false"} {
 		t.Run("poller="+poller, func(t *testing.T) {
 			t.Parallel()
