@@ -33,6 +33,7 @@ func serverGames(t *testing.T) []serverGame {
 }
 
 func TestChoosePlay(t *testing.T) {
+	t.Parallel()
 	chess := serverGame{ID: "chess", Name: "Chess", RulesVersion: "chess/1", Modes: []serverMode{{ID: "classic", MinSeats: 2, MaxSeats: 2}}}
 	newer := serverGames(t)
 	newer[0].RulesVersion += "+1"
@@ -119,6 +120,7 @@ func TestChoosePlay(t *testing.T) {
 // TestHelpListsGames: -h names every game roombot can play, with its rules
 // version.
 func TestHelpListsGames(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	if code := run(context.Background(), []string{"-h"}, &out, &out); code != 0 {
 		t.Fatalf("-h: status %d", code)

@@ -97,6 +97,7 @@ func startRoomdAt(t *testing.T, bin, addr, id string, args ...string) *roomdNode
 // invariant is violated, every socket reaches its room through any node,
 // and each node's rooms move with their players.
 func TestClusterChaos(t *testing.T) {
+	t.Parallel()
 	rs := testredis.Start(t)
 	bin := buildRoomd(t)
 	store := []string{"--redis", rs.URL(), "--lease-ttl", "2s"}

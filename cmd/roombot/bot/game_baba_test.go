@@ -16,6 +16,7 @@ import (
 // byte for byte, through steps, a conversion, a loss, undos, a restart and
 // the win, in both controls; the view it was given is left as it was.
 func TestBabaFollower(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		level, control string
 		seats          int
@@ -68,6 +69,7 @@ func TestBabaFollower(t *testing.T) {
 // with nothing to revert, an undo whenever the level is lost, and nothing
 // once it is won or out of turn.
 func TestBabaChoice(t *testing.T) {
+	t.Parallel()
 	v := babagame.View{Level: "baba-is-you", Moves: 3}
 	count := map[string]int{}
 	for i := range 600 {
@@ -114,6 +116,7 @@ func TestBabaChoice(t *testing.T) {
 // TestBabaSettings: --level names a Baba level; the flag's default (a
 // Minesweeper level) is Baba's first; another word is a bad flag.
 func TestBabaSettings(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ level, want, err string }{
 		{"beginner", `{"level":"baba-is-you","control":"shared"}`, ""},
 		{"lava-is-hot", `{"level":"lava-is-hot","control":"shared"}`, ""},

@@ -19,6 +19,7 @@ import (
 // hidden card's name anywhere in a frame, and the id of a card still in a
 // deck.
 func TestCardsLeaks(t *testing.T) {
+	t.Parallel()
 	cardsLeaks := gameFor(t, "cards").checkLeaks
 	const seed = 4242
 	config, _ := json.Marshal(map[string]any{"decks": cardsDecks, "mode": cardgame.ModeDuel})

@@ -63,6 +63,7 @@ func playShort(t *testing.T, url string, games gameRegistry, args ...string) (re
 // the followed views equal the server's, and no invariant is violated —
 // for a game with nothing hidden and for one with hidden heaps.
 func TestDefaultFollowerPlays(t *testing.T) {
+	t.Parallel()
 	url := startServer(t)
 	for _, tc := range []struct {
 		rules session.Game
@@ -115,6 +116,7 @@ func (f *flagEveryMatch) Leaks(frames []Frame, res protocol.Result, seat int) []
 // match, decoded, for seats and spectators, and what they find is a
 // violation (exit 3, kind leak-game).
 func TestGameChecksReported(t *testing.T) {
+	t.Parallel()
 	url := startServer(t)
 	checks := &flagEveryMatch{}
 	reg, err := registryOf([]Game{{Rules: tictactoe.Game, Checks: checks}})
@@ -133,6 +135,7 @@ func TestGameChecksReported(t *testing.T) {
 // TestRegistryOf: a built-in game without checks of its own keeps its
 // adapter; games are refused when roombot could not play them.
 func TestRegistryOf(t *testing.T) {
+	t.Parallel()
 	reg, err := registryOf(Builtin())
 	if err != nil {
 		t.Fatal(err)

@@ -104,6 +104,7 @@ func msMatchFrames(t testing.TB, mode minesweeper.Mode, level string, seats int,
 // every race beat (a race's views go to the game's decoder). Forms the
 // server does not write must go to the game's decoder too.
 func TestMinesweeperFastDecode(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		mode  minesweeper.Mode
 		level string
@@ -269,6 +270,7 @@ func BenchmarkMinesweeperDecode(b *testing.B) {
 // update after another instead: the same view, the failure named with its
 // own update's bytes.
 func TestMinesweeperQueuedBeats(t *testing.T) {
+	t.Parallel()
 	g := gameFor(t, "minesweeper")
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, mode := range []minesweeper.Mode{minesweeper.ModeSolo, minesweeper.ModeCoop, minesweeper.ModeRace} {
@@ -409,6 +411,7 @@ func BenchmarkMinesweeperFollow(b *testing.B) {
 // against encoding/json on the logs of real matches in each mode (seat 0's
 // entries name no seat), and that other forms go to encoding/json.
 func TestMinesweeperLogDecode(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []minesweeper.Mode{minesweeper.ModeSolo, minesweeper.ModeCoop, minesweeper.ModeRace} {
 		seats := 3
 		if mode == minesweeper.ModeSolo {

@@ -13,6 +13,7 @@ import (
 // command chosen, the follower (fed the server's JSON, as a bot is) holds
 // the server's view after each, and the walk uses every kind of command.
 func TestSpellGridAdapter_Walk(t *testing.T) {
+	t.Parallel()
 	g, ok := roombotGames.lookup("spellgrid")
 	if !ok {
 		t.Fatal("spellgrid is not registered")
@@ -73,6 +74,7 @@ func TestSpellGridAdapter_Walk(t *testing.T) {
 // The bot has no move once the level is won, nor for a seat other than
 // the one.
 func TestSpellGridAdapter_NoMove(t *testing.T) {
+	t.Parallel()
 	a := spellgridAdapter{}
 	v := spellgridgame.View{Width: 2, Height: 2, Hand: []string{"Fireball"}}
 	if _, ok := a.choose(v, 0); !ok {
@@ -90,6 +92,7 @@ func TestSpellGridAdapter_NoMove(t *testing.T) {
 // --level names a level; its default (Minesweeper's beginner) is the
 // first level, and any other word is refused.
 func TestSpellGridAdapter_Settings(t *testing.T) {
+	t.Parallel()
 	a := spellgridAdapter{}
 	for _, tc := range []struct{ level, want string }{
 		{"beginner", `{"level":"scribe"}`},

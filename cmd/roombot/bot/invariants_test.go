@@ -40,6 +40,7 @@ func wantOnly(t *testing.T, v *violations, kind string, n int64) {
 }
 
 func TestLedgerDuplicateReceipt(t *testing.T) {
+	t.Parallel()
 	v := newViolations()
 	l := newLedger("p")
 	l.sent("a", kindCommand)
@@ -59,6 +60,7 @@ func TestLedgerDuplicateReceipt(t *testing.T) {
 }
 
 func TestLedgerMismatchedReceipts(t *testing.T) {
+	t.Parallel()
 	v := newViolations()
 	l := newLedger("p")
 	l.sent("a", kindCommand)
@@ -77,6 +79,7 @@ func TestLedgerMismatchedReceipts(t *testing.T) {
 }
 
 func TestLedgerMissingReceiptAndDoubleApply(t *testing.T) {
+	t.Parallel()
 	v := newViolations()
 	l := newLedger("p")
 	l.sent("a", kindCommand)
@@ -100,6 +103,7 @@ func TestLedgerMissingReceiptAndDoubleApply(t *testing.T) {
 // TestLedgerStaysBounded: a long run forgets settled actions and matched
 // revisions, but still finds a change without a receipt from long ago.
 func TestLedgerStaysBounded(t *testing.T) {
+	t.Parallel()
 	v := newViolations()
 	l := newLedger("p")
 	l.ownChange(3) // applied, never receipted
@@ -117,6 +121,7 @@ func TestLedgerStaysBounded(t *testing.T) {
 }
 
 func TestRevisionContinuity(t *testing.T) {
+	t.Parallel()
 	var tr revTrack
 	snap := func(epoch string, rev uint64) *protocol.Snapshot { return &protocol.Snapshot{Epoch: epoch, Rev: rev} }
 	upd := func(from uint64) *protocol.Update { return &protocol.Update{Epoch: "e", From: from, To: from + 1} }
@@ -141,6 +146,7 @@ func TestRevisionContinuity(t *testing.T) {
 }
 
 func TestRevisionClaimedTwice(t *testing.T) {
+	t.Parallel()
 	v := newViolations()
 	r := newRoomLedger()
 	r.claim(5, "a", "p0", v)
@@ -251,6 +257,7 @@ func kinds(fs []finding) map[string]int {
 }
 
 func TestMinesweeperLeaks(t *testing.T) {
+	t.Parallel()
 	minesweeperLeaks := gameFor(t, "minesweeper").checkLeaks
 	res, l := msMatch(t, "coop")
 	mine, safe := cellsOf(l, true)[0], cellsOf(l, false)[0]
@@ -321,6 +328,7 @@ func TestMinesweeperLeaks(t *testing.T) {
 }
 
 func TestNimLeaks(t *testing.T) {
+	t.Parallel()
 	nimLeaks := gameFor(t, "nim").checkLeaks
 	const seed = 424242
 	var cfg nim.Config
@@ -360,6 +368,7 @@ func TestNimLeaks(t *testing.T) {
 }
 
 func TestViewComparison(t *testing.T) {
+	t.Parallel()
 	raw := json.RawMessage(`{"config":{"mode":"coop","level":"beginner"},"phase":"active","cells":[{"r":0,"c":0,"status":"revealed","adjacent":1,"mine":false}]}`)
 	f := gameFor(t, "minesweeper").newFollower()
 	if err := setView(f, raw); err != nil {
@@ -401,6 +410,7 @@ func TestViewComparison(t *testing.T) {
 }
 
 func TestFlagsDocumented(t *testing.T) {
+	t.Parallel()
 	var c config
 	var a, b, d string
 	newFlagSet(&c, &a, &b, &d).VisitAll(func(f *flag.Flag) {
@@ -415,6 +425,7 @@ func TestFlagsDocumented(t *testing.T) {
 }
 
 func TestFlagValidation(t *testing.T) {
+	t.Parallel()
 	bad := [][]string{
 		{"--url", "http://192.0.2.10:8080"},
 		{"--url", "http://192.0.2.10:8080", "--target", "192.0.2.11"},
@@ -447,6 +458,7 @@ func TestFlagValidation(t *testing.T) {
 }
 
 func TestThinkDistributions(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, c := range []struct {
 		spec     string
@@ -481,6 +493,7 @@ func TestThinkDistributions(t *testing.T) {
 }
 
 func TestNoServer(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -497,6 +510,7 @@ func TestNoServer(t *testing.T) {
 // whatever their case, and a frame without them passes, whether or not it
 // has capitals elsewhere.
 func TestSeedFinderSecret(t *testing.T) {
+	t.Parallel()
 	const hex = "0a1b2c3d4e5f60718293a4b5c6d7e8f9"
 	find := seedFinder(json.RawMessage(`"` + hex + `"`))
 	for frame, want := range map[string]bool{

@@ -61,6 +61,7 @@ func relayNode(t *testing.T, target string) string {
 // socket told that its room moved (4009) goes where the bye says at once,
 // every invariant holds, and the report counts it all per node.
 func TestSeveralNodes(t *testing.T) {
+	t.Parallel()
 	a := startServer(t)
 	b := relayNode(t, a)
 	jsonPath := filepath.Join(t.TempDir(), "nodes.json")
@@ -107,6 +108,7 @@ func TestSeveralNodes(t *testing.T) {
 }
 
 func TestURLList(t *testing.T) {
+	t.Parallel()
 	c, err := parseFlags([]string{"--url", " http://127.0.0.1:1/, http://localhost:2,http://[::1]:3"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
@@ -136,6 +138,7 @@ func TestURLList(t *testing.T) {
 }
 
 func TestServerSamplesAdd(t *testing.T) {
+	t.Parallel()
 	var s serverSample
 	s.add(serverSample{cpu: 1, hasCPU: true, ticksRun: 10, lateness: []bucket{{0.001, 5}, {1, 9}}})
 	s.add(serverSample{cpu: 2, hasCPU: true, ticksRun: 5, lateness: []bucket{{0.0005, 1}, {1, 3}}})

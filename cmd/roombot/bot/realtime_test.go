@@ -24,6 +24,7 @@ import (
 // fails on any invariant violation, and unless ticks, inputs, finished
 // matches and the server's tick metrics were all seen.
 func TestSnakeSmoke(t *testing.T) {
+	t.Parallel()
 	url := startServer(t)
 	dir := t.TempDir()
 	common := []string{"--url", url, "--game", "snake", "--board", "small", "--speed", "fast", "--time-limit", "30s",
@@ -111,7 +112,7 @@ func TestSnakeSmoke(t *testing.T) {
 	}
 }
 
-func TestSnakeBeatsDecode(t *testing.T) {
+func TestSnakeBeatsDecode(t *testing.T) { // not parallel: testing.AllocsPerRun
 	evs := []snake.Event{
 		{Type: snake.EventTurn, Seat: 1, Dir: snake.Left},
 		{Type: snake.EventGo},
@@ -173,6 +174,7 @@ func TestSnakeBeatsDecode(t *testing.T) {
 // TestSnakeFollower: a followed view moves with the beats as the server's
 // does, and a clone kept for the leak checks does not move with it.
 func TestSnakeFollower(t *testing.T) {
+	t.Parallel()
 	start := json.RawMessage(`{"rows":16,"cols":16,"movesEvery":2,"start":60,"end":660,"phase":"countdown","snakes":[` +
 		`{"body":[[4,4],[4,3],[4,2]],"dir":"right","alive":true,"score":0},{"body":[[11,11],[11,12],[11,13]],"dir":"left","alive":true,"score":0}],"food":[[4,5]]}`)
 	f := gameFor(t, "snake").newFollower()
@@ -203,6 +205,7 @@ func TestSnakeFollower(t *testing.T) {
 }
 
 func TestSnakeLeaks(t *testing.T) {
+	t.Parallel()
 	leaks := gameFor(t, "snake").checkLeaks
 	res := protocol.Result{Match: 1, Seed: json.RawMessage(`"` + strings.Repeat("ab", 32) + `"`)}
 	tick := func(beats string) []byte {
@@ -280,6 +283,7 @@ func snakeFrames(t *testing.T, raws ...[]byte) []matchFrame {
 }
 
 func TestTickContinuity(t *testing.T) {
+	t.Parallel()
 	tr := revTrack{realtime: true}
 	tk := func(tick, from, to uint64) *protocol.Tick {
 		return &protocol.Tick{Tick: tick, From: from, To: to}
@@ -330,6 +334,7 @@ func TestTickContinuity(t *testing.T) {
 // an input's tick must be one the client had not seen, and a tick may not
 // show more of a seat's inputs than took effect at it.
 func TestInputReceipts(t *testing.T) {
+	t.Parallel()
 	v := newViolations()
 	l := newLedger("p")
 	l.sent("a", kindCommand)
@@ -361,6 +366,7 @@ func TestInputReceipts(t *testing.T) {
 }
 
 func TestServerMetrics(t *testing.T) {
+	t.Parallel()
 	page := func(cpu, count, sum, skipped float64, buckets [4]float64) string {
 		return strings.Join([]string{
 			"# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.",

@@ -36,6 +36,7 @@ func (s *sendOnly) Close() error                    { return nil }
 // host with no running match answers 0 at once. A match counts as ended
 // once per room, whichever bot sees its result first.
 func TestResignWaitsForTheSocket(t *testing.T) {
+	t.Parallel()
 	sc := &scenario{viol: newViolations(), st: newStats()}
 	rm := &roomRun{led: newRoomLedger()}
 	tr := &sendOnly{}

@@ -21,13 +21,19 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/roomd/roomd/core/games"
+	"github.com/roomd/roomd/internal/testpar"
 	"github.com/roomd/roomd/room"
 	"github.com/roomd/roomd/store/memstore"
 	"github.com/roomd/roomd/transport"
 	"github.com/roomd/roomd/transport/admin"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	// Four tests at once: each runs its own server and bots, which mostly wait
+	// on think times, ticks and sockets.
+	testpar.Default(4)
+	goleak.VerifyTestMain(m)
+}
 
 // startServer runs a real roomd on a loopback port: a room manager with a
 // memory store and every game roombot plays, behind the WebSocket front,
@@ -78,6 +84,7 @@ func (l smallSendBuffers) Accept() (net.Conn, error) {
 // TestSmoke runs short scenarios with every chaos option on through the
 // same entry point as main, and fails on any invariant violation.
 func TestSmoke(t *testing.T) {
+	t.Parallel()
 	url := startServer(t)
 	dir := t.TempDir()
 	common := []string{"--url", url, "--duration", "4s", "--rooms", "4", "--spectators", "1", "--drain", "6s",
@@ -179,6 +186,7 @@ func smokeJoins(args []string) int64 {
 // TestGameNotServed: a game the server does not run is a bad flag, and
 // the message lists the games it does run.
 func TestGameNotServed(t *testing.T) {
+	t.Parallel()
 	url := startServer(t)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"--url", url, "--game", "chess", "--duration", "1s", "--progress", "0"}, &stdout, &stderr)
@@ -190,6 +198,7 @@ func TestGameNotServed(t *testing.T) {
 // TestCPUProfileUnwritable: a --cpuprofile that cannot be created fails
 // the run before any bot joins.
 func TestCPUProfileUnwritable(t *testing.T) {
+	t.Parallel()
 	url := startServer(t)
 	var stdout, stderr bytes.Buffer
 	path := filepath.Join(t.TempDir(), "no-such-dir", "cpu.prof")

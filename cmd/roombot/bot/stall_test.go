@@ -13,6 +13,7 @@ import (
 // --clock reads a limit per move or a chess clock within the server's
 // bounds, --stall needs it, and the clock joins the game's own settings.
 func TestStallFlags(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in, want string
 	}{
@@ -67,6 +68,7 @@ func TestStallFlags(t *testing.T) {
 // is for an idle server, and the lateness is logged); no invariant may
 // fail.
 func TestStallTimeout(t *testing.T) {
+	t.Parallel()
 	url := startServer(t)
 	dir := t.TempDir()
 	for _, game := range []string{"tictactoe", "nim"} {
