@@ -659,7 +659,21 @@ func (p *page) open(path string) {
 
 func (p *page) click(sel string) {
 	p.t.Helper()
-	p.do(chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+	// The page may draw the element again between the query and the click
+	// (a snapshot after a result replaces the view): the click then finds
+	// no node by the id it was given, and goes to the new one.
+	for try := 0; ; try++ {
+		ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
+		err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+		cancel()
+		if err == nil {
+			return
+		}
+		if try == 4 || !strings.Contains(err.Error(), "Could not find node with given id") {
+			p.t.Fatalf("%s: click %s: %v%s", p.name, sel, err, p.debug())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // connState is #conn's data-conn-state.
