@@ -12,6 +12,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/roomd/roomd/web/webtest"
 )
 
 // BenchmarkLocalColdStart measures local solo Minesweeper as a player sees
@@ -166,12 +168,12 @@ const csRead = `(() => {
 // shared one takes a *testing.T), stopped when the benchmark ends.
 func csBrowser(b *testing.B) context.Context {
 	b.Helper()
-	path := findChromium()
+	path := webtest.Chromium()
 	if path == "" {
 		b.Skip("chromium is not installed")
 	}
 	dir := b.TempDir()
-	opts := chromiumOptions(path, dir)
+	opts := webtest.Options(path, dir)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(allocCtx)
 	b.Cleanup(func() { cancel(); cancelAlloc() })

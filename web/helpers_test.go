@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -34,6 +33,7 @@ import (
 	"github.com/roomd/roomd/transport"
 	"github.com/roomd/roomd/transport/admin"
 	"github.com/roomd/roomd/web"
+	"github.com/roomd/roomd/web/webtest"
 )
 
 // ---- roomd in process ----
@@ -332,26 +332,12 @@ var (
 	browserDir    string
 )
 
-// findChromium returns the browser's path, or "" when there is none.
-func findChromium() string {
-	names := []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "headless-shell"}
-	if p := os.Getenv("CHROMIUM"); p != "" {
-		names = []string{p}
-	}
-	for _, name := range names {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
 // browser returns the shared headless Chromium, started on first use. Each
 // test opens its own browser contexts in it (separate storage, cookies and
 // cache), which costs much less than a browser each.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	path := findChromium()
+	path := webtest.Chromium()
 	if path == "" {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("chromium is not installed (CI=true): apt-get install chromium")
@@ -363,7 +349,7 @@ func browser(t *testing.T) context.Context {
 		if browserErr != nil {
 			return
 		}
-		opts := chromiumOptions(path, browserDir)
+		opts := webtest.Options(path, browserDir)
 		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 		ctx, cancelCtx := chromedp.NewContext(allocCtx)
 		browserCtx = ctx
@@ -374,35 +360,6 @@ func browser(t *testing.T) context.Context {
 		t.Fatalf("starting %s: %v", path, browserErr)
 	}
 	return browserCtx
-}
-
-// chromiumOptions are the headless Chromium's flags (tests and the
-// cold-start benchmark): quiet, no background work, a fixed window.
-func chromiumOptions(path, dir string) []chromedp.ExecAllocatorOption {
-	return []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.UserDataDir(dir),
-		chromedp.WindowSize(1280, 800),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-renderer-backgrounding", true),
-		chromedp.Flag("disable-backgrounding-occluded-windows", true),
-		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints,WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup"),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.Flag("mute-audio", true),
-		chromedp.Flag("force-color-profile", "srgb"),
-	}
 }
 
 func stopBrowser() {

@@ -67,18 +67,7 @@ func Browser(t testing.TB) context.Context {
 		if err != nil {
 			return
 		}
-		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-			chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-			chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(tempDir),
-			chromedp.WindowSize(1280, 800),
-			chromedp.Flag("disable-quic", true),
-			chromedp.Flag("disable-background-networking", true),
-			chromedp.Flag("disable-component-update", true),
-			chromedp.Flag("disable-sync", true),
-			chromedp.Flag("disable-dev-shm-usage", true),
-			chromedp.Flag("disable-extensions", true),
-			chromedp.Flag("disable-background-timer-throttling", true),
-			chromedp.Flag("disable-renderer-backgrounding", true))
+		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), Options(path, tempDir)...)
 		c, cancelCtx := chromedp.NewContext(alloc)
 		ctx, cancel = c, func() { cancelCtx(); cancelAlloc() }
 		err = chromedp.Do(c)
@@ -223,4 +212,36 @@ func (p *Page) state() string {
 	s, _ := chromedp.Run(c, chromedp.Evaluate[string](`JSON.stringify({url: location.href,
 		notices: document.getElementById('notices')?.innerText, main: (document.getElementById('app')?.innerText || '').slice(0, 400)})`))
 	return fmt.Sprintf("\n  page: %s", s)
+}
+
+// Options are the headless Chromium's flags, for a browser of path with
+// its profile in dir: quiet, no background work, a fixed window. The new
+// headless mode preloads two omnibox popups (WebUI pages) in every
+// browser context, about a quarter of the browser's CPU in a run of
+// roomd's web tests: they are off.
+func Options(path, dir string) []chromedp.ExecAllocatorOption {
+	return []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.UserDataDir(dir),
+		chromedp.WindowSize(1280, 800),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-default-apps", true),
+		chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.Flag("disable-renderer-backgrounding", true),
+		chromedp.Flag("disable-backgrounding-occluded-windows", true),
+		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints,WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup"),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.Flag("mute-audio", true),
+		chromedp.Flag("force-color-profile", "srgb"),
+	}
 }
