@@ -204,10 +204,7 @@ func TestBabaTurns(t *testing.T) {
 // and returns its code once the room's lobby shows.
 func createBaba(p *page, name, control string) string {
 	p.t.Helper()
-	p.open("/")
-	p.wait("the lobby", `document.querySelector('label[data-game="baba"][data-page="true"]')`)
-	p.click(`label[data-game="baba"]`)
-	p.wait("the Baba form", `document.querySelector('.settings-form[data-game="baba"] #new-level') && !document.getElementById('create').disabled`)
+	p.gameForm("baba")
 	if eval[bool](p, `!!document.getElementById('new-mode')`) {
 		p.t.Error("Baba has one mode, yet the form offers a choice")
 	}

@@ -234,10 +234,7 @@ func TestSnakeTextAlternative(t *testing.T) {
 	t.Parallel()
 	srv := startRoomd(t, withGames(snake.Game))
 	ann := newUser(t, srv, "ann", desktop)
-	ann.open("/")
-	ann.wait("the lobby", `document.querySelector('label[data-game="snake"][data-page="true"]')`)
-	ann.click(`label[data-game="snake"]`)
-	ann.wait("the snake form", `document.querySelector('.settings-form[data-game="snake"] #new-board') && !document.getElementById('create').disabled`)
+	ann.gameForm("snake")
 	for _, f := range []struct{ sel, label string }{{"#new-board", "Board"}, {"#new-speed", "Speed"}, {"#new-time-limit", "Time limit"}, {"#new-food", "Food"}} {
 		if got := eval[string](ann, fmt.Sprintf(`document.querySelector('label[for="%s"]')?.textContent || ''`, f.sel[1:])); got != f.label {
 			t.Errorf("%s is labelled %q, want %q", f.sel, got, f.label)

@@ -659,6 +659,16 @@ type msSettings struct {
 	rows, cols, mines int
 }
 
+// gameForm opens the lobby and the creation form of game, a game with a
+// page of its own, ready to create.
+func (p *page) gameForm(game string) {
+	p.t.Helper()
+	p.open("/")
+	p.wait("the lobby", fmt.Sprintf(`document.querySelector('label[data-game=%q][data-page="true"]')`, game))
+	p.click(fmt.Sprintf(`label[data-game=%q]`, game))
+	p.wait(game+"'s form", fmt.Sprintf(`document.querySelector('.settings-form[data-game=%q]') && !document.getElementById('create').disabled`, game))
+}
+
 // createMinesweeper fills the lobby's form and creates a room; it returns
 // the room code once the room page shows.
 func (p *page) createMinesweeper(s msSettings, name string) string {

@@ -439,10 +439,7 @@ func TestI43Cards(t *testing.T) {
 	// The real table: every button's name contains what it shows.
 	for _, vp := range []viewport{desktop, phone} {
 		p := newUser(t, srv, "cat-"+vp.name, vp)
-		p.open("/")
-		p.wait("the lobby", `document.querySelector('label[data-game="cards"][data-page="true"]')`)
-		p.click(`label[data-game="cards"]`)
-		p.wait("the duel's form", `document.querySelector('.settings-form[data-game="cards"] #new-decks') && !document.getElementById('create').disabled`)
+		p.gameForm("cards")
 		p.setField("#new-name", "Cat")
 		p.click("#create")
 		p.wait("the room's lobby", `location.pathname.startsWith('/r/') && document.getElementById('fill-ai')`)

@@ -67,10 +67,7 @@ func TestSeed003Japanese(t *testing.T) {
 	p.darkMode(false)
 
 	// A card duel against the AI, to a card played and a log.
-	p.open("/")
-	p.wait("the lobby", `document.querySelector('label[data-game="cards"][data-page="true"]')`)
-	p.click(`label[data-game="cards"]`)
-	p.wait("the duel's form", `document.querySelector('.settings-form[data-game="cards"] #new-decks') && !document.getElementById('create').disabled`)
+	p.gameForm("cards")
 	p.setField("#new-decks", "pair")
 	p.click("#create")
 	p.wait("the room's lobby", `location.pathname.startsWith('/r/') && document.getElementById('fill-ai')`)
@@ -125,10 +122,7 @@ func TestSeed003Japanese(t *testing.T) {
 	p.darkMode(false)
 
 	// A SpellGrid room (it starts at once), a card chosen from the keyboard.
-	p.open("/")
-	p.wait("the lobby", `document.querySelector('label[data-game="spellgrid"][data-page="true"]')`)
-	p.click(`label[data-game="spellgrid"]`)
-	p.wait("the SpellGrid form", `document.querySelector('.settings-form[data-game="spellgrid"] #new-level') && !document.getElementById('create').disabled`)
+	p.gameForm("spellgrid")
 	p.click("#create")
 	p.wait("the first level", `document.querySelectorAll('#sg-grid .sg-tile').length === 35 && document.getElementById('sg').dataset.mine === 'true'`)
 	p.key("1")

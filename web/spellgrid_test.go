@@ -32,10 +32,7 @@ func TestSpellGrid(t *testing.T) {
 	t.Parallel()
 	srv := startRoomd(t, withGames(spellgridgame.Game))
 	p := newUser(t, srv, "sage", desktop)
-	p.open("/")
-	p.wait("the lobby", `document.querySelector('label[data-game="spellgrid"][data-page="true"]')`)
-	p.click(`label[data-game="spellgrid"]`)
-	p.wait("the SpellGrid form", `document.querySelector('.settings-form[data-game="spellgrid"] #new-level') && !document.getElementById('create').disabled`)
+	p.gameForm("spellgrid")
 	if got := eval[[]string](p, `[...document.querySelectorAll('#new-level option')].map(o => o.value)`); !slices.Equal(got, spellgridgame.Levels()) {
 		t.Errorf("the level picker offers %v, the server %v", got, spellgridgame.Levels())
 	}

@@ -21,10 +21,7 @@ func TestTicTacToe(t *testing.T) {
 	t.Parallel()
 	srv := startRoomd(t, withGames(tictactoe.Game))
 	p := newUser(t, srv, "tia", desktop)
-	p.open("/")
-	p.wait("the lobby", `document.querySelector('label[data-game="tictactoe"][data-page="true"]')`)
-	p.click(`label[data-game="tictactoe"]`)
-	p.wait("the tic-tac-toe form", `document.querySelector('.settings-form[data-game="tictactoe"]') && !document.getElementById('create').disabled`)
+	p.gameForm("tictactoe")
 	if eval[bool](p, `!!document.getElementById('new-mode')`) {
 		t.Error("tic-tac-toe has one mode, yet the form offers a choice")
 	}
